@@ -1,0 +1,164 @@
+# Caldera - one Makefile for everything. `make help` lists the targets.
+#
+# Layout of outputs: build/ holds the binaries and libcaldera.a; build/obj the objects;
+# build/tests the cmocka binaries; build/asan and build/fuzz the sanitizer and fuzzer builds.
+
+CC       ?= gcc
+BUILD    ?= build
+SAN      ?=
+PKGS     := libmicrohttpd jansson yaml-0.1 libcurl openssl
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+            -Wwrite-strings -Wformat=2 -Wpointer-arith -Wno-format-zero-length
+ifeq ($(SAN),)
+OPT      := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+else
+OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+endif
+CPPFLAGS := -D_GNU_SOURCE -Icommon -Icontroller -Iwebhook -Icluster/nodesim
+CFLAGS   := -std=c11 $(OPT) $(WARN) -Werror -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+LDFLAGS  := $(if $(SAN),-fsanitize=address -fsanitize=undefined)
+
+LIB_SRC  := $(sort $(wildcard common/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB      := $(BUILD)/libcaldera.a
+
+# Each binary is a main.c plus the module library beside it; a part that does not exist yet
+# builds nothing.
+CTRL_SRC := $(sort $(filter-out controller/main.c,$(wildcard controller/*.c controller/scheduler/*.c)))
+HOOK_SRC := $(sort $(filter-out webhook/main.c,$(wildcard webhook/*.c)))
+SIM_SRC  := $(sort $(filter-out cluster/nodesim/main.c,$(wildcard cluster/nodesim/*.c)))
+CTRL_OBJ := $(CTRL_SRC:%.c=$(BUILD)/obj/%.o)
+HOOK_OBJ := $(HOOK_SRC:%.c=$(BUILD)/obj/%.o)
+SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/obj/%.o)
+BINS     := $(if $(wildcard controller/main.c),$(BUILD)/vc-controller) \
+            $(if $(wildcard webhook/main.c),$(BUILD)/vc-webhook) \
+            $(if $(wildcard cluster/nodesim/main.c),$(BUILD)/vc-nodesim) \
+            $(if $(wildcard vcctl/main.c),$(BUILD)/vcctl)
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT := $(sort $(wildcard tests/unit/support/*.c))
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
+
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+
+C_FILES  := $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
+
+.PHONY: all deps test unit e2e asan fuzz fuzz-build format format-check lint clean \
+        cluster-build cluster-up cluster-down demo demo-down help crds
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: deps
+	@$(MAKE) --no-print-directory build
+
+.PHONY: build
+build: $(LIB) $(BINS)
+
+deps:
+	@scripts/deps.sh
+
+help:
+	@echo "make            build everything into build/ (installs missing Debian packages first)"
+	@echo "make test       build, run every unit test and every end-to-end test"
+	@echo "make unit       run the cmocka unit tests only"
+	@echo "make e2e        run the end-to-end tests (local cluster, real kubectl)"
+	@echo "make asan       run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make fuzz       run each libFuzzer target for FUZZ_SECONDS (default 60)"
+	@echo "make format-check / format / lint"
+	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
+	@echo "make demo / demo-down"
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BUILD)/vc-controller: $(BUILD)/obj/controller/main.o $(CTRL_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/vc-webhook: $(BUILD)/obj/webhook/main.o $(HOOK_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/vc-nodesim: $(BUILD)/obj/cluster/nodesim/main.o $(SIM_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/vcctl: $(BUILD)/obj/vcctl/main.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Unit tests link every module library; the linker keeps what each test uses.
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(CTRL_OBJ) $(HOOK_OBJ) $(SIM_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+unit: deps
+	@$(MAKE) --no-print-directory unit-run
+
+.PHONY: unit-run
+unit-run: $(UNIT_BIN)
+	@scripts/run-unit.sh $(UNIT_BIN)
+
+e2e: deps
+	@$(MAKE) --no-print-directory build
+	@tests/e2e/run.sh
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory unit-run
+	@tests/e2e/run.sh
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-run
+
+# libFuzzer needs clang; the library is rebuilt with the fuzzer's instrumentation.
+FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(WARN) -Werror \
+               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(HOOK_SRC:%.c=build/fuzz/obj/%.o) \
+                $(CTRL_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
+fuzz-build: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@scripts/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+format-check:
+	@clang-format --dry-run -Werror $(C_FILES) && echo "format-check: $(words $(C_FILES)) files clean"
+
+format:
+	@clang-format -i $(C_FILES)
+
+lint: deps
+	@scripts/lint.sh
+
+cluster-build: deps
+	@cluster/build.sh
+
+CLUSTER_DIR ?= $(CURDIR)/build/cluster
+cluster-up: deps
+	@cluster/up.sh $(CLUSTER_DIR)
+	@echo "export KUBECONFIG=$(CLUSTER_DIR)/kubeconfig"
+
+cluster-down:
+	@cluster/down.sh $(CLUSTER_DIR)
+
+demo: all
+	@scripts/demo.sh
+
+demo-down:
+	@scripts/demo.sh --down
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)
