@@ -71,13 +71,17 @@ help:
 	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
 	@echo "make demo / demo-down"
 
+# `make V=1` shows the full commands.
+Q := $(if $(V),,@)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(BUILD)/vc-controller: $(BUILD)/obj/controller/main.o $(CTRL_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -91,7 +95,8 @@ $(BUILD)/vcctl: $(BUILD)/obj/vcctl/main.o $(LIB)
 # Unit tests link every module library; the linker keeps what each test uses.
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(CTRL_OBJ) $(HOOK_OBJ) $(SIM_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
 unit: deps
 	@$(MAKE) --no-print-directory unit-run

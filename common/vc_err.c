@@ -63,6 +63,7 @@ void vc_error_clear(struct vc_error *err)
 	err->text[0] = '\0';
 }
 
+VC_PRINTF(3, 0)
 static void error_vset(struct vc_error *err, int code, const char *fmt, va_list ap)
 {
 	int n;

@@ -1,0 +1,165 @@
+/* Unit tests for vc_flags: pflag syntax, defaults, ranges, errors, klog compatibility. */
+#include "vc_prelude.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "vc_flags.h"
+#include "vc_log.h"
+
+struct cfg {
+	const char *kubeconfig;
+	const char *master;
+	int workers;
+	double qps;
+	bool leader_elect;
+	int64_t period;
+	int verbosity;
+};
+
+static const struct vc_flag table[] = {
+	{ "kubeconfig", VC_FLAG_STRING, NULL, 0, 0, offsetof(struct cfg, kubeconfig), "path" },
+	{ "master", VC_FLAG_STRING, "", 0, 0, offsetof(struct cfg, master), "server" },
+	{ "worker-threads", VC_FLAG_INT, "3", 1, 100, offsetof(struct cfg, workers), "workers" },
+	{ "kube-api-qps", VC_FLAG_DOUBLE, "50", 0, 0, offsetof(struct cfg, qps), "qps" },
+	{ "leader-elect", VC_FLAG_BOOL, "true", 0, 0, offsetof(struct cfg, leader_elect), "elect" },
+	{ "schedule-period", VC_FLAG_DURATION, "1s", 0.001, 3600, offsetof(struct cfg, period),
+	  "period" },
+	{ "v", VC_FLAG_INT, "0", 0, 10, offsetof(struct cfg, verbosity), "verbosity" },
+	{ "logtostderr", VC_FLAG_IGNORED_BOOL, NULL, 0, 0, 0, "ignored" },
+	{ "log_dir", VC_FLAG_IGNORED, NULL, 0, 0, 0, "ignored" },
+};
+
+static int parse(struct cfg *c, struct vc_error *err, int *first, int argc, const char **argv)
+{
+	return vc_flags_parse(table, VC_ARRAY_SIZE(table), c, argc, (char **)argv, first, err);
+}
+
+static void test_defaults(void **state)
+{
+	const char *argv[] = { "prog" };
+	struct vc_error err;
+	struct cfg c;
+	int first;
+
+	(void)state;
+	memset(&c, 0xff, sizeof(c));
+	assert_int_equal(parse(&c, &err, &first, 1, argv), 0);
+	assert_null(c.kubeconfig);
+	assert_string_equal(c.master, "");
+	assert_int_equal(c.workers, 3);
+	assert_true(c.qps == 50.0);
+	assert_true(c.leader_elect);
+	assert_int_equal(c.period, 1000000000LL);
+	assert_int_equal(first, 1);
+}
+
+static void test_all_syntaxes(void **state)
+{
+	const char *argv[] = { "prog",	    "--kubeconfig=/tmp/kc", "-master", "https://1.2.3.4:6443",
+			 "--worker-threads", "7",		    "--leader-elect=false",
+			 "--schedule-period=1m30s", "--logtostderr", "--log_dir", "/x", "-v=3",
+			 "rest" };
+	struct vc_error err;
+	struct cfg c;
+	int first;
+
+	(void)state;
+	assert_int_equal(parse(&c, &err, &first, (int)VC_ARRAY_SIZE(argv), argv), 0);
+	assert_string_equal(c.kubeconfig, "/tmp/kc");
+	assert_string_equal(c.master, "https://1.2.3.4:6443");
+	assert_int_equal(c.workers, 7);
+	assert_false(c.leader_elect);
+	assert_int_equal(c.period, 90LL * 1000000000LL);
+	assert_int_equal(c.verbosity, 3);
+	assert_int_equal(vc_log_threshold, VC_LOG_V(3));
+	assert_int_equal(first, 12);
+	assert_string_equal(argv[first], "rest");
+	vc_log_set_verbosity(0);
+}
+
+static void test_double_dash_ends_flags(void **state)
+{
+	const char *argv[] = { "prog", "--", "--kubeconfig=x" };
+	struct cfg c;
+	int first;
+
+	(void)state;
+	assert_int_equal(parse(&c, NULL, &first, 3, argv), 0);
+	assert_int_equal(first, 2);
+	assert_null(c.kubeconfig);
+}
+
+static void expect_error(int argc, const char **argv, const char *text)
+{
+	struct vc_error err;
+	struct cfg c;
+
+	vc_error_clear(&err);
+	assert_int_equal(parse(&c, &err, NULL, argc, argv), VC_EINVAL);
+	assert_string_equal(err.text, text);
+}
+
+static void test_errors(void **state)
+{
+	const char *unknown[] = { "prog", "--nope=1" };
+	const char *missing[] = { "prog", "--kubeconfig" };
+	const char *badint[] = { "prog", "--worker-threads=x" };
+	const char *range[] = { "prog", "--worker-threads=0" };
+	const char *badbool[] = { "prog", "--leader-elect=maybe" };
+	const char *baddur[] = { "prog", "--schedule-period=10" };
+	const char *durrange[] = { "prog", "--schedule-period=2h" };
+
+	(void)state;
+	expect_error(2, unknown, "unknown flag: --nope");
+	expect_error(2, missing, "flag needs an argument: --kubeconfig");
+	expect_error(2, badint,
+		     "invalid argument \"x\" for \"--worker-threads\" flag: strconv.ParseInt: "
+		     "parsing \"x\": invalid syntax");
+	expect_error(2, range,
+		     "invalid argument \"0\" for \"--worker-threads\" flag: must be between 1 and 100");
+	expect_error(2, badbool,
+		     "invalid argument \"maybe\" for \"--leader-elect\" flag: strconv.ParseBool: "
+		     "parsing \"maybe\": invalid syntax");
+	expect_error(2, baddur,
+		     "invalid argument \"10\" for \"--schedule-period\" flag: time: missing unit in "
+		     "duration \"10\"");
+	expect_error(2, durrange,
+		     "invalid argument \"2h\" for \"--schedule-period\" flag: must be between "
+		     "0.001s and 3600s");
+}
+
+static void test_help_and_usage(void **state)
+{
+	const char *argv[] = { "prog", "--help" };
+	const char *argv2[] = { "prog", "-h" };
+	char out[4096] = { 0 };
+	struct cfg c;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(parse(&c, NULL, NULL, 2, argv), VC_FLAGS_HELP);
+	assert_int_equal(parse(&c, NULL, NULL, 2, argv2), VC_FLAGS_HELP);
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	assert_non_null(f);
+	vc_flags_usage(table, VC_ARRAY_SIZE(table), "vc-test", f);
+	fclose(f);
+	assert_non_null(strstr(out, "Usage: vc-test [flags]"));
+	assert_non_null(strstr(out, "--worker-threads int"));
+	assert_non_null(strstr(out, "workers (default 3)"));
+	assert_non_null(strstr(out, "elect (default true)"));
+	assert_non_null(strstr(out, "--schedule-period duration"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_all_syntaxes),
+		cmocka_unit_test(test_double_dash_ends_flags),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_help_and_usage),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

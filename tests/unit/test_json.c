@@ -1,0 +1,716 @@
+/* Unit tests for vc_json: bounded parsing, typed getters, paths, pointers, equality, dumps. */
+#include "vc_prelude.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "vc_alloc.h"
+#include "vc_buf.h"
+#include "vc_err.h"
+#include "vc_json.h"
+
+/* Parse a test literal, any top-level value allowed. */
+static json_t *parse(const char *s)
+{
+	struct vc_error err;
+	json_t *v = NULL;
+
+	vc_error_clear(&err);
+	if (vc_json_parse_flags(s, strlen(s), 0, VC_JSON_PARSE_ANY, &v, &err) != 0)
+		fail_msg("cannot parse test input '%s': %s", s, err.text);
+	return v;
+}
+
+static void assert_dump(const json_t *v, const char *expected)
+{
+	char *s = vc_json_dumps_sorted(v);
+
+	assert_non_null(s);
+	assert_string_equal(s, expected);
+	vc_free(s);
+}
+
+static const char k8s_job[] =
+	"{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
+	"\"metadata\":{\"name\":\"j1\",\"namespace\":\"ns\",\"labels\":{\"app\":\"web\"},"
+	"\"annotations\":{\"volcano.sh/job-name\":\"j1\",\"x.y/z\":\"dots\","
+	"\"say\\\"hi\":\"quoted\"}},"
+	"\"spec\":{\"minAvailable\":2,\"ratio\":1.5,\"suspend\":false,\"tasks\":["
+	"{\"name\":\"ps\",\"replicas\":1,\"template\":{\"spec\":{\"containers\":["
+	"{\"name\":\"c0\"},{\"name\":\"c1\",\"image\":\"busybox\"}]}}},"
+	"{\"name\":\"worker\",\"replicas\":3.0}]}}";
+
+static void test_parse_object_and_array(void **state)
+{
+	struct vc_error err;
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(vc_json_parse("{\"a\":[1,2]}", 11, 100, &v, &err), 0);
+	assert_dump(v, "{\"a\":[1,2]}");
+	json_decref(v);
+	/* Not NUL-terminated: only len bytes are read. */
+	assert_int_equal(vc_json_parse("[true]xxxx", 6, 100, &v, &err), 0);
+	assert_dump(v, "[true]");
+	json_decref(v);
+	/* Exactly at the cap is allowed. */
+	assert_int_equal(vc_json_parse("[1]", 3, 3, &v, &err), 0);
+	json_decref(v);
+}
+
+static void test_parse_rejects_scalar_top_level(void **state)
+{
+	struct vc_error err;
+	json_t *v = (json_t *)1;
+
+	(void)state;
+	assert_int_equal(vc_json_parse("true", 4, 0, &v, &err), VC_EPARSE);
+	assert_null(v);
+	assert_int_equal(err.code, VC_EPARSE);
+	assert_string_equal(err.text, "'[' or '{' expected near 'true'");
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 4);
+	assert_int_equal(err.position, 4);
+	assert_int_equal(vc_json_parse_flags("true", 4, 0, VC_JSON_PARSE_ANY, &v, &err), 0);
+	assert_true(json_is_true(v));
+	assert_int_equal(vc_json_parse_flags("\"s\"", 3, 0, VC_JSON_PARSE_ANY, &v, &err), 0);
+	assert_string_equal(json_string_value(v), "s");
+	json_decref(v);
+	assert_int_equal(vc_json_parse("", 0, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "'[' or '{' expected near end of file");
+}
+
+static void test_parse_cap(void **state)
+{
+	struct vc_error err;
+	json_t *v = (json_t *)1;
+
+	(void)state;
+	assert_int_equal(vc_json_parse("[1,2,3]", 7, 6, &v, &err), VC_E2BIG);
+	assert_null(v);
+	assert_int_equal(err.code, VC_E2BIG);
+	assert_string_equal(err.text, "JSON body of 7 bytes exceeds the limit of 6 bytes");
+	/* The cap is checked before the bytes are looked at. */
+	assert_int_equal(vc_json_parse("not json at all", 15, 4, &v, &err), VC_E2BIG);
+	/* cap 0: the 3 MiB default. */
+	assert_int_equal(vc_json_parse("[]", VC_JSON_DEFAULT_CAP + 1, 0, &v, &err), VC_E2BIG);
+	assert_string_equal(err.text,
+			    "JSON body of 3145729 bytes exceeds the limit of 3145728 bytes");
+}
+
+static void test_parse_duplicate_keys(void **state)
+{
+	const char *in = "{\"a\":1,\"a\":2}";
+	struct vc_error err;
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(vc_json_parse(in, strlen(in), 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "duplicate object key near '\"a\"'");
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 10);
+	assert_int_equal(err.position, 10);
+}
+
+static void test_parse_error_position(void **state)
+{
+	const char *in = "{\"a\":\n  tru}";
+	struct vc_error err;
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(vc_json_parse(in, strlen(in), 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "invalid token near 'tru'");
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 5);
+	assert_int_equal(err.position, 11);
+	/* Columns count characters, positions count bytes. */
+	in = "{\"\xc3\xa9\xc3\xa9\": tru}";
+	assert_int_equal(vc_json_parse(in, strlen(in), 0, &v, &err), VC_EPARSE);
+	assert_int_equal(err.column, 10);
+	assert_int_equal(err.position, 12);
+}
+
+static void test_parse_trailing_bytes_and_nul(void **state)
+{
+	static const char with_nul[] = "{\"a\":1}\0";
+	static const char nul_in_string[] = "{\"a\":\"x\0y\"}";
+	struct vc_error err;
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(vc_json_parse("{\"a\":1}x", 8, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "end of file expected near 'x'");
+	assert_int_equal(err.column, 8);
+	assert_int_equal(vc_json_parse(with_nul, 8, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "end of file expected near end of file");
+	assert_int_equal(vc_json_parse(nul_in_string, 11, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "control character 0x0 near '\"x'");
+	assert_int_equal(vc_json_parse("{\"a\":\"\\u0000\"}", 14, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text,
+			    "\\u0000 is not allowed without JSON_ALLOW_NUL near '\"\\u0000\"'");
+	assert_int_equal(vc_json_parse("[99999999999999999999]", 22, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "too big integer near '99999999999999999999'");
+}
+
+static void test_parse_depth_limit(void **state)
+{
+	size_t n = 3000;
+	char *deep = vc_malloc(2 * n);
+	struct vc_error err;
+	json_t *v;
+
+	(void)state;
+	assert_non_null(deep);
+	memset(deep, '[', n);
+	memset(deep + n, ']', n);
+	/* 2048 levels parse; 2049 fail cleanly at the 2049th bracket. */
+	assert_int_equal(vc_json_parse(deep + n - 2048, (size_t)2 * 2048, 0, &v, &err), 0);
+	json_decref(v);
+	assert_int_equal(vc_json_parse(deep + n - 2049, (size_t)2 * 2049, 0, &v, &err), VC_EPARSE);
+	assert_string_equal(err.text, "maximum parsing depth reached near '['");
+	assert_int_equal(err.column, 2049);
+	assert_int_equal(vc_json_parse(deep, 2 * n, 0, &v, &err), VC_EPARSE);
+	assert_int_equal(err.position, 2049);
+	vc_free(deep);
+}
+
+static void test_parse_bad_arguments(void **state)
+{
+	struct vc_error err;
+	json_t *v = (json_t *)1;
+
+	(void)state;
+	assert_int_equal(vc_json_parse(NULL, 3, 0, &v, &err), VC_EINVAL);
+	assert_null(v);
+	assert_string_equal(err.text, "no JSON input to parse");
+	assert_int_equal(vc_json_parse("[]", 2, 0, NULL, NULL), VC_EINVAL);
+	/* A NULL buffer of length 0 is an empty body. */
+	assert_int_equal(vc_json_parse(NULL, 0, 0, &v, &err), VC_EPARSE);
+}
+
+static void test_parse_alloc_failures(void **state)
+{
+	struct vc_error err;
+	long n, failures, nomem = 0;
+	json_t *v;
+	int rc;
+
+	(void)state;
+	for (n = 0;; n++) {
+		vc_alloc_fail_after(n);
+		rc = vc_json_parse(k8s_job, strlen(k8s_job), 0, &v, &err);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (rc == 0) {
+			assert_string_equal(vc_json_get_str(v, "kind"), "Job");
+			json_decref(v);
+			if (failures == 0)
+				break;
+			continue;
+		}
+		assert_null(v);
+		/* jansson folds a failed string allocation into a syntax error. */
+		if (rc == VC_ENOMEM) {
+			assert_string_equal(err.text, "out of memory");
+			nomem++;
+		} else {
+			assert_int_equal(rc, VC_EPARSE);
+		}
+	}
+	assert_true(n > 10);
+	assert_true(nomem > n / 2);
+}
+
+static void test_getters(void **state)
+{
+	json_t *job = parse(k8s_job), *spec = vc_json_get_obj(job, "spec");
+
+	(void)state;
+	assert_string_equal(vc_json_get_str(job, "kind"), "Job");
+	assert_null(vc_json_get_str(job, "spec"));
+	assert_null(vc_json_get_str(job, "missing"));
+	assert_null(vc_json_get_str(NULL, "kind"));
+	assert_null(vc_json_get_str(job, NULL));
+	assert_non_null(spec);
+	assert_int_equal(vc_json_get_int(spec, "minAvailable", -1), 2);
+	assert_int_equal(vc_json_get_int(spec, "ratio", -1), -1);
+	assert_int_equal(vc_json_get_int(spec, "suspend", -1), -1);
+	assert_int_equal(vc_json_get_int(NULL, "minAvailable", 7), 7);
+	assert_false(vc_json_get_bool(spec, "suspend", true));
+	assert_true(vc_json_get_bool(spec, "minAvailable", true));
+	assert_true(vc_json_get_bool(spec, "missing", true));
+	assert_true(vc_json_get_number(spec, "ratio", 0) == 1.5);
+	assert_true(vc_json_get_number(spec, "minAvailable", 0) == 2.0);
+	assert_true(vc_json_get_number(spec, "suspend", -3.0) == -3.0);
+	assert_non_null(vc_json_get_arr(spec, "tasks"));
+	assert_null(vc_json_get_arr(job, "metadata"));
+	assert_null(vc_json_get_obj(spec, "tasks"));
+	assert_null(vc_json_get_obj(vc_json_get_arr(spec, "tasks"), "name"));
+	/* A getter on a scalar or an array behaves as if the member were absent. */
+	assert_int_equal(vc_json_get_int(vc_json_get_arr(spec, "tasks"), "replicas", 9), 9);
+	json_decref(job);
+}
+
+static void test_get_int_from_real(void **state)
+{
+	json_t *o = parse("{\"a\":3.0,\"b\":3.5,\"c\":1e300,\"d\":-9223372036854775808.0,"
+			  "\"e\":9223372036854775808.0,\"f\":-0.0,\"g\":9223372036854775807}");
+
+	(void)state;
+	assert_int_equal(vc_json_get_int(o, "a", -1), 3);
+	assert_int_equal(vc_json_get_int(o, "b", -1), -1);
+	assert_int_equal(vc_json_get_int(o, "c", -1), -1);
+	assert_true(vc_json_get_int(o, "d", -1) == INT64_MIN);
+	/* 2^63 does not fit. */
+	assert_int_equal(vc_json_get_int(o, "e", -1), -1);
+	assert_int_equal(vc_json_get_int(o, "f", -1), 0);
+	assert_true(vc_json_get_int(o, "g", -1) == INT64_MAX);
+	json_decref(o);
+}
+
+static void test_path_dotted(void **state)
+{
+	json_t *job = parse(k8s_job);
+
+	(void)state;
+	assert_ptr_equal(vc_json_path(job, ""), job);
+	assert_string_equal(json_string_value(vc_json_path(job, "metadata.labels.app")), "web");
+	assert_true(json_is_object(vc_json_path(job, "metadata.labels")));
+	assert_string_equal(json_string_value(vc_json_path(
+				    job, "spec.tasks[0].template.spec.containers[1].name")),
+			    "c1");
+	assert_string_equal(json_string_value(vc_json_path(job, "spec.tasks[1].name")), "worker");
+	assert_null(vc_json_path(job, "spec.tasks[2].name"));
+	assert_null(vc_json_path(job, "spec.tasks.name"));
+	assert_null(vc_json_path(job, "spec[0]"));
+	assert_null(vc_json_path(job, "kind.x"));
+	assert_null(vc_json_path(job, "kind[0]"));
+	assert_null(vc_json_path(NULL, "kind"));
+	assert_null(vc_json_path(job, NULL));
+	json_decref(job);
+}
+
+static void test_path_bracketed_keys(void **state)
+{
+	json_t *job = parse(k8s_job), *arr = parse("[[1,{\"a.b\":[5]}]]");
+
+	(void)state;
+	assert_string_equal(json_string_value(vc_json_path(
+				    job, "metadata.annotations[\"volcano.sh/job-name\"]")),
+			    "j1");
+	assert_string_equal(json_string_value(vc_json_path(job, "metadata.annotations['x.y/z']")),
+			    "dots");
+	assert_string_equal(json_string_value(vc_json_path(job, "metadata.annotations['say\"hi']")),
+			    "quoted");
+	assert_string_equal(json_string_value(vc_json_path(job, "[\"kind\"]")), "Job");
+	assert_string_equal(json_string_value(vc_json_path(job, "['metadata'][\"name\"]")), "j1");
+	assert_null(vc_json_path(job, "metadata.annotations[\"x.y\"]"));
+	/* A leading index on an array root, and a quoted key after an index. */
+	assert_int_equal(json_integer_value(vc_json_path(arr, "[0][1][\"a.b\"][0]")), 5);
+	assert_int_equal(json_integer_value(vc_json_path(arr, "[0][0]")), 1);
+	json_decref(arr);
+	json_decref(job);
+}
+
+static void test_path_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"metadata.",
+		".metadata",
+		"metadata..name",
+		"metadata[",
+		"spec.tasks[x]",
+		"spec.tasks[0",
+		"spec.tasks[-1]",
+		"metadata[\"name]",
+		"metadata[\"name\"",
+		"spec.tasks[0]name",
+		"spec.[0]",
+		"metadata['name\"]",
+		"spec.tasks[99999999999999999999999]",
+		"metadata[]",
+		"[",
+	};
+	json_t *job = parse(k8s_job);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(bad); i++) {
+		if (vc_json_path(job, bad[i]))
+			fail_msg("path '%s' resolved", bad[i]);
+	}
+	json_decref(job);
+}
+
+static void test_set_path_new(void **state)
+{
+	json_t *root =
+		parse("{\"metadata\":{\"name\":\"j\"},\"spec\":{\"tasks\":[{\"name\":\"a\"}]}}");
+
+	(void)state;
+	assert_int_equal(vc_json_set_path_new(root, "metadata.labels.app", json_string("web")), 0);
+	assert_int_equal(vc_json_set_path_new(root, "metadata.annotations[\"volcano.sh/queue\"]",
+					      json_string("q")),
+			 0);
+	assert_int_equal(vc_json_set_path_new(root, "metadata.name", json_string("k")), 0);
+	assert_int_equal(vc_json_set_path_new(root, "spec.tasks[0].replicas", json_integer(2)), 0);
+	assert_int_equal(
+		vc_json_set_path_new(root, "spec.tasks[1]", json_pack("{s:s}", "name", "b")), 0);
+	assert_int_equal(vc_json_set_path_new(root, "spec.tasks[0].name", json_string("a0")), 0);
+	assert_int_equal(vc_json_set_path_new(root, "a.b.c.d", json_true()), 0);
+	assert_dump(root,
+		    "{\"a\":{\"b\":{\"c\":{\"d\":true}}},"
+		    "\"metadata\":{\"annotations\":{\"volcano.sh/queue\":\"q\"},"
+		    "\"labels\":{\"app\":\"web\"},\"name\":\"k\"},"
+		    "\"spec\":{\"tasks\":[{\"name\":\"a0\",\"replicas\":2},{\"name\":\"b\"}]}}");
+	json_decref(root);
+}
+
+static void test_set_path_new_errors_leave_root_unchanged(void **state)
+{
+	static const char orig[] = "{\"a\":{\"s\":\"x\",\"arr\":[1,2]}}";
+	json_t *root = parse(orig);
+	char *s;
+
+	(void)state;
+	/* Crossing a scalar, or the wrong kind of container. */
+	assert_int_equal(vc_json_set_path_new(root, "a.s.t", json_true()), VC_EINVALID);
+	assert_int_equal(vc_json_set_path_new(root, "a[0]", json_true()), VC_EINVALID);
+	assert_int_equal(vc_json_set_path_new(root, "a.arr.x", json_true()), VC_EINVALID);
+	assert_int_equal(vc_json_set_path_new(root, "a.s[0]", json_true()), VC_EINVALID);
+	/* Past the end of an array (== size appends, see above), or an array to be created. */
+	assert_int_equal(vc_json_set_path_new(root, "a.arr[3]", json_true()), VC_ENOENT);
+	assert_int_equal(vc_json_set_path_new(root, "a.arr[5].x", json_true()), VC_ENOENT);
+	assert_int_equal(vc_json_set_path_new(root, "new.list[0]", json_true()), VC_ENOENT);
+	assert_int_equal(vc_json_set_path_new(root, "new.x.list[0].y", json_true()), VC_ENOENT);
+	/* Malformed: nothing is created even when the head of the path is fine. */
+	assert_int_equal(vc_json_set_path_new(root, "new.x..y", json_true()), VC_EINVAL);
+	assert_int_equal(vc_json_set_path_new(root, "", json_true()), VC_EINVAL);
+	assert_int_equal(vc_json_set_path_new(root, NULL, json_true()), VC_EINVAL);
+	assert_int_equal(vc_json_set_path_new(NULL, "a", json_true()), VC_EINVAL);
+	assert_int_equal(vc_json_set_path_new(root, "a", NULL), VC_EINVAL);
+	assert_int_equal(vc_json_set_path_new(root, "new[\"\xff\"]", json_true()), VC_EINVAL);
+	s = vc_json_dumps_sorted(root);
+	assert_string_equal(s, "{\"a\":{\"arr\":[1,2],\"s\":\"x\"}}");
+	vc_free(s);
+	json_decref(root);
+}
+
+static void test_set_path_new_alloc_failures(void **state)
+{
+	json_t *root, *value;
+	long n, failures;
+	int rc;
+
+	(void)state;
+	for (n = 0;; n++) {
+		root = parse("{\"metadata\":{\"name\":\"j\"}}");
+		value = json_string("v");
+		vc_alloc_fail_after(n);
+		rc = vc_json_set_path_new(root, "metadata.annotations.x.y.z", value);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (rc == 0) {
+			assert_dump(root,
+				    "{\"metadata\":{\"annotations\":{\"x\":{\"y\":{\"z\":\"v\"}}},"
+				    "\"name\":\"j\"}}");
+		} else {
+			assert_int_equal(rc, VC_ENOMEM);
+			assert_dump(root, "{\"metadata\":{\"name\":\"j\"}}");
+		}
+		json_decref(root);
+		if (rc == 0 && failures == 0)
+			break;
+	}
+	assert_true(n > 3);
+}
+
+static void test_pointer_rfc6901_examples(void **state)
+{
+	json_t *doc = parse("{\"foo\":[\"bar\",\"baz\"],\"\":0,\"a/b\":1,\"c%d\":2,\"e^f\":3,"
+			    "\"g|h\":4,\"i\\\\j\":5,\"k\\\"l\":6,\" \":7,\"m~n\":8}");
+
+	(void)state;
+	assert_ptr_equal(vc_json_pointer_get(doc, ""), doc);
+	assert_dump(vc_json_pointer_get(doc, "/foo"), "[\"bar\",\"baz\"]");
+	assert_string_equal(json_string_value(vc_json_pointer_get(doc, "/foo/0")), "bar");
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/")), 0);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/a~1b")), 1);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/c%d")), 2);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/e^f")), 3);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/g|h")), 4);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/i\\j")), 5);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/k\"l")), 6);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/ ")), 7);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/m~0n")), 8);
+	json_decref(doc);
+}
+
+static void test_pointer_get_misses(void **state)
+{
+	json_t *doc = parse("{\"foo\":[\"bar\",\"baz\"],\"~1\":10,\"/\":9,\"m~n\":8}");
+
+	(void)state;
+	/* "~01" is "~1", never "/": escapes are undone left to right in one pass. */
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/~01")), 10);
+	assert_int_equal(json_integer_value(vc_json_pointer_get(doc, "/~1")), 9);
+	assert_null(vc_json_pointer_get(doc, "foo"));
+	assert_null(vc_json_pointer_get(doc, "/m~2n"));
+	assert_null(vc_json_pointer_get(doc, "/m~"));
+	assert_null(vc_json_pointer_get(doc, "/foo/01"));
+	assert_null(vc_json_pointer_get(doc, "/foo/-"));
+	assert_null(vc_json_pointer_get(doc, "/foo/2"));
+	assert_null(vc_json_pointer_get(doc, "/foo/0/x"));
+	assert_null(vc_json_pointer_get(doc, "/foo/ 1"));
+	assert_null(vc_json_pointer_get(doc, "/missing"));
+	assert_null(vc_json_pointer_get(doc, "/m~0n/"));
+	assert_null(vc_json_pointer_get(NULL, ""));
+	assert_null(vc_json_pointer_get(doc, NULL));
+	json_decref(doc);
+}
+
+static void test_pointer_escape(void **state)
+{
+	struct vc_buf b;
+
+	(void)state;
+	vc_buf_init(&b, 0);
+	assert_int_equal(vc_buf_addc(&b, '/'), 0);
+	assert_int_equal(vc_json_pointer_escape("volcano.sh/job~name", &b), 0);
+	assert_int_equal(vc_buf_addc(&b, '/'), 0);
+	assert_int_equal(vc_json_pointer_escape("", &b), 0);
+	assert_int_equal(vc_buf_addc(&b, '/'), 0);
+	assert_int_equal(vc_json_pointer_escape("~/", &b), 0);
+	assert_string_equal(vc_buf_str(&b), "/volcano.sh~1job~0name//~0~1");
+	vc_buf_release(&b);
+	vc_buf_init(&b, 4);
+	assert_int_equal(vc_json_pointer_escape("a/b", &b), VC_E2BIG);
+	vc_buf_release(&b);
+	assert_int_equal(vc_json_pointer_escape(NULL, &b), VC_EINVAL);
+}
+
+static void test_pointer_split(void **state)
+{
+	struct vc_error err;
+	char **tok;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(vc_json_pointer_split("/spec/tasks/0/a~1b~0c", &tok, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(tok[0], "spec");
+	assert_string_equal(tok[1], "tasks");
+	assert_string_equal(tok[2], "0");
+	assert_string_equal(tok[3], "a/b~c");
+	vc_free(tok);
+	assert_int_equal(vc_json_pointer_split("", &tok, &n, &err), 0);
+	assert_int_equal(n, 0);
+	vc_free(tok);
+	assert_int_equal(vc_json_pointer_split("//", &tok, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(tok[0], "");
+	assert_string_equal(tok[1], "");
+	vc_free(tok);
+
+	assert_int_equal(vc_json_pointer_split("a/b", &tok, &n, &err), VC_EINVAL);
+	assert_null(tok);
+	assert_string_equal(err.text,
+			    "invalid JSON pointer 'a/b': must be empty or start with '/'");
+	assert_int_equal(err.position, 0);
+	assert_int_equal(err.column, 1);
+	assert_int_equal(vc_json_pointer_split("/ab/c~2", &tok, &n, &err), VC_EINVAL);
+	assert_string_equal(err.text,
+			    "invalid JSON pointer '/ab/c~2': '~' must be followed by '0' or '1'");
+	assert_int_equal(err.position, 5);
+	assert_int_equal(err.column, 6);
+	assert_int_equal(vc_json_pointer_split("/x~", &tok, &n, &err), VC_EINVAL);
+	assert_int_equal(err.position, 2);
+
+	vc_alloc_fail_after(0);
+	assert_int_equal(vc_json_pointer_split("/a", &tok, &n, &err), VC_ENOMEM);
+	vc_alloc_fail_reset();
+	assert_null(tok);
+	assert_string_equal(err.text, "out of memory");
+}
+
+static void test_pointer_index(void **state)
+{
+	size_t v = 99;
+
+	(void)state;
+	assert_int_equal(vc_json_pointer_index("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(vc_json_pointer_index("105", &v), 0);
+	assert_int_equal(v, 105);
+	assert_int_equal(vc_json_pointer_index("18446744073709551615", &v), 0);
+	assert_true(v == SIZE_MAX);
+	assert_int_equal(vc_json_pointer_index("18446744073709551616", &v), VC_ERANGE);
+	assert_int_equal(vc_json_pointer_index("01", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index("00", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index("-", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index("", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index("+1", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index(" 1", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index("1e2", &v), VC_EINVAL);
+	assert_int_equal(vc_json_pointer_index(NULL, &v), VC_EINVAL);
+}
+
+static void test_equal_numbers(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		bool equal;
+	} cases[] = {
+		{ "1", "1.0", true },
+		{ "1.0", "1", true },
+		{ "1", "1.5", false },
+		{ "0", "-0.0", true },
+		{ "2", "2", true },
+		{ "2.5", "2.5", true },
+		{ "2", "3", false },
+		/* 2^53 + 1 has no double: the real below it is a different number. */
+		{ "9007199254740993", "9007199254740992.0", false },
+		{ "9007199254740992", "9007199254740992.0", true },
+		{ "9223372036854775807", "9223372036854775808.0", false },
+		{ "1", "true", false },
+		{ "0", "false", false },
+		{ "0", "null", false },
+		{ "\"1\"", "1", false },
+		{ "{\"a\":[1,{\"b\":2.0}]}", "{\"a\":[1.0,{\"b\":2}]}", true },
+	};
+	json_t *a, *b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(cases); i++) {
+		a = parse(cases[i].a);
+		b = parse(cases[i].b);
+		if (vc_json_equal(a, b) != cases[i].equal)
+			fail_msg("vc_json_equal(%s, %s) != %d", cases[i].a, cases[i].b,
+				 cases[i].equal);
+		json_decref(a);
+		json_decref(b);
+	}
+}
+
+static void test_equal_structures(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		bool equal;
+	} cases[] = {
+		{ "{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", true },
+		{ "{\"a\":1,\"b\":2}", "{\"a\":1}", false },
+		{ "{\"a\":1}", "{\"b\":1}", false },
+		{ "[1,2]", "[2,1]", false },
+		{ "[1,2]", "[1,2,3]", false },
+		{ "[]", "{}", false },
+		{ "\"ab\"", "\"abc\"", false },
+		{ "\"ab\"", "\"ab\"", true },
+		{ "null", "null", true },
+		{ "true", "false", false },
+		{ "[[[]]]", "[[[]]]", true },
+	};
+	json_t *a, *b, *s1, *s2;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(cases); i++) {
+		a = parse(cases[i].a);
+		b = parse(cases[i].b);
+		if (vc_json_equal(a, b) != cases[i].equal)
+			fail_msg("vc_json_equal(%s, %s) != %d", cases[i].a, cases[i].b,
+				 cases[i].equal);
+		json_decref(a);
+		json_decref(b);
+	}
+	/* Strings compare by length and bytes, so embedded NULs count. */
+	s1 = json_stringn("a\0b", 3);
+	s2 = json_stringn("a\0c", 3);
+	assert_false(vc_json_equal(s1, s2));
+	assert_true(vc_json_equal(s1, s1));
+	assert_false(vc_json_equal(s1, NULL));
+	assert_false(vc_json_equal(NULL, NULL));
+	json_decref(s1);
+	json_decref(s2);
+}
+
+static void test_dumps_sorted(void **state)
+{
+	json_t *v = parse("{\"b\":[true,null,{\"z\":1,\"y\":\"\xc3\xa9\"}],\"a\":1.5,\"c\":\"/\"}");
+	json_t *s = parse("\"x\"");
+
+	(void)state;
+	assert_dump(v, "{\"a\":1.5,\"b\":[true,null,{\"y\":\"\xc3\xa9\",\"z\":1}],\"c\":\"/\"}");
+	assert_dump(s, "\"x\"");
+	assert_null(vc_json_dumps_sorted(NULL));
+	json_decref(v);
+	json_decref(s);
+}
+
+static void test_dumps_sorted_alloc_failures(void **state)
+{
+	json_t *job = parse(k8s_job);
+	char *s, *want = vc_json_dumps_sorted(job);
+	long n, failures;
+
+	(void)state;
+	assert_non_null(want);
+	for (n = 0;; n++) {
+		vc_alloc_fail_after(n);
+		s = vc_json_dumps_sorted(job);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (s) {
+			assert_string_equal(s, want);
+			vc_free(s);
+			if (failures == 0)
+				break;
+		}
+	}
+	assert_true(n > 0);
+	vc_free(want);
+	json_decref(job);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	vc_alloc_install_json();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_object_and_array),
+		cmocka_unit_test(test_parse_rejects_scalar_top_level),
+		cmocka_unit_test(test_parse_cap),
+		cmocka_unit_test(test_parse_duplicate_keys),
+		cmocka_unit_test(test_parse_error_position),
+		cmocka_unit_test(test_parse_trailing_bytes_and_nul),
+		cmocka_unit_test(test_parse_depth_limit),
+		cmocka_unit_test(test_parse_bad_arguments),
+		cmocka_unit_test(test_parse_alloc_failures),
+		cmocka_unit_test(test_getters),
+		cmocka_unit_test(test_get_int_from_real),
+		cmocka_unit_test(test_path_dotted),
+		cmocka_unit_test(test_path_bracketed_keys),
+		cmocka_unit_test(test_path_malformed),
+		cmocka_unit_test(test_set_path_new),
+		cmocka_unit_test(test_set_path_new_errors_leave_root_unchanged),
+		cmocka_unit_test(test_set_path_new_alloc_failures),
+		cmocka_unit_test(test_pointer_rfc6901_examples),
+		cmocka_unit_test(test_pointer_get_misses),
+		cmocka_unit_test(test_pointer_escape),
+		cmocka_unit_test(test_pointer_split),
+		cmocka_unit_test(test_pointer_index),
+		cmocka_unit_test(test_equal_numbers),
+		cmocka_unit_test(test_equal_structures),
+		cmocka_unit_test(test_dumps_sorted),
+		cmocka_unit_test(test_dumps_sorted_alloc_failures),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
