@@ -38,6 +38,8 @@ BINS     := $(if $(wildcard controller/main.c),$(BUILD)/vc-controller) \
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Named explicitly so make keeps them (they would otherwise be intermediate files).
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SUPPORT := $(sort $(wildcard tests/unit/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 
@@ -49,7 +51,6 @@ C_FILES  := $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 .PHONY: all deps test unit e2e asan fuzz fuzz-build format format-check lint clean \
         cluster-build cluster-up cluster-down demo demo-down help crds
 .DEFAULT_GOAL := all
-.SECONDARY:
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -101,7 +102,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(CTRL_OBJ) $(
 unit: deps
 	@$(MAKE) --no-print-directory unit-run
 
-.PHONY: unit-run
+.PHONY: unit-run unit-objs
+unit-objs: $(UNIT_OBJ)
 unit-run: $(UNIT_BIN)
 	@scripts/run-unit.sh $(UNIT_BIN)
 
@@ -118,7 +120,8 @@ asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-run
 
 # libFuzzer needs clang; the library is rebuilt with the fuzzer's instrumentation.
-FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(WARN) -Werror \
+FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+               $(WARN) -Werror \
                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(HOOK_SRC:%.c=build/fuzz/obj/%.o) \
                 $(CTRL_SRC:%.c=build/fuzz/obj/%.o)
