@@ -87,8 +87,10 @@ if ! [ -f "$SRC/.caldera-unpacked" ]; then
 	mkdir -p "$OUT/src-pkg"
 	(cd "$OUT/src-pkg" && "${APT[@]}" source --download-only kubernetes) >&2 ||
 		die "apt-get source --download-only kubernetes failed"
-	orig=$(ls "$OUT"/src-pkg/kubernetes_*.orig.tar.* 2>/dev/null | head -n 1)
-	[ -n "$orig" ] || die "no orig tarball in $OUT/src-pkg"
+	# A glob, not `ls | head`: under pipefail a failed ls would end the script without a word.
+	origs=("$OUT"/src-pkg/kubernetes_*.orig.tar.*)
+	orig=${origs[0]}
+	[ -f "$orig" ] || die "no orig tarball in $OUT/src-pkg"
 	say "unpacking $(basename "$orig")"
 	rm -rf "$SRC" && mkdir -p "$SRC"
 	tar -xf "$orig" -C "$SRC" --strip-components=1
@@ -110,7 +112,7 @@ if ! make WHAT="cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-schedule
 fi
 mkdir -p "$BIN"
 for b in $WANT; do
-	f=$(find "$SRC/_output" -type f -name "$b" -perm -u+x | head -n 1)
+	f=$(find "$SRC/_output" -type f -name "$b" -perm -u+x -print -quit)
 	[ -n "$f" ] || die "the build produced no $b"
 	install -m 0755 "$f" "$BIN/$b"
 done

@@ -19,6 +19,10 @@ missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# The end-to-end tests drive the real kubectl. Machines of our kind have one (a client that
+# matches the server's version); elsewhere Debian's kubernetes-client (1.20) matches the local
+# control plane exactly.
+command -v kubectl >/dev/null || missing+=(kubernetes-client)
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
