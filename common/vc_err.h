@@ -47,10 +47,10 @@ enum vc_err_code {
 #define VC_ERROR_TEXT_LEN 512
 
 struct vc_error {
-	int code;		     /* one of enum vc_err_code */
-	int line;		     /* 1-based line of the problem, 0 if unknown */
-	int column;		     /* 1-based column, 0 if unknown */
-	size_t position;	     /* byte offset into the input */
+	int code;		      /* one of enum vc_err_code */
+	int line;		      /* 1-based line of the problem, 0 if unknown */
+	int column;		      /* 1-based column, 0 if unknown */
+	size_t position;	      /* byte offset into the input */
 	char text[VC_ERROR_TEXT_LEN]; /* for people; never NUL-less */
 };
 

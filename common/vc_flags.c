@@ -4,8 +4,19 @@
 #include "vc_str.h"
 #include "vc_time.h"
 
-static const struct vc_flag *flag_find(const struct vc_flag *flags, size_t n, const char *name,
-				       size_t len)
+/* klog's flags, accepted after the binary's own table. */
+static const struct vc_flag klog_flags[] = {
+	{ "v", VC_FLAG_IGNORED, NULL, 0, 0, 0, "log verbosity, as klog's -v" },
+	{ "logtostderr", VC_FLAG_IGNORED_BOOL, NULL, 0, 0, 0, "accepted for klog compatibility" },
+	{ "alsologtostderr", VC_FLAG_IGNORED_BOOL, NULL, 0, 0, 0,
+	  "accepted for klog compatibility" },
+	{ "log_dir", VC_FLAG_IGNORED, NULL, 0, 0, 0, "accepted for klog compatibility" },
+	{ "log_file", VC_FLAG_IGNORED, NULL, 0, 0, 0, "accepted for klog compatibility" },
+	{ "stderrthreshold", VC_FLAG_IGNORED, NULL, 0, 0, 0, "accepted for klog compatibility" },
+};
+
+static const struct vc_flag *flag_lookup(const struct vc_flag *flags, size_t n, const char *name,
+					 size_t len)
 {
 	size_t i;
 
@@ -14,6 +25,28 @@ static const struct vc_flag *flag_find(const struct vc_flag *flags, size_t n, co
 			return &flags[i];
 	}
 	return NULL;
+}
+
+static const struct vc_flag *flag_find(const struct vc_flag *flags, size_t n, const char *name,
+				       size_t len)
+{
+	const struct vc_flag *f = flag_lookup(flags, n, name, len);
+
+	return f ? f : flag_lookup(klog_flags, VC_ARRAY_SIZE(klog_flags), name, len);
+}
+
+/* klog's -v: the verbosity of the log, whatever the binary's table does with it. */
+static int klog_verbosity(const char *value, struct vc_error *err)
+{
+	int v;
+
+	if (vc_parse_int(value, 0, 10, &v))
+		return vc_error_set(err, VC_EINVAL,
+				    "invalid argument \"%s\" for \"--v\" flag: must be an integer "
+				    "between 0 and 10",
+				    value);
+	vc_log_set_verbosity(v);
+	return 0;
 }
 
 static bool flag_takes_value(const struct vc_flag *f)
@@ -41,7 +74,8 @@ static int flag_set(const struct vc_flag *f, void *cfg, const char *value, struc
 	case VC_FLAG_BOOL:
 		rc = vc_parse_bool(value, &b);
 		if (rc)
-			vc_error_set(&sub, rc, "strconv.ParseBool: parsing \"%s\": invalid syntax", value);
+			vc_error_set(&sub, rc, "strconv.ParseBool: parsing \"%s\": invalid syntax",
+				     value);
 		else
 			memcpy(field, &b, sizeof(b));
 		break;
@@ -51,11 +85,10 @@ static int flag_set(const struct vc_flag *f, void *cfg, const char *value, struc
 			vc_error_set(&sub, rc, "strconv.ParseInt: parsing \"%s\": %s", value,
 				     rc == VC_ERANGE ? "value out of range" : "invalid syntax");
 		else if (out_of_range(f, iv))
-			rc = vc_error_set(&sub, VC_ERANGE, "must be between %g and %g", f->min, f->max);
+			rc = vc_error_set(&sub, VC_ERANGE, "must be between %g and %g", f->min,
+					  f->max);
 		else
 			memcpy(field, &iv, sizeof(iv));
-		if (!rc && !strcmp(f->name, "v"))
-			vc_log_set_verbosity(iv);
 		break;
 	case VC_FLAG_DOUBLE:
 		rc = vc_parse_double(value, &d);
@@ -63,7 +96,8 @@ static int flag_set(const struct vc_flag *f, void *cfg, const char *value, struc
 			vc_error_set(&sub, rc, "strconv.ParseFloat: parsing \"%s\": invalid syntax",
 				     value);
 		else if (out_of_range(f, d))
-			rc = vc_error_set(&sub, VC_ERANGE, "must be between %g and %g", f->min, f->max);
+			rc = vc_error_set(&sub, VC_ERANGE, "must be between %g and %g", f->min,
+					  f->max);
 		else
 			memcpy(field, &d, sizeof(d));
 		break;
@@ -165,18 +199,22 @@ int vc_flags_parse(const struct vc_flag *flags, size_t n, void *cfg, int argc, c
 		} else if (i + 1 < argc) {
 			value = argv[++i];
 		} else {
-			return vc_error_set(err, VC_EINVAL, "flag needs an argument: --%s", f->name);
+			return vc_error_set(err, VC_EINVAL, "flag needs an argument: --%s",
+					    f->name);
 		}
 		if (f->type == VC_FLAG_IGNORED_BOOL && eq) {
 			bool ignored;
 
 			if (vc_parse_bool(value, &ignored))
-				return vc_error_set(err, VC_EINVAL,
-						    "invalid argument \"%s\" for \"--%s\" flag: "
-						    "strconv.ParseBool: parsing \"%s\": invalid syntax",
-						    value, f->name, value);
+				return vc_error_set(
+					err, VC_EINVAL,
+					"invalid argument \"%s\" for \"--%s\" flag: "
+					"strconv.ParseBool: parsing \"%s\": invalid syntax",
+					value, f->name, value);
 		}
 		rc = flag_set(f, cfg, value, err);
+		if (!rc && !strcmp(f->name, "v"))
+			rc = klog_verbosity(value, err);
 		if (rc)
 			return rc;
 	}
@@ -204,11 +242,10 @@ static const char *flag_type_name(enum vc_flag_type t)
 	return "";
 }
 
-void vc_flags_usage(const struct vc_flag *flags, size_t n, const char *prog, FILE *out)
+static void usage_lines(const struct vc_flag *flags, size_t n, FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "Usage: %s [flags]\n\nFlags:\n", prog);
 	for (i = 0; i < n; i++) {
 		const struct vc_flag *f = &flags[i];
 		char left[64];
@@ -222,6 +259,14 @@ void vc_flags_usage(const struct vc_flag *flags, size_t n, const char *prog, FIL
 			fprintf(out, " (default true)");
 		fputc('\n', out);
 	}
+}
+
+void vc_flags_usage(const struct vc_flag *flags, size_t n, const char *prog, FILE *out)
+{
+	fprintf(out, "Usage: %s [flags]\n\nFlags:\n", prog);
+	usage_lines(flags, n, out);
+	fprintf(out, "\nklog flags:\n");
+	usage_lines(klog_flags, VC_ARRAY_SIZE(klog_flags), out);
 }
 
 void vc_flags_dump(const struct vc_flag *flags, size_t n, const void *cfg)
@@ -241,7 +286,8 @@ void vc_flags_dump(const struct vc_flag *flags, size_t n, const void *cfg)
 		switch (f->type) {
 		case VC_FLAG_BOOL:
 			memcpy(&b, field, sizeof(b));
-			VC_LOG(VC_LOG_V(1), "flag", "name=%s value=%s", f->name, b ? "true" : "false");
+			VC_LOG(VC_LOG_V(1), "flag", "name=%s value=%s", f->name,
+			       b ? "true" : "false");
 			break;
 		case VC_FLAG_INT:
 			memcpy(&iv, field, sizeof(iv));

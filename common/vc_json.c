@@ -415,8 +415,7 @@ static json_t *pointer_child(const json_t *node, const char *tok, size_t len)
 		if (!tilde)
 			return json_object_getn(node, tok, len);
 		/* Rare: match the escaped token against each key instead of allocating. */
-		json_object_keylen_foreach((json_t *)node, key, keylen, v)
-		{
+		json_object_keylen_foreach ((json_t *)node, key, keylen, v) {
 			if (token_matches(tok, len, key, keylen))
 				return v;
 		}
@@ -551,8 +550,7 @@ bool vc_json_equal(const json_t *a, const json_t *b)
 	case JSON_OBJECT:
 		if (json_object_size(a) != json_object_size(b))
 			return false;
-		json_object_keylen_foreach((json_t *)a, key, keylen, v)
-		{
+		json_object_keylen_foreach ((json_t *)a, key, keylen, v) {
 			if (!vc_json_equal(v, json_object_getn(b, key, keylen)))
 				return false;
 		}

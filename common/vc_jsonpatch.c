@@ -198,8 +198,7 @@ static size_t cost_of(const json_t *v, size_t limit)
 		break;
 	case JSON_OBJECT:
 		total = 1 + json_object_size(v);
-		json_object_keylen_foreach((json_t *)v, key, keylen, m)
-		{
+		json_object_keylen_foreach ((json_t *)v, key, keylen, m) {
 			if (total > limit || keylen + 3 > limit - total)
 				return limit + 1;
 			total += keylen + 3;
@@ -720,8 +719,7 @@ static int merge_object(json_t *target, const json_t *patch)
 	json_t *pv, *tv;
 	int rc;
 
-	json_object_keylen_foreach((json_t *)patch, key, keylen, pv)
-	{
+	json_object_keylen_foreach ((json_t *)patch, key, keylen, pv) {
 		if (json_is_null(pv)) {
 			json_object_deln(target, key, keylen);
 			continue;
@@ -773,14 +771,12 @@ static json_t *merge_diff_object(const json_t *from, const json_t *to)
 	p = json_object();
 	if (!p)
 		return NULL;
-	json_object_keylen_foreach((json_t *)from, key, keylen, fv)
-	{
+	json_object_keylen_foreach ((json_t *)from, key, keylen, fv) {
 		if (!json_object_getn(to, key, keylen) &&
 		    json_object_setn_new_nocheck(p, key, keylen, json_null()))
 			goto out_patch;
 	}
-	json_object_keylen_foreach((json_t *)to, key, keylen, tv)
-	{
+	json_object_keylen_foreach ((json_t *)to, key, keylen, tv) {
 		fv = json_object_getn(from, key, keylen);
 		if (!fv && json_is_null(tv))
 			continue;

@@ -32,7 +32,9 @@ void vc_log_set_sink(vc_log_sink_fn fn, void *ctx)
 
 const char *vc_log_level_name(int level)
 {
-	static const char *const names[] = { "error", "warn", "info", "v1", "v2", "v3", "v4", "v5" };
+	static const char *const names[] = {
+		"error", "warn", "info", "v1", "v2", "v3", "v4", "v5"
+	};
 
 	if (level < 0)
 		return "error";
@@ -79,8 +81,8 @@ void vc_log_emit(int level, const char *msg, const char *kvfmt, ...)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	n = snprintf(line, sizeof(line),
-		     "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s comp=%s msg=", tm.tm_year + 1900,
-		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s comp=%s msg=",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		     ts.tv_nsec / 1000000, vc_log_level_name(level), log_component);
 	at = n < 0 ? 0 : VC_MIN((size_t)n, sizeof(line) - 1);
 	at = put_quoted(line, at, sizeof(line), msg);

@@ -27,10 +27,10 @@ extern int vc_log_threshold;
  * VC_LOG(level, "message", "key=%s other=%d", ...): the third argument is a printf format for
  * the key=value tail; pass "" when there is none.
  */
-#define VC_LOG(level, ...)                                                                         \
-	do {                                                                                       \
-		if ((level) <= vc_log_threshold)                                                   \
-			vc_log_emit((level), __VA_ARGS__);                                         \
+#define VC_LOG(level, ...)                                 \
+	do {                                               \
+		if ((level) <= vc_log_threshold)           \
+			vc_log_emit((level), __VA_ARGS__); \
 	} while (0)
 
 #define VC_ERROR(...) VC_LOG(VC_LOG_ERROR, __VA_ARGS__)

@@ -147,7 +147,8 @@ static void test_log_levels_and_format(void **state)
 	vc_log_set_verbosity(0);
 	VC_INFO("pod \"created\"", "pod=%s/%s", "ns", "job-task-0");
 	assert_int_equal(c.count, 1);
-	assert_non_null(strstr(c.line, " level=info comp=vc-test msg=\"pod \\\"created\\\"\" pod=ns/job-task-0"));
+	assert_non_null(strstr(
+		c.line, " level=info comp=vc-test msg=\"pod \\\"created\\\"\" pod=ns/job-task-0"));
 	assert_int_equal(strncmp(c.line, "ts=", 3), 0);
 	/* Below the threshold: not emitted, arguments not evaluated. */
 	VC_LOG(VC_LOG_V(2), "detail", "n=%d", bump());

@@ -26,8 +26,6 @@ static const struct vc_flag table[] = {
 	{ "schedule-period", VC_FLAG_DURATION, "1s", 0.001, 3600, offsetof(struct cfg, period),
 	  "period" },
 	{ "v", VC_FLAG_INT, "0", 0, 10, offsetof(struct cfg, verbosity), "verbosity" },
-	{ "logtostderr", VC_FLAG_IGNORED_BOOL, NULL, 0, 0, 0, "ignored" },
-	{ "log_dir", VC_FLAG_IGNORED, NULL, 0, 0, 0, "ignored" },
 };
 
 static int parse(struct cfg *c, struct vc_error *err, int *first, int argc, const char **argv)
@@ -56,10 +54,19 @@ static void test_defaults(void **state)
 
 static void test_all_syntaxes(void **state)
 {
-	const char *argv[] = { "prog",	    "--kubeconfig=/tmp/kc", "-master", "https://1.2.3.4:6443",
-			 "--worker-threads", "7",		    "--leader-elect=false",
-			 "--schedule-period=1m30s", "--logtostderr", "--log_dir", "/x", "-v=3",
-			 "rest" };
+	const char *argv[] = { "prog",
+			       "--kubeconfig=/tmp/kc",
+			       "-master",
+			       "https://1.2.3.4:6443",
+			       "--worker-threads",
+			       "7",
+			       "--leader-elect=false",
+			       "--schedule-period=1m30s",
+			       "--logtostderr",
+			       "--log_dir",
+			       "/x",
+			       "-v=3",
+			       "rest" };
 	struct vc_error err;
 	struct cfg c;
 	int first;
@@ -116,17 +123,44 @@ static void test_errors(void **state)
 	expect_error(2, badint,
 		     "invalid argument \"x\" for \"--worker-threads\" flag: strconv.ParseInt: "
 		     "parsing \"x\": invalid syntax");
-	expect_error(2, range,
-		     "invalid argument \"0\" for \"--worker-threads\" flag: must be between 1 and 100");
+	expect_error(
+		2, range,
+		"invalid argument \"0\" for \"--worker-threads\" flag: must be between 1 and 100");
 	expect_error(2, badbool,
 		     "invalid argument \"maybe\" for \"--leader-elect\" flag: strconv.ParseBool: "
 		     "parsing \"maybe\": invalid syntax");
-	expect_error(2, baddur,
-		     "invalid argument \"10\" for \"--schedule-period\" flag: time: missing unit in "
-		     "duration \"10\"");
+	expect_error(
+		2, baddur,
+		"invalid argument \"10\" for \"--schedule-period\" flag: time: missing unit in "
+		"duration \"10\"");
 	expect_error(2, durrange,
 		     "invalid argument \"2h\" for \"--schedule-period\" flag: must be between "
 		     "0.001s and 3600s");
+}
+
+static const struct vc_flag small[] = {
+	{ "port", VC_FLAG_INT, "8443", 1, 65535, offsetof(struct cfg, workers), "port" },
+};
+
+static void test_klog_flags_always_accepted(void **state)
+{
+	const char *argv[] = {
+		"prog", "--logtostderr", "-v=4", "--alsologtostderr=true", "--stderrthreshold",
+		"INFO", "--port=9443"
+	};
+	const char *bad[] = { "prog", "-v=x" };
+	struct vc_error err;
+	struct cfg c;
+
+	(void)state;
+	assert_int_equal(vc_flags_parse(small, 1, &c, 7, (char **)argv, NULL, &err), 0);
+	assert_int_equal(c.workers, 9443);
+	assert_int_equal(vc_log_threshold, VC_LOG_V(4));
+	vc_error_clear(&err);
+	assert_int_equal(vc_flags_parse(small, 1, &c, 2, (char **)bad, NULL, &err), VC_EINVAL);
+	assert_string_equal(err.text, "invalid argument \"x\" for \"--v\" flag: must be an integer "
+				      "between 0 and 10");
+	vc_log_set_verbosity(0);
 }
 
 static void test_help_and_usage(void **state)
@@ -149,6 +183,8 @@ static void test_help_and_usage(void **state)
 	assert_non_null(strstr(out, "workers (default 3)"));
 	assert_non_null(strstr(out, "elect (default true)"));
 	assert_non_null(strstr(out, "--schedule-period duration"));
+	assert_non_null(strstr(out, "klog flags:"));
+	assert_non_null(strstr(out, "--logtostderr"));
 }
 
 int main(void)
@@ -158,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_all_syntaxes),
 		cmocka_unit_test(test_double_dash_ends_flags),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_klog_flags_always_accepted),
 		cmocka_unit_test(test_help_and_usage),
 	};
 
