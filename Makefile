@@ -69,6 +69,7 @@ help:
 	@echo "make asan       run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "make fuzz       run each libFuzzer target for FUZZ_SECONDS (default 60)"
 	@echo "make format-check / format / lint"
+	@echo "make crds       regenerate crds/ from crds/gen/"
 	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
 	@echo "make demo / demo-down"
 
@@ -114,7 +115,13 @@ e2e: deps
 test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit-run
+	@cluster/build.sh >/dev/null
+	@CALDERA_REQUIRE_SWAGGER=1 crds/gen/check.sh
 	@tests/e2e/run.sh
+
+# Regenerate crds/ from crds/gen/ (needs the Kubernetes source tree of cluster/build.sh).
+crds:
+	@python3 crds/gen/gen_crds.py
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-run
@@ -127,12 +134,16 @@ FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(HOOK_SRC:%.c=build/fuzz/obj/
                 $(CTRL_SRC:%.c=build/fuzz/obj/%.o)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
+.SECONDARY: $(FUZZ_LIB_OBJ)
+
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CLANG   $<")
+	$(Q)clang $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
-	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+	@$(if $(Q),echo "  FUZZER  $@")
+	$(Q)clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
 fuzz-build: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
