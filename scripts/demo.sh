@@ -22,7 +22,11 @@ else
 fi
 export KUBECONFIG=$DIR/kubeconfig
 kubectl apply -f crds/ 2>&1 | grep -v 'version difference' || true
-kubectl wait --for condition=established --timeout=60s crd --all >/dev/null
+# A CRD has no conditions for a moment after creation; kubectl wait fails on that, so retry.
+for _ in $(seq 60); do
+	kubectl wait --for condition=established --timeout=5s crd --all >/dev/null 2>&1 && break
+	sleep 1
+done
 echo
 kubectl get crd 2>/dev/null
 cat <<EOT
