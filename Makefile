@@ -43,6 +43,11 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SUPPORT := $(sort $(wildcard tests/unit/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 
+# Integration programs: C clients run by the end-to-end tests against the local cluster.
+ITEST_SRC := $(sort $(wildcard tests/integration/itest_*.c))
+ITEST_BIN := $(ITEST_SRC:tests/integration/%.c=$(BUILD)/itest/%)
+ITEST_OBJ := $(ITEST_SRC:%.c=$(BUILD)/obj/%.o)
+
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
 
@@ -56,7 +61,7 @@ all: deps
 	@$(MAKE) --no-print-directory build
 
 .PHONY: build
-build: $(LIB) $(BINS)
+build: $(LIB) $(BINS) $(ITEST_BIN)
 
 deps:
 	@scripts/deps.sh
@@ -103,8 +108,13 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(CTRL_OBJ) $(
 unit: deps
 	@$(MAKE) --no-print-directory unit-run
 
+$(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(CTRL_OBJ) $(HOOK_OBJ) $(SIM_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 .PHONY: unit-run unit-objs
-unit-objs: $(UNIT_OBJ)
+unit-objs: $(UNIT_OBJ) $(ITEST_OBJ)
 unit-run: $(UNIT_BIN)
 	@scripts/run-unit.sh $(UNIT_BIN)
 

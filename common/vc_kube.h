@@ -1,0 +1,216 @@
+/*
+ * vc_kube.h - the Kubernetes API client: configuration, REST verbs, watch streams.
+ *
+ * This is Caldera's client-go. Every daemon talks to kube-apiserver through a struct vc_kube,
+ * and every call goes through the client's struct vc_kube_ops, so tests substitute a fake that
+ * records calls and returns scripted answers (client-go's fake clientset) without a server.
+ *
+ * Threads: one struct vc_kube may be used from many threads at once. The real client keeps one
+ * libcurl easy handle per calling thread (connections and TLS sessions are shared through a
+ * CURLSH with locks), applies one token-bucket rate limit for the whole client (--kube-api-qps,
+ * --kube-api-burst), and retries 429 and 5xx answers with backoff, honouring Retry-After, up to
+ * a bounded number of attempts.
+ *
+ * Errors: a call returns 0 or a negative code. API answers map to VC_ENOTFOUND (404),
+ * VC_EALREADYEXISTS (409 with reason AlreadyExists), VC_ECONFLICT (other 409), VC_EGONE (410),
+ * VC_EUNPROCESSABLE (422, "Invalid"), VC_EFORBIDDEN (403), VC_EUNAUTHORIZED (401),
+ * VC_ETOOMANYREQUESTS (429 after retries), VC_ESERVER (5xx after retries), VC_EINVAL (other
+ * 4xx); transport failures to VC_EIO or VC_ETIMEDOUT. The server's Status message is kept in
+ * err->text unchanged (e.g. `pods "x" not found`), so callers can show it or match on it.
+ *
+ * json_t ownership: objects passed in are borrowed; objects returned through `json_t **out` are
+ * new references owned by the caller (out may be NULL when the caller does not want the body).
+ */
+#ifndef VC_KUBE_H
+#define VC_KUBE_H
+
+#include "vc_prelude.h"
+
+#include <jansson.h>
+
+#include "vc_err.h"
+
+/* ---- configuration ------------------------------------------------------------------------ */
+
+struct vc_kube_config {
+	char *server;		/* "https://host:port", no trailing slash */
+	char *ca_file;		/* PEM file of the server's CA, or NULL */
+	char *ca_data;		/* PEM bytes (certificate-authority-data, decoded), or NULL */
+	bool insecure;		/* insecure-skip-tls-verify */
+	char *token;		/* bearer token, or NULL */
+	char *token_file;	/* re-read when it changes (service-account rotation), or NULL */
+	char *client_cert_file; /* client certificate PEM file, or NULL */
+	char *client_cert_data; /* ... or PEM bytes */
+	char *client_key_file;	/* client key PEM file, or NULL */
+	char *client_key_data;	/* ... or PEM bytes */
+	char *namespace;	/* the context's namespace, "default" when unset */
+	double qps;		/* client-side rate limit; <= 0 disables it */
+	int burst;		/* token bucket size */
+	int64_t timeout_ns;	/* per-request timeout (not for watches); 0 = 30 s */
+	char *user_agent;	/* e.g. "vc-controller/0.1"; NULL = "caldera" */
+};
+
+/*
+ * Load a kubeconfig file (path NULL: $KUBECONFIG, then ~/.kube/config), using its
+ * current-context or `context` when not NULL. Supports clusters with server,
+ * certificate-authority / -data, insecure-skip-tls-verify; users with token, tokenFile,
+ * client-certificate / -key and their -data forms; the context's namespace. When master is not
+ * NULL or empty it overrides the cluster's server (Volcano's --master). cfg is filled on
+ * success (release with vc_kube_config_release) and left empty on failure, with a message that
+ * names the file and the problem.
+ */
+int vc_kubeconfig_load(const char *path, const char *context, const char *master,
+		       struct vc_kube_config *cfg, struct vc_error *err);
+
+/*
+ * In-cluster configuration: KUBERNETES_SERVICE_HOST/PORT, and the service-account token (as a
+ * token_file, so rotation is picked up), CA and namespace under `sa_dir` (NULL means
+ * /var/run/secrets/kubernetes.io/serviceaccount).
+ */
+int vc_kube_config_in_cluster(const char *sa_dir, struct vc_kube_config *cfg, struct vc_error *err);
+
+/*
+ * Volcano's rule for --kubeconfig and --master (client-go's BuildConfigFromFlags): both empty
+ * -> in-cluster config, falling back to the default kubeconfig when not in a cluster; otherwise
+ * the kubeconfig file (or the default one) with master overriding its server.
+ */
+int vc_kube_config_from_flags(const char *kubeconfig, const char *master,
+			      struct vc_kube_config *cfg, struct vc_error *err);
+
+void vc_kube_config_release(struct vc_kube_config *cfg);
+
+/* ---- resources ---------------------------------------------------------------------------- */
+
+/* A resource type: group ("" for core), version, plural resource name, and its scope. */
+struct vc_gvr {
+	const char *group;
+	const char *version;
+	const char *resource;
+	bool namespaced;
+};
+
+extern const struct vc_gvr vc_gvr_pods, vc_gvr_nodes, vc_gvr_namespaces, vc_gvr_services,
+	vc_gvr_configmaps, vc_gvr_secrets, vc_gvr_events, vc_gvr_pvcs, vc_gvr_leases,
+	vc_gvr_priorityclasses, vc_gvr_networkpolicies, vc_gvr_jobs, vc_gvr_commands,
+	vc_gvr_podgroups, vc_gvr_queues, vc_gvr_mutatingwebhookconfigurations,
+	vc_gvr_validatingwebhookconfigurations;
+
+/* ---- requests ----------------------------------------------------------------------------- */
+
+struct vc_list_opts {
+	const char *label_selector;   /* NULL = none */
+	const char *field_selector;   /* NULL = none */
+	const char *resource_version; /* NULL = latest; "0" = any */
+	int64_t limit;		      /* 0 = no paging */
+	const char *continue_token;   /* NULL = first page */
+};
+
+enum vc_patch_type {
+	VC_PATCH_MERGE,	    /* application/merge-patch+json */
+	VC_PATCH_JSON,	    /* application/json-patch+json */
+	VC_PATCH_STRATEGIC, /* application/strategic-merge-patch+json (built-in kinds only) */
+};
+
+struct vc_delete_opts {
+	const char *propagation_policy; /* "Background", "Foreground", "Orphan" or NULL */
+	int64_t grace_period_seconds;	/* < 0 = server default */
+	const char *precondition_uid;	/* NULL = none */
+	const char *precondition_resource_version; /* NULL = none */
+};
+
+struct vc_watch_opts {
+	const char *label_selector;
+	const char *field_selector;
+	const char *resource_version; /* where to start; NULL/"" = now */
+	int timeout_seconds;	      /* server-side timeout; 0 = server default */
+	bool allow_bookmarks;
+};
+
+enum vc_watch_event_type {
+	VC_WATCH_ADDED,
+	VC_WATCH_MODIFIED,
+	VC_WATCH_DELETED,
+	VC_WATCH_BOOKMARK,
+	VC_WATCH_ERROR, /* object is a metav1.Status; code 410 means "too old resource version" */
+};
+
+/*
+ * Called for each event in order; object is borrowed for the duration of the call. Return 0 to
+ * continue, non-zero to end the watch (vc_kube_watch then returns that value).
+ */
+typedef int (*vc_watch_fn)(void *ctx, enum vc_watch_event_type type, json_t *object);
+
+/* ---- the client --------------------------------------------------------------------------- */
+
+struct vc_kube;
+
+/*
+ * The operations behind every call. The real client's come from vc_kube_new; tests pass their
+ * own to vc_kube_new_with_ops. ns is NULL or "" for cluster-scoped resources; subresource is
+ * NULL for the main resource ("status", "binding", "eviction", ...). `stop` in watch is polled
+ * at least every 200 ms: when it becomes non-zero the watch returns VC_ESHUTDOWN.
+ */
+struct vc_kube_ops {
+	int (*get)(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		   const char *subresource, json_t **out, struct vc_error *err);
+	int (*list)(void *ctx, const struct vc_gvr *r, const char *ns,
+		    const struct vc_list_opts *opts, json_t **out, struct vc_error *err);
+	int (*create)(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		      const char *subresource, const json_t *obj, json_t **out,
+		      struct vc_error *err);
+	int (*update)(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		      const char *subresource, const json_t *obj, json_t **out,
+		      struct vc_error *err);
+	int (*patch)(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		     const char *subresource, enum vc_patch_type type, const json_t *patch,
+		     json_t **out, struct vc_error *err);
+	int (*del)(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		   const struct vc_delete_opts *opts, struct vc_error *err);
+	int (*watch)(void *ctx, const struct vc_gvr *r, const char *ns,
+		     const struct vc_watch_opts *opts, vc_watch_fn fn, void *fn_ctx,
+		     const volatile int *stop, struct vc_error *err);
+	void (*free)(void *ctx); /* called by vc_kube_free; may be NULL */
+};
+
+/* A real client for cfg (copied; cfg may be released afterwards). */
+int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct vc_error *err);
+/* A client whose calls go to ops with ctx (tests, fakes). */
+struct vc_kube *vc_kube_new_with_ops(const struct vc_kube_ops *ops, void *ctx);
+void vc_kube_free(struct vc_kube *c);
+
+/* The namespace of the client's context ("default" when unset). Borrowed. */
+const char *vc_kube_namespace(const struct vc_kube *c);
+
+/*
+ * The verbs. create's name is used only for subresources (POST .../pods/<name>/binding); pass
+ * NULL otherwise. list with opts->limit pages through `continue` tokens itself and returns one
+ * List whose items are all pages' items and whose metadata.resourceVersion is the first page's
+ * (an expired continue token gives VC_EGONE).
+ */
+int vc_kube_get(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
+		const char *subresource, json_t **out, struct vc_error *err);
+int vc_kube_list(struct vc_kube *c, const struct vc_gvr *r, const char *ns,
+		 const struct vc_list_opts *opts, json_t **out, struct vc_error *err);
+int vc_kube_create(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
+		   const char *subresource, const json_t *obj, json_t **out, struct vc_error *err);
+int vc_kube_update(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
+		   const char *subresource, const json_t *obj, json_t **out, struct vc_error *err);
+int vc_kube_patch(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
+		  const char *subresource, enum vc_patch_type type, const json_t *patch,
+		  json_t **out, struct vc_error *err);
+int vc_kube_delete(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
+		   const struct vc_delete_opts *opts, struct vc_error *err);
+/*
+ * Stream a watch until the server ends it (returns 0), fn returns non-zero (returns that),
+ * *stop becomes non-zero (VC_ESHUTDOWN), or an error (negative; a 410 answer to the request is
+ * VC_EGONE). ERROR events are delivered to fn like any other.
+ */
+int vc_kube_watch(struct vc_kube *c, const struct vc_gvr *r, const char *ns,
+		  const struct vc_watch_opts *opts, vc_watch_fn fn, void *fn_ctx,
+		  const volatile int *stop, struct vc_error *err);
+
+/* The path of a resource: /api/v1/namespaces/ns/pods/name/status, /apis/g/v/queues, ... */
+int vc_kube_path(const struct vc_gvr *r, const char *ns, const char *name, const char *subresource,
+		 char *buf, size_t len);
+
+#endif /* VC_KUBE_H */
