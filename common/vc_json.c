@@ -50,8 +50,11 @@ const char *vc_json_get_str(const json_t *obj, const char *key)
 /* An integral real that fits int64_t, as the integer it equals. */
 static bool real_as_int(double r, int64_t *out)
 {
-	/* -2^63 and 2^63 are exact doubles; the cast is defined strictly inside the range. */
-	if (!(r >= -0x1p63 && r < 0x1p63))
+	/* -2^63 and 2^63 are exact doubles; the cast is defined strictly inside the range, and
+	 * the negated form also turns NaN away. */
+	const double two_63 = 9223372036854775808.0;
+
+	if (!(r >= -two_63 && r < two_63))
 		return false;
 	if ((double)(int64_t)r != r)
 		return false;

@@ -1422,7 +1422,8 @@ void vc_field_selector_free(struct vc_field_selector *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->n; i++) {
+	/* A parse that failed to allocate terms frees s with no array (and n still 0). */
+	for (i = 0; s->terms && i < s->n; i++) {
 		vc_free(s->terms[i].field);
 		vc_free(s->terms[i].value);
 	}

@@ -754,10 +754,13 @@ static void shortest_digits(double d, char digits[24], int *nd, int *dp)
 			break;
 	}
 	for (i = 0; tmp[i] && tmp[i] != 'e'; i++)
-		if (tmp[i] >= '0' && tmp[i] <= '9')
+		if (tmp[i] >= '0' && tmp[i] <= '9' && n < 24)
 			digits[n++] = tmp[i];
+	/* %e of a finite d always has a digit and an exponent; stay defined should it not. */
+	if (!n)
+		digits[n++] = '0';
 	e = strchr(tmp, 'e');
-	*dp = (int)strtol(e + 1, NULL, 10) + 1;
+	*dp = (e ? (int)strtol(e + 1, NULL, 10) : 0) + 1;
 	while (n > 1 && digits[n - 1] == '0')
 		n--;
 	*nd = n;

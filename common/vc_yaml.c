@@ -442,7 +442,7 @@ static int resolve_plain(struct scalar *sc)
 		hint = 'D';
 	else if (in[0] == '.')
 		hint = '.';
-	else if (memchr("yYnNtTfFoO~", in[0], 11))
+	else if (in[0] != '\0' && strchr("yYnNtTfFoO~", in[0]))
 		hint = 'M';
 	else
 		return 0;
@@ -545,11 +545,13 @@ static int resolve_scalar(struct loader *ld, const yaml_event_t *ev, struct scal
 
 /* ---- conversion to JSON ------------------------------------------------------------------- */
 
+/* The JSON value of a scalar: a new reference in *out, which is NULL on failure. */
 static int scalar_to_json(struct loader *ld, const struct scalar *sc, yaml_mark_t mark,
 			  json_t **out)
 {
 	json_t *v = NULL;
 
+	*out = NULL;
 	switch (sc->kind) {
 	case SC_NULL:
 		v = json_null();
@@ -623,7 +625,10 @@ static void format_go_float32(double d, char *out, size_t size)
 	for (i = 0; buf[i] && buf[i] != 'e'; i++)
 		if (buf[i] != '.' && nd < sizeof(digits))
 			digits[nd++] = buf[i];
-	exp10 = (int)strtol(buf + i + 1, NULL, 10);
+	/* %e of a finite f always has a digit and an exponent; stay defined should it not. */
+	if (!nd)
+		digits[nd++] = '0';
+	exp10 = buf[i] ? (int)strtol(buf + i + 1, NULL, 10) : 0;
 	while (nd > 1 && digits[nd - 1] == '0')
 		nd--;
 	dp = exp10 + 1;
@@ -657,11 +662,13 @@ static void format_go_float32(double d, char *out, size_t size)
 
 /*
  * The JSON key for a scalar, as sigs.k8s.io/yaml converts keys. *key points into sc->text or
- * into buf (KEY_BUF_LEN bytes).
+ * into buf (KEY_BUF_LEN bytes); on failure it is the empty string, so it is never left unset.
  */
 static int scalar_to_key(struct loader *ld, const struct scalar *sc, yaml_mark_t mark, char *buf,
 			 const char **key, size_t *key_len)
 {
+	*key = "";
+	*key_len = 0;
 	switch (sc->kind) {
 	case SC_STR:
 		*key = sc->text;
@@ -1038,15 +1045,21 @@ static int apply_merges(struct loader *ld, json_t *obj, json_t *merges)
 	return 0;
 }
 
-static int on_end(struct loader *ld)
+static int on_end(struct loader *ld, const yaml_event_t *ev)
 {
-	struct frame f = ld->stack[ld->depth - 1];
-	yaml_mark_t mark = f.mark;
+	struct frame f;
+	yaml_mark_t mark;
 	struct metrics m;
 	json_t *v;
 	char *name;
 	int rc = 0;
 
+	/* libyaml balances start and end events; refuse rather than underflow should it not. */
+	if (!ld->depth)
+		return fail_at(ld, VC_EPARSE, ev->start_mark,
+			       "end of a collection that never started");
+	f = ld->stack[ld->depth - 1];
+	mark = f.mark;
 	ld->depth--;
 	if (f.merges)
 		rc = apply_merges(ld, f.value, f.merges);
@@ -1105,7 +1118,7 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
 		return on_start(ld, ev, true);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		return on_end(ld);
+		return on_end(ld, ev);
 	default:
 		return 0;
 	}
@@ -1199,7 +1212,7 @@ int vc_yaml_load_one_ex(const char *buf, size_t len, const struct vc_yaml_limits
 			json_t **doc, struct vc_error *err)
 {
 	struct loader ld;
-	json_t *docs;
+	json_t *docs = NULL;
 	size_t n;
 	int rc;
 
