@@ -309,15 +309,19 @@ static int errors_to_error(const struct vc_field_errors *errs, struct vc_error *
 	return rc;
 }
 
-int vc_selector_add(struct vc_selector *s, const char *key, enum vc_selector_op op,
-		    const char *const *values, size_t n, struct vc_error *err)
+/*
+ * Validate one requirement and append it to s (unsorted). A "nothing" selector stays nothing:
+ * the requirement is validated but not kept.
+ */
+static int add_checked(struct vc_selector *s, const char *key, enum vc_selector_op op,
+		       const char *const *vals, size_t n, struct vc_error *err)
 {
 	struct vc_field_errors errs;
 	struct vc_requirement r;
 	int rc;
 
 	vc_field_errors_init(&errs);
-	rc = requirement_validate(key, op, values, n, NULL, &errs);
+	rc = requirement_validate(key, op, vals, n, NULL, &errs);
 	if (!rc && errs.len)
 		rc = errors_to_error(&errs, err);
 	vc_field_errors_release(&errs);
@@ -327,11 +331,20 @@ int vc_selector_add(struct vc_selector *s, const char *key, enum vc_selector_op 
 		return rc;
 	if (s->nothing)
 		return 0;
-	if (selector_reserve(s) || req_make(&r, key, op, values, n))
+	if (selector_reserve(s) || req_make(&r, key, op, vals, n))
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	selector_push(s, &r);
-	selector_sort(s);
 	return 0;
+}
+
+int vc_selector_add(struct vc_selector *s, const char *key, enum vc_selector_op op,
+		    const char *const *values, size_t n, struct vc_error *err)
+{
+	int rc = add_checked(s, key, op, values, n, err);
+
+	if (!rc)
+		selector_sort(s);
+	return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -889,29 +902,6 @@ static long member_size(const json_t *obj, const char *name, bool array)
 	if (array ? !json_is_array(v) : !json_is_object(v))
 		return -1;
 	return (long)(array ? json_array_size(v) : json_object_size(v));
-}
-
-/* Validate and append one requirement to s (for LabelSelectorAsSelector). */
-static int add_checked(struct vc_selector *s, const char *key, enum vc_selector_op op,
-		       const char *const *vals, size_t n, struct vc_error *err)
-{
-	struct vc_field_errors errs;
-	struct vc_requirement r;
-	int rc;
-
-	vc_field_errors_init(&errs);
-	rc = requirement_validate(key, op, vals, n, NULL, &errs);
-	if (!rc && errs.len)
-		rc = errors_to_error(&errs, err);
-	vc_field_errors_release(&errs);
-	if (rc == VC_ENOMEM)
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	if (rc)
-		return rc;
-	if (selector_reserve(s) || req_make(&r, key, op, vals, n))
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	selector_push(s, &r);
-	return 0;
 }
 
 int vc_label_selector_from_json(const json_t *ls, struct vc_selector **out, struct vc_error *err)
