@@ -665,6 +665,36 @@ static int add_hex(struct vc_buf *out, const char *lead, uint32_t v, int digits)
 	return vc_buf_add(out, tmp, (size_t)digits);
 }
 
+/*
+ * The backslash escape both Go's strconv.Quote and encoding/json use for r ("\\n", "\\\"", ...),
+ * or NULL. \a and \v are strconv's only (json_too false).
+ */
+static const char *c_escape(int32_t r, bool json_too)
+{
+	switch (r) {
+	case '"':
+		return "\\\"";
+	case '\\':
+		return "\\\\";
+	case '\b':
+		return "\\b";
+	case '\f':
+		return "\\f";
+	case '\n':
+		return "\\n";
+	case '\r':
+		return "\\r";
+	case '\t':
+		return "\\t";
+	case '\a':
+		return json_too ? NULL : "\\a";
+	case '\v':
+		return json_too ? NULL : "\\v";
+	default:
+		return NULL;
+	}
+}
+
 int vc_go_quote_n(const char *s, size_t n, struct vc_buf *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -686,31 +716,7 @@ int vc_go_quote_n(const char *s, size_t n, struct vc_buf *out)
 		} else if (rune_is_print(r)) {
 			rc = vc_buf_add(out, p + i, w);
 		} else {
-			switch (r) {
-			case '\a':
-				esc = "\\a";
-				break;
-			case '\b':
-				esc = "\\b";
-				break;
-			case '\f':
-				esc = "\\f";
-				break;
-			case '\n':
-				esc = "\\n";
-				break;
-			case '\r':
-				esc = "\\r";
-				break;
-			case '\t':
-				esc = "\\t";
-				break;
-			case '\v':
-				esc = "\\v";
-				break;
-			default:
-				break;
-			}
+			esc = c_escape(r, false);
 			if (esc)
 				rc = vc_buf_adds(out, esc);
 			else if (r < ' ' || r == 0x7F)
@@ -864,33 +870,8 @@ static int go_json_string(const char *s, size_t n, struct vc_buf *out)
 		int32_t r;
 
 		if (c < 0x80) {
-			const char *esc = NULL;
+			const char *esc = c_escape(c, true);
 
-			switch (c) {
-			case '"':
-				esc = "\\\"";
-				break;
-			case '\\':
-				esc = "\\\\";
-				break;
-			case '\b':
-				esc = "\\b";
-				break;
-			case '\f':
-				esc = "\\f";
-				break;
-			case '\n':
-				esc = "\\n";
-				break;
-			case '\r':
-				esc = "\\r";
-				break;
-			case '\t':
-				esc = "\\t";
-				break;
-			default:
-				break;
-			}
 			if (esc)
 				rc = vc_buf_adds(out, esc);
 			else if (c < 0x20 || c == '<' || c == '>' || c == '&')
