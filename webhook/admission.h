@@ -1,0 +1,75 @@
+/*
+ * admission.h - vc-webhook's admission logic as pure functions (../shared/spec/webhooks.md).
+ *
+ * The HTTP server hands each request body to vc_admission_serve(), which decodes the
+ * AdmissionReview (admission.k8s.io/v1, and v1beta1 answered in kind), routes by path to a
+ * handler, and encodes the answering AdmissionReview. Handlers never touch the network: what
+ * they need to know about the cluster (Queues from the informer cache, a Namespace) comes
+ * through struct vc_admission_state, which the daemon backs with its informer and client and
+ * tests back with fixed data. So the same code runs in the daemon, in the data-driven unit
+ * tests (tests/data/admission/<case>/) and in the fuzzer.
+ */
+#ifndef VC_ADMISSION_H
+#define VC_ADMISSION_H
+
+#include "vc_prelude.h"
+
+#include <jansson.h>
+
+#include "vc_err.h"
+
+/* What the handlers may read about the cluster. Every function may be NULL (= nothing known). */
+struct vc_admission_state {
+	/*
+	 * The Queue called name: 0 and a new reference in *out, VC_ENOTFOUND when there is none
+	 * (the handler then prints the lister's text «queue.scheduling.volcano.sh "<name>" not
+	 * found»), or another negative code with err set.
+	 */
+	int (*get_queue)(void *ctx, const char *name, json_t **out, struct vc_error *err);
+	/* The Queues whose spec.parent is name, as a new JSON array (the informer's parent index).
+	 */
+	int (*queue_children)(void *ctx, const char *name, json_t **out, struct vc_error *err);
+	/* The Namespace called name (for /podgroups/mutate); VC_ENOTFOUND when absent. */
+	int (*get_namespace)(void *ctx, const char *name, json_t **out, struct vc_error *err);
+	void *ctx;
+};
+
+/* The resource-group configuration of /pods/mutate (webhooks.md §11.1), parsed. */
+struct vc_admission_config {
+	/* --scheduler-name values; the first is the default for Jobs. NULL-terminated. */
+	const char *const *scheduler_names;
+	/* The admission configuration file (resourceGroups...), or NULL when none is loaded. */
+	const json_t *pod_config;
+	/* Volcano feature gate SchedulingGatesQueueAdmission (default off). */
+	bool scheduling_gates_queue_admission;
+};
+
+struct vc_admission_ctx {
+	const struct vc_admission_config *config;
+	const struct vc_admission_state *state;
+};
+
+/* The paths served; NULL-terminated, in Volcano's order. */
+extern const char *const vc_admission_paths[];
+
+/*
+ * Handle one review: path is the HTTP path ("/jobs/validate"), review the decoded request body
+ * (borrowed). On success returns 0 and a new reference to the AdmissionReview to send in
+ * *response. A body that is not an AdmissionReview with a request (webhooks.md §2.2 step 4)
+ * returns VC_EINVAL with err explaining, and the server answers 400. An unknown path returns
+ * VC_ENOENT (404).
+ */
+int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, const json_t *review,
+			json_t **response, struct vc_error *err);
+
+/*
+ * The whole HTTP step: check the content type (exactly application/json, else VC_EINVAL),
+ * parse the body (capped at 3 MiB: VC_E2BIG), then vc_admission_review. On success *out is a
+ * new malloc'd JSON text (free with vc_free) and *status 200; on failure *status is the HTTP
+ * status to send (400, 404, 413, 415) and err holds the text body.
+ */
+int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
+		       const char *content_type, const char *body, size_t len, char **out,
+		       int *status, struct vc_error *err);
+
+#endif /* VC_ADMISSION_H */
