@@ -11,13 +11,15 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvl
             -Wwrite-strings -Wformat=2 -Wpointer-arith -Wno-format-zero-length
 ifeq ($(SAN),)
 OPT      := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+else ifeq ($(SAN),thread)
+OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread -Wno-tsan
 else
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 endif
 CPPFLAGS := -D_GNU_SOURCE -Icommon -Icontroller -Iwebhook -Icluster/nodesim
 CFLAGS   := -std=c11 $(OPT) $(WARN) -Werror -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
-LDFLAGS  := $(if $(SAN),-fsanitize=address -fsanitize=undefined)
+LDFLAGS  := $(if $(SAN),$(if $(filter thread,$(SAN)),-fsanitize=thread,-fsanitize=address -fsanitize=undefined))
 
 LIB_SRC  := $(sort $(wildcard common/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -53,7 +55,7 @@ FUZZ_SECONDS ?= 60
 
 C_FILES  := $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
-.PHONY: all deps test unit e2e asan fuzz fuzz-build format format-check lint clean \
+.PHONY: all deps test unit e2e asan tsan fuzz fuzz-build format format-check lint clean \
         cluster-build cluster-up cluster-down demo demo-down help crds
 .DEFAULT_GOAL := all
 
@@ -72,6 +74,7 @@ help:
 	@echo "make unit       run the cmocka unit tests only"
 	@echo "make e2e        run the end-to-end tests (local cluster, real kubectl)"
 	@echo "make asan       run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make tsan       run the threaded modules' unit tests under ThreadSanitizer"
 	@echo "make fuzz       run each libFuzzer target for FUZZ_SECONDS (default 60)"
 	@echo "make format-check / format / lint"
 	@echo "make crds       regenerate crds/ from crds/gen/"
@@ -135,6 +138,12 @@ crds:
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-run
+
+# The threaded modules under ThreadSanitizer.
+TSAN_TESTS := $(filter $(addprefix build/tsan/tests/test_,workqueue httpd cache informer leader events kube metrics),$(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%))
+tsan: deps
+	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(TSAN_TESTS)
+	@scripts/run-unit.sh $(TSAN_TESTS)
 
 # libFuzzer needs clang; the library is rebuilt with the fuzzer's instrumentation.
 FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
