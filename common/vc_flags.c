@@ -112,6 +112,15 @@ static int flag_set(const struct vc_flag *f, void *cfg, const char *value, struc
 		if (!rc)
 			memcpy(field, &ns, sizeof(ns));
 		break;
+	case VC_FLAG_LIST: {
+		struct vc_flag_list *l = (struct vc_flag_list *)(void *)field;
+
+		if (l->n >= VC_FLAG_LIST_MAX)
+			rc = vc_error_set(&sub, VC_ERANGE, "more than %d values", VC_FLAG_LIST_MAX);
+		else
+			l->items[l->n++] = value;
+		break;
+	}
 	case VC_FLAG_IGNORED:
 	case VC_FLAG_IGNORED_BOOL:
 		break;
@@ -136,6 +145,8 @@ static size_t flag_size(enum vc_flag_type t)
 		return sizeof(const char *);
 	case VC_FLAG_DURATION:
 		return sizeof(int64_t);
+	case VC_FLAG_LIST:
+		return sizeof(struct vc_flag_list);
 	case VC_FLAG_IGNORED:
 	case VC_FLAG_IGNORED_BOOL:
 		break;
@@ -233,6 +244,8 @@ static const char *flag_type_name(enum vc_flag_type t)
 	case VC_FLAG_STRING:
 	case VC_FLAG_IGNORED:
 		return "string";
+	case VC_FLAG_LIST:
+		return "strings";
 	case VC_FLAG_DURATION:
 		return "duration";
 	case VC_FLAG_BOOL:
@@ -307,6 +320,15 @@ void vc_flags_dump(const struct vc_flag *flags, size_t n, const void *cfg)
 				dur[0] = '\0';
 			VC_LOG(VC_LOG_V(1), "flag", "name=%s value=%s", f->name, dur);
 			break;
+		case VC_FLAG_LIST: {
+			const struct vc_flag_list *l = (const void *)field;
+			int k;
+
+			for (k = 0; k < l->n; k++)
+				VC_LOG(VC_LOG_V(1), "flag", "name=%s value=\"%s\"", f->name,
+				       l->items[k]);
+			break;
+		}
 		case VC_FLAG_IGNORED:
 		case VC_FLAG_IGNORED_BOOL:
 			break;

@@ -23,6 +23,14 @@ enum vc_flag_type {
 	VC_FLAG_DURATION,     /* int64_t nanoseconds, Go duration syntax ("30s", "1m30s") */
 	VC_FLAG_IGNORED,      /* accepted for compatibility, value discarded (takes a value) */
 	VC_FLAG_IGNORED_BOOL, /* accepted for compatibility, no value needed */
+	VC_FLAG_LIST,	      /* struct vc_flag_list: every occurrence appended */
+};
+
+/* The values of a repeatable flag, in command-line order (pointing into argv or defaults). */
+#define VC_FLAG_LIST_MAX 32
+struct vc_flag_list {
+	const char *items[VC_FLAG_LIST_MAX];
+	int n;
 };
 
 struct vc_flag {

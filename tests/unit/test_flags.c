@@ -163,6 +163,43 @@ static void test_klog_flags_always_accepted(void **state)
 	vc_log_set_verbosity(0);
 }
 
+struct listcfg {
+	struct vc_flag_list nodes;
+};
+
+static const struct vc_flag list_table[] = {
+	{ "nodes", VC_FLAG_LIST, NULL, 0, 0, offsetof(struct listcfg, nodes), "node groups" },
+};
+
+static void test_repeatable_flag(void **state)
+{
+	const char *argv[] = { "prog", "--nodes", "4:cpu=8,memory=32Gi", "--nodes=2:cpu=1" };
+	struct vc_error err;
+	struct listcfg c;
+	int i;
+
+	(void)state;
+	memset(&c, 0xff, sizeof(c));
+	assert_int_equal(vc_flags_parse(list_table, 1, &c, 4, (char **)argv, NULL, &err), 0);
+	assert_int_equal(c.nodes.n, 2);
+	assert_string_equal(c.nodes.items[0], "4:cpu=8,memory=32Gi");
+	assert_string_equal(c.nodes.items[1], "2:cpu=1");
+	/* More than VC_FLAG_LIST_MAX values is an error, not an overflow. */
+	{
+		const char *many[2 + 2 * VC_FLAG_LIST_MAX];
+
+		many[0] = "prog";
+		for (i = 0; i <= VC_FLAG_LIST_MAX; i++)
+			many[1 + i] = "--nodes=1:cpu=1";
+		vc_error_clear(&err);
+		assert_int_equal(vc_flags_parse(list_table, 1, &c, VC_FLAG_LIST_MAX + 2,
+						(char **)many, NULL, &err),
+				 VC_EINVAL);
+		assert_string_equal(err.text, "invalid argument \"1:cpu=1\" for \"--nodes\" flag: "
+					      "more than 32 values");
+	}
+}
+
 static void test_help_and_usage(void **state)
 {
 	const char *argv[] = { "prog", "--help" };
@@ -195,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_double_dash_ends_flags),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_klog_flags_always_accepted),
+		cmocka_unit_test(test_repeatable_flag),
 		cmocka_unit_test(test_help_and_usage),
 	};
 
