@@ -9,14 +9,17 @@
  * libcurl easy handle per calling thread (connections and TLS sessions are shared through a
  * CURLSH with locks), applies one token-bucket rate limit for the whole client (--kube-api-qps,
  * --kube-api-burst), and retries 429 and 5xx answers with backoff, honouring Retry-After, up to
- * a bounded number of attempts.
+ * a bounded number of attempts (details at vc_kube_new).
  *
  * Errors: a call returns 0 or a negative code. API answers map to VC_ENOTFOUND (404),
  * VC_EALREADYEXISTS (409 with reason AlreadyExists), VC_ECONFLICT (other 409), VC_EGONE (410),
  * VC_EUNPROCESSABLE (422, "Invalid"), VC_EFORBIDDEN (403), VC_EUNAUTHORIZED (401),
  * VC_ETOOMANYREQUESTS (429 after retries), VC_ESERVER (5xx after retries), VC_EINVAL (other
  * 4xx); transport failures to VC_EIO or VC_ETIMEDOUT. The server's Status message is kept in
- * err->text unchanged (e.g. `pods "x" not found`), so callers can show it or match on it.
+ * err->text unchanged (e.g. `pods "x" not found`), so callers can show it or match on it; an
+ * answer without one reads "the server responded with HTTP 404 to GET /api/v1/...: <the start
+ * of a text body>". Other statuses (1xx, 3xx) are VC_EIO, a body over the cap VC_E2BIG, and a
+ * 2xx body that is not JSON VC_EPARSE ("cannot parse the response to GET /api/v1/...: ...").
  *
  * json_t ownership: objects passed in are borrowed; objects returned through `json_t **out` are
  * new references owned by the caller (out may be NULL when the caller does not want the body).
@@ -48,7 +51,16 @@ struct vc_kube_config {
 	int burst;		/* token bucket size */
 	int64_t timeout_ns;	/* per-request timeout (not for watches); 0 = 30 s */
 	char *user_agent;	/* e.g. "vc-controller/0.1"; NULL = "caldera" */
+	size_t max_body;	/* cap on one response body; 0 = VC_KUBE_MAX_BODY */
 };
+
+/* client-go's defaults, which the loaders below put into qps and burst. */
+#define VC_KUBE_DEFAULT_QPS   5.0
+#define VC_KUBE_DEFAULT_BURST 10
+/* The default cap on a response body (a list page included). */
+#define VC_KUBE_MAX_BODY ((size_t)64 << 20)
+/* The default per-request timeout. */
+#define VC_KUBE_DEFAULT_TIMEOUT_NS (30 * INT64_C(1000000000))
 
 /*
  * Load a kubeconfig file (path NULL: $KUBECONFIG, then ~/.kube/config), using its
@@ -58,6 +70,20 @@ struct vc_kube_config {
  * NULL or empty it overrides the cluster's server (Volcano's --master). cfg is filled on
  * success (release with vc_kube_config_release) and left empty on failure, with a message that
  * names the file and the problem.
+ *
+ * Details: $KUBECONFIG may list several files separated by ':'; files that do not exist are
+ * skipped and the others merged as kubectl does (the first file that names a context, cluster
+ * or user wins; current-context comes from the first file that sets it). Relative file names
+ * inside a kubeconfig are resolved against that file's folder. The -data forms are base64 and
+ * win over the file forms (client-go's rule); tokenFile wins over token. A server without a
+ * scheme gets "https://", a trailing '/' is dropped. qps and burst get VC_KUBE_DEFAULT_QPS and
+ * VC_KUBE_DEFAULT_BURST. Errors: -ENOENT when the file (or every file of $KUBECONFIG, or the
+ * default file) does not exist, other -errno when it cannot be read, VC_EPARSE for YAML errors
+ * and for fields of the wrong type or bad base64, VC_ENOTFOUND for a context, cluster or user
+ * that is not there (`context "x" not found in /path/kubeconfig`), VC_EINVALID for a config
+ * that cannot work (no current-context, no server, a CA together with
+ * insecure-skip-tls-verify, only an exec or auth-provider plugin for credentials, which are
+ * not supported), VC_ENOMEM.
  */
 int vc_kubeconfig_load(const char *path, const char *context, const char *master,
 		       struct vc_kube_config *cfg, struct vc_error *err);
@@ -66,18 +92,31 @@ int vc_kubeconfig_load(const char *path, const char *context, const char *master
  * In-cluster configuration: KUBERNETES_SERVICE_HOST/PORT, and the service-account token (as a
  * token_file, so rotation is picked up), CA and namespace under `sa_dir` (NULL means
  * /var/run/secrets/kubernetes.io/serviceaccount).
+ *
+ * The server is https://HOST:PORT, with an IPv6 HOST in brackets. The token file must be
+ * readable now; ca.crt is used when it exists (client-go only logs a missing one); the
+ * namespace file is optional ("default"). Errors: VC_ENOENT "unable to load in-cluster
+ * configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined" (client-go's
+ * text) when not in a cluster; -errno naming the token file when it cannot be read; VC_ENOMEM.
  */
 int vc_kube_config_in_cluster(const char *sa_dir, struct vc_kube_config *cfg, struct vc_error *err);
 
 /*
  * Volcano's rule for --kubeconfig and --master (client-go's BuildConfigFromFlags): both empty
  * -> in-cluster config, falling back to the default kubeconfig when not in a cluster; otherwise
- * the kubeconfig file (or the default one) with master overriding its server.
+ * the kubeconfig file (or the default one) with master overriding its server. With only
+ * --master and no default kubeconfig on the machine, the config is just that server with no
+ * credentials (as client-go gives). Errors as vc_kubeconfig_load.
  */
 int vc_kube_config_from_flags(const char *kubeconfig, const char *master,
 			      struct vc_kube_config *cfg, struct vc_error *err);
 
+/* Free every string of cfg and zero it. cfg may be empty (zeroed) or NULL. */
 void vc_kube_config_release(struct vc_kube_config *cfg);
+
+/* Deep-copy src into dst (which is overwritten). 0 or VC_ENOMEM (dst then empty). */
+int vc_kube_config_copy(struct vc_kube_config *dst, const struct vc_kube_config *src,
+			struct vc_error *err);
 
 /* ---- resources ---------------------------------------------------------------------------- */
 
@@ -172,20 +211,68 @@ struct vc_kube_ops {
 	void (*free)(void *ctx); /* called by vc_kube_free; may be NULL */
 };
 
-/* A real client for cfg (copied; cfg may be released afterwards). */
+/* Retries: at most this many attempts per request, within this much time in all. */
+#define VC_KUBE_MAX_ATTEMPTS	5
+#define VC_KUBE_RETRY_BUDGET_NS (60 * INT64_C(1000000000))
+/* A token_file is looked at again at most this often (and on the request after a 401). */
+#define VC_KUBE_TOKEN_RECHECK_NS (5 * INT64_C(1000000000))
+
+/*
+ * A real client for cfg (copied; cfg may be released afterwards). Fails with VC_EINVAL when cfg
+ * has no server, with the token file's error when cfg->token_file cannot be read now, and with
+ * VC_ENOMEM. TLS material is checked by libcurl on the first request, whose error then names
+ * the problem (VC_EIO).
+ *
+ * Behaviour of the real client's calls:
+ *   - every attempt takes a token from the client's bucket (cfg->qps, cfg->burst) and sleeps
+ *     until it may go;
+ *   - 429, 502, 503 and 504 answers are retried, and other 5xx answers that carry Retry-After
+ *     (kube-apiserver also answers 500 to requests that can never succeed, and those are not
+ *     repeated); the wait is Retry-After's seconds when given, else 250 ms, 500 ms, 1 s, 2 s;
+ *     at most VC_KUBE_MAX_ATTEMPTS attempts within VC_KUBE_RETRY_BUDGET_NS in all. A
+ *     connection that cannot be made is retried the same way for every verb, a connection that
+ *     breaks during a GET (get, list) too. The last answer decides the error;
+ *   - each attempt has cfg->timeout_ns; watches have none, but TCP keep-alive probes (after
+ *     30 s idle, every 10 s) notice a dead server;
+ *   - response bodies are capped at cfg->max_body (VC_E2BIG "response to GET /api/v1/pods
+ *     exceeds the limit of N bytes");
+ *   - create and update take a missing ns (namespaced resources) and update a missing name from
+ *     the object's metadata; a cluster-scoped resource ignores ns;
+ *   - the token of cfg->token_file is re-read when the file changes (see
+ *     VC_KUBE_TOKEN_RECHECK_NS); a file that cannot be read keeps the last token. Tokens are
+ *     never logged.
+ * One easy handle per calling thread is kept until the thread exits or vc_kube_free. Free the
+ * client only when no thread uses it any more.
+ */
 int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct vc_error *err);
-/* A client whose calls go to ops with ctx (tests, fakes). */
+/*
+ * A client whose calls go to ops with ctx (tests, fakes). Calls whose op is NULL fail with
+ * VC_EINVAL. NULL when ops is NULL or memory runs out.
+ */
 struct vc_kube *vc_kube_new_with_ops(const struct vc_kube_ops *ops, void *ctx);
+/* Call ops->free(ctx) when set, and free c. NULL is allowed. */
 void vc_kube_free(struct vc_kube *c);
 
-/* The namespace of the client's context ("default" when unset). Borrowed. */
+/* The namespace of the client's context ("default" when unset, and for ops clients). Borrowed. */
 const char *vc_kube_namespace(const struct vc_kube *c);
+
+/* How the real client waits (rate limit, retry back-off): sleep ns nanoseconds. */
+typedef void vc_sleep_fn(void *ctx, int64_t ns);
+
+/*
+ * Replace the real client's sleep (tests: record the wait and advance a fake clock instead).
+ * fn NULL restores nanosleep. Set it before the client is used; no effect on ops clients.
+ */
+void vc_kube_set_sleep(struct vc_kube *c, vc_sleep_fn *fn, void *ctx);
 
 /*
  * The verbs. create's name is used only for subresources (POST .../pods/<name>/binding); pass
  * NULL otherwise. list with opts->limit pages through `continue` tokens itself and returns one
  * List whose items are all pages' items and whose metadata.resourceVersion is the first page's
- * (an expired continue token gives VC_EGONE).
+ * (an expired continue token gives VC_EGONE); its metadata has no continue or
+ * remainingItemCount. opts->resource_version goes with the first page only (the server refuses
+ * it with a continue token). delete sends a DeleteOptions body only when opts asks for
+ * something (opts NULL, or no policy, grace period < 0 and no preconditions: no body).
  */
 int vc_kube_get(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
 		const char *subresource, json_t **out, struct vc_error *err);
@@ -204,6 +291,14 @@ int vc_kube_delete(struct vc_kube *c, const struct vc_gvr *r, const char *ns, co
  * Stream a watch until the server ends it (returns 0), fn returns non-zero (returns that),
  * *stop becomes non-zero (VC_ESHUTDOWN), or an error (negative; a 410 answer to the request is
  * VC_EGONE). ERROR events are delivered to fn like any other.
+ *
+ * The real client sends watch=true with opts' selectors, resourceVersion,
+ * allowWatchBookmarks=true and timeoutSeconds when set, takes one rate-limit token and does not
+ * retry (the caller, an informer, reconnects with its own backoff). The stream goes through
+ * vc_watch.h's decoder: a line that is not an event is VC_EPARSE ("invalid watch event on line
+ * N: ..."), an event over VC_WATCH_MAX_EVENT bytes VC_E2BIG, and a connection that breaks is
+ * VC_EIO; events before the problem have been delivered. *stop is looked at every 100 ms and
+ * may be NULL. A call of the same client from fn (on the same thread) works.
  */
 int vc_kube_watch(struct vc_kube *c, const struct vc_gvr *r, const char *ns,
 		  const struct vc_watch_opts *opts, vc_watch_fn fn, void *fn_ctx,
