@@ -42,6 +42,12 @@ struct vc_admission_config {
 	const json_t *pod_config;
 	/* Volcano feature gate SchedulingGatesQueueAdmission (default off). */
 	bool scheduling_gates_queue_admission;
+	/*
+	 * Kubernetes feature gate PodLevelResources, which Job CREATE's pod-template validation
+	 * passes on (webhooks.md §5.3: pod-level template.spec.resources are checked only with
+	 * it on). Volcano aligns it with the cluster's version (on from 1.34).
+	 */
+	bool pod_level_resources;
 };
 
 struct vc_admission_ctx {
@@ -55,18 +61,26 @@ extern const char *const vc_admission_paths[];
 /*
  * Handle one review: path is the HTTP path ("/jobs/validate"), review the decoded request body
  * (borrowed). On success returns 0 and a new reference to the AdmissionReview to send in
- * *response. A body that is not an AdmissionReview with a request (webhooks.md §2.2 step 4)
- * returns VC_EINVAL with err explaining, and the server answers 400. An unknown path returns
- * VC_ENOENT (404).
+ * *response: {"kind":"AdmissionReview","apiVersion":<the request's, admission.k8s.io/v1 or
+ * v1beta1>,"response":{"uid",…,"allowed",…[,"status":{"metadata":{},"message":…}]
+ * [,"patch":<base64>,"patchType":"JSONPatch"]}} (webhooks.md §2.3). A body that is not an
+ * AdmissionReview with a request (webhooks.md §2.2 step 4: not an object, another apiVersion or
+ * kind, request absent or null, request members of the wrong type) returns VC_EINVAL with err
+ * explaining, and the server answers 400. An unknown path returns VC_ENOENT (404). VC_ENOMEM
+ * (500) when memory runs out. Denials are answers, not errors. Thread-safe as long as the
+ * state callbacks are.
  */
 int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, const json_t *review,
 			json_t **response, struct vc_error *err);
 
 /*
- * The whole HTTP step: check the content type (exactly application/json, else VC_EINVAL),
- * parse the body (capped at 3 MiB: VC_E2BIG), then vc_admission_review. On success *out is a
- * new malloc'd JSON text (free with vc_free) and *status 200; on failure *status is the HTTP
- * status to send (400, 404, 413, 415) and err holds the text body.
+ * The whole HTTP step, checked in Go's order: the path (unknown: VC_ENOENT, 404, text «404 page
+ * not found»), the body size (over 3 MiB: VC_E2BIG, 413, «request body too large»), the content
+ * type (anything but exactly application/json: VC_EINVAL, 415), the JSON (VC_EINVAL, 400, with
+ * jansson's text and position), then vc_admission_review. body need not be NUL-terminated and
+ * may be NULL when len is 0. On success *out is a new vc_malloc'd JSON text (free with vc_free)
+ * and *status 200; on failure *out is NULL, *status is the HTTP status to send and err->text the
+ * text body (without the trailing newline Go's http.Error adds).
  */
 int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
 		       const char *content_type, const char *body, size_t len, char **out,

@@ -10,6 +10,10 @@
 
 #include "admission.h"
 
+#include "vc_buf.h"
+#include "vc_quantity.h"
+#include "vc_validate.h"
+
 /* The request of a review; every pointer is borrowed from the review being handled. */
 struct vc_admission_request {
 	const char *uid;	  /* request.uid ("" when absent) */
@@ -47,6 +51,25 @@ typedef int (*vc_admission_handler)(const struct vc_admission_ctx *ctx,
 int vc_admission_deny(struct vc_admission_result *res, const char *fmt, ...) VC_PRINTF(2, 3);
 
 /*
+ * Deny with msg, a vc_malloc'd string that is stolen (also on failure). A NULL msg (a failed
+ * allocation upstream) still denies and returns VC_ENOMEM; otherwise returns 0.
+ */
+int vc_admission_deny_take(struct vc_admission_result *res, char *msg);
+
+/* Free what res owns (message, patch) and reset them to NULL. */
+void vc_admission_result_release(struct vc_admission_result *res);
+
+/*
+ * Kubernetes' ValidateResourceQuantityValue (webhooks.md §9.1) for the quantity q of resource at
+ * path: a negative value appends «<path>: Invalid value: "<q>": must be greater than or equal to
+ * 0»; a fractional value of an integer resource (pods, services, ..., any extended resource)
+ * appends «<path>: Invalid value: "<q>": must be an integer». q prints in Kubernetes' String()
+ * form. Returns 0 (whether or not it appended) or VC_ENOMEM.
+ */
+int vc_admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
+				 const char *resource, const struct vc_quantity *q);
+
+/*
  * Deny with «expect resource to be {G V R}» unless req->resource is exactly group/version/
  * resource (webhooks.md §2.4). Returns 1 when it denied, 0 when the resource matches, or
  * VC_ENOMEM.
@@ -75,5 +98,64 @@ int vc_admit_pods_mutate(const struct vc_admission_ctx *ctx, const struct vc_adm
 			 struct vc_admission_result *res);
 int vc_admit_pods_validate(const struct vc_admission_ctx *ctx,
 			   const struct vc_admission_request *req, struct vc_admission_result *res);
+
+/* ---- a string map for the handlers' uniqueness checks ------------------------------------- */
+
+/*
+ * A hash map from strings (copied in) to size_t values, so that duplicate checks over arrays of
+ * untrusted length stay linear. Embed, set up with vc_admission_strmap_init, free with
+ * vc_admission_strmap_release.
+ */
+struct vc_admission_strmap {
+	struct vc_admission_strmap_slot {
+		char *key;
+		size_t value;
+	} * slots;  /* private */
+	size_t cap; /* private */
+	size_t len; /* read-only: the number of keys */
+};
+
+void vc_admission_strmap_init(struct vc_admission_strmap *m);
+void vc_admission_strmap_release(struct vc_admission_strmap *m);
+/*
+ * Add key with value unless key is already there (its value is then left alone). Returns 1 when
+ * it added, 0 when key was present, VC_ENOMEM (the map unchanged).
+ */
+int vc_admission_strmap_add(struct vc_admission_strmap *m, const char *key, size_t value);
+/* Whether key is there; its value into *value when value is not NULL. */
+bool vc_admission_strmap_get(const struct vc_admission_strmap *m, const char *key, size_t *value);
+
+/* ---- Job helpers shared by jobs.c and jobs_podtemplate.c ---------------------------------- */
+
+/*
+ * Decode-check a batch.volcano.sh/v1alpha1 Job object (borrowed) against Go's types, as the Go
+ * webhook's decoder would (webhooks.md §2.4): returns 0 when it decodes; 1 when it does not,
+ * with a new vc_malloc'd string in *msg holding encoding/json's text («json: cannot unmarshal
+ * string into Go struct field TaskSpec.spec.tasks.replicas of type int32», or a quantity's or
+ * duration's parse error); VC_ENOMEM. Fields Caldera does not model are not checked.
+ */
+int vc_admit_job_typecheck(const json_t *job, char **msg);
+
+/*
+ * The canonical form of a JobSpec (borrowed) for semantic equality (webhooks.md §6): a new
+ * reference in *out in which a struct member is absent exactly when Go would hold its zero value
+ * (a non-pointer field that is absent, null or zero, an empty slice or map) or a nil pointer,
+ * quantities are their value in nano-units (a decimal string) and durations nanoseconds, so
+ * that vc_json_equal() on two canonical forms is apiequality.Semantic.DeepEqual. Members of
+ * Kubernetes structs that Caldera does not model are kept as they are; unknown members of
+ * Volcano's (fully modelled) structs are dropped, as Go's decoder drops them. Returns 0 or
+ * VC_ENOMEM. The spec must have passed vc_admit_job_typecheck().
+ */
+int vc_admit_job_spec_canonical(const json_t *spec, json_t **out);
+
+/*
+ * Job CREATE's pod-template check for tasks[index] (borrowed), webhooks.md §5.3: apply the
+ * Kubernetes v1 defaults, validate the template as a PodTemplate named task_name in namespace
+ * ns, and append «spec.task[<index>].» followed by «<error>. » per field error to msg; when
+ * there are none and the task has a topologyPolicy, append the whole-CPU text if a container
+ * fails it. Appends nothing for a valid task. Returns 0 or VC_ENOMEM / VC_E2BIG from msg.
+ */
+int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t *task, size_t index,
+			       const char *task_name, const char *ns, struct vc_buf *msg);
 
 #endif /* VC_ADMISSION_INTERNAL_H */

@@ -1,0 +1,473 @@
+/*
+ * admission.c - the AdmissionReview plumbing shared by every handler (webhooks.md §2).
+ *
+ * vc_admission_serve() is the whole HTTP step apart from the socket: route the path, cap the
+ * body, check the content type, parse, decode the review into a struct vc_admission_request,
+ * call the path's handler and encode its struct vc_admission_result as the answering review
+ * (§2.3: uid, allowed, status.message, the JSON Patch base64-encoded with patchType JSONPatch).
+ * Nothing here knows about Jobs, Queues or Pods.
+ */
+#include "admission_internal.h"
+
+#include "vc_alloc.h"
+#include "vc_buf.h"
+#include "vc_json.h"
+#include "vc_str.h"
+
+#define REVIEW_V1      "admission.k8s.io/v1"
+#define REVIEW_V1BETA1 "admission.k8s.io/v1beta1"
+
+/* The body cap of §2.2 step 1: 3 MiB, exactly as the Go server reads it. */
+#define ADMISSION_BODY_MAX ((size_t)3 << 20)
+
+struct route {
+	const char *path;
+	vc_admission_handler handler;
+};
+
+/* §2.1, in the order of that table. */
+static const struct route routes[] = {
+	{ "/jobs/mutate", vc_admit_jobs_mutate },
+	{ "/jobs/validate", vc_admit_jobs_validate },
+	{ "/queues/mutate", vc_admit_queues_mutate },
+	{ "/queues/validate", vc_admit_queues_validate },
+	{ "/podgroups/mutate", vc_admit_podgroups_mutate },
+	{ "/podgroups/validate", vc_admit_podgroups_validate },
+	{ "/pods/mutate", vc_admit_pods_mutate },
+	{ "/pods/validate", vc_admit_pods_validate },
+};
+
+const char *const vc_admission_paths[] = {
+	"/jobs/mutate",	    "/jobs/validate",	 "/queues/mutate",
+	"/queues/validate", "/podgroups/mutate", "/podgroups/validate",
+	"/pods/mutate",	    "/pods/validate",	 NULL,
+};
+
+static vc_admission_handler find_handler(const char *path)
+{
+	size_t i;
+
+	if (!path)
+		return NULL;
+	for (i = 0; i < VC_ARRAY_SIZE(routes); i++)
+		if (!strcmp(routes[i].path, path))
+			return routes[i].handler;
+	return NULL;
+}
+
+/* ---- results ----------------------------------------------------------------------------- */
+
+int vc_admission_deny(struct vc_admission_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	res->allowed = false;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return VC_EINVAL;
+	msg = vc_malloc((size_t)n + 1);
+	if (!msg)
+		return VC_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	vc_free(res->message);
+	res->message = msg;
+	return 0;
+}
+
+int vc_admission_deny_take(struct vc_admission_result *res, char *msg)
+{
+	res->allowed = false;
+	if (!msg)
+		return VC_ENOMEM;
+	vc_free(res->message);
+	res->message = msg;
+	return 0;
+}
+
+void vc_admission_result_release(struct vc_admission_result *res)
+{
+	vc_free(res->message);
+	res->message = NULL;
+	json_decref(res->patch);
+	res->patch = NULL;
+}
+
+static const char *member_str(const json_t *obj, const char *key)
+{
+	const char *s = vc_json_get_str(obj, key);
+
+	return s ? s : "";
+}
+
+int vc_admission_check_resource(const struct vc_admission_request *req, const char *group,
+				const char *version, const char *resource,
+				struct vc_admission_result *res)
+{
+	const json_t *r = req->resource;
+
+	if (!strcmp(member_str(r, "group"), group) && !strcmp(member_str(r, "version"), version) &&
+	    !strcmp(member_str(r, "resource"), resource))
+		return 0;
+	/* Go prints the GroupVersionResource struct with %s: "{G V R}". */
+	if (vc_admission_deny(res, "expect resource to be {%s %s %s}", group, version, resource))
+		return VC_ENOMEM;
+	return 1;
+}
+
+/* ---- string map -------------------------------------------------------------------------- */
+
+void vc_admission_strmap_init(struct vc_admission_strmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void vc_admission_strmap_release(struct vc_admission_strmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		vc_free(m->slots[i].key);
+	vc_free(m->slots);
+	vc_admission_strmap_init(m);
+}
+
+static size_t strmap_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)h;
+}
+
+static struct vc_admission_strmap_slot *strmap_slot(struct vc_admission_strmap_slot *slots,
+						    size_t cap, const char *key)
+{
+	size_t i = strmap_hash(key) & (cap - 1);
+
+	while (slots[i].key && strcmp(slots[i].key, key))
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+bool vc_admission_strmap_get(const struct vc_admission_strmap *m, const char *key, size_t *value)
+{
+	struct vc_admission_strmap_slot *s;
+
+	if (!m->cap)
+		return false;
+	s = strmap_slot(m->slots, m->cap, key);
+	if (!s->key)
+		return false;
+	if (value)
+		*value = s->value;
+	return true;
+}
+
+int vc_admission_strmap_add(struct vc_admission_strmap *m, const char *key, size_t value)
+{
+	struct vc_admission_strmap_slot *s;
+	size_t i;
+
+	if (vc_admission_strmap_get(m, key, NULL))
+		return 0;
+	if ((m->len + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct vc_admission_strmap_slot *slots = vc_calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return VC_ENOMEM;
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*strmap_slot(slots, cap, m->slots[i].key) = m->slots[i];
+		vc_free(m->slots);
+		m->slots = slots;
+		m->cap = cap;
+	}
+	s = strmap_slot(m->slots, m->cap, key);
+	s->key = vc_strdup(key);
+	if (!s->key)
+		return VC_ENOMEM;
+	s->value = value;
+	m->len++;
+	return 1;
+}
+
+/* ---- decoding the review ----------------------------------------------------------------- */
+
+/* A string member that Go decodes into a string: absent and null read as "". */
+static int request_string(const json_t *request, const char *key, const char **out,
+			  struct vc_error *err)
+{
+	json_t *v = json_object_get(request, key);
+
+	if (!v || json_is_null(v)) {
+		*out = "";
+		return 0;
+	}
+	if (!json_is_string(v))
+		return vc_error_set(err, VC_EINVAL, "cannot decode AdmissionReview: request.%s: %s",
+				    key, "must be a string");
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int decode_request(const json_t *request, struct vc_admission_request *req,
+			  struct vc_error *err)
+{
+	static const char *const gvr[] = { "group", "version", "resource" };
+	json_t *v;
+	size_t i;
+	int rc;
+
+	memset(req, 0, sizeof(*req));
+	req->raw = request;
+	if ((rc = request_string(request, "uid", &req->uid, err)) ||
+	    (rc = request_string(request, "operation", &req->operation, err)) ||
+	    (rc = request_string(request, "name", &req->name, err)) ||
+	    (rc = request_string(request, "namespace", &req->ns, err)))
+		return rc;
+	v = json_object_get(request, "resource");
+	if (v && !json_is_null(v)) {
+		if (!json_is_object(v))
+			return vc_error_set(err, VC_EINVAL,
+					    "cannot decode AdmissionReview: request.resource: "
+					    "must be an object");
+		for (i = 0; i < VC_ARRAY_SIZE(gvr); i++) {
+			json_t *m = json_object_get(v, gvr[i]);
+
+			if (m && !json_is_null(m) && !json_is_string(m))
+				return vc_error_set(err, VC_EINVAL,
+						    "cannot decode AdmissionReview: "
+						    "request.resource.%s: must be a string",
+						    gvr[i]);
+		}
+		req->resource = v;
+	}
+	v = json_object_get(request, "object");
+	req->object = json_is_null(v) ? NULL : v;
+	v = json_object_get(request, "oldObject");
+	req->old_object = json_is_null(v) ? NULL : v;
+	return 0;
+}
+
+/* ---- encoding the answer ----------------------------------------------------------------- */
+
+static const char b64_alphabet[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Standard base64 with padding (Go's encoding/json writes []byte so). New vc_malloc string. */
+static char *base64_encode(const unsigned char *in, size_t len)
+{
+	size_t olen = (len + 2) / 3 * 4, i, o = 0;
+	char *out = vc_malloc(olen + 1);
+
+	if (!out)
+		return NULL;
+	for (i = 0; i + 2 < len; i += 3) {
+		uint32_t w = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+
+		out[o++] = b64_alphabet[w >> 18 & 63];
+		out[o++] = b64_alphabet[w >> 12 & 63];
+		out[o++] = b64_alphabet[w >> 6 & 63];
+		out[o++] = b64_alphabet[w & 63];
+	}
+	if (i < len) {
+		uint32_t w = (uint32_t)in[i] << 16;
+
+		if (i + 1 < len)
+			w |= (uint32_t)in[i + 1] << 8;
+		out[o++] = b64_alphabet[w >> 18 & 63];
+		out[o++] = b64_alphabet[w >> 12 & 63];
+		out[o++] = i + 1 < len ? b64_alphabet[w >> 6 & 63] : '=';
+		out[o++] = '=';
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* Serialise any JSON value compactly into a new vc_malloc string; NULL when out of memory. */
+static char *dump_compact(const json_t *v, size_t *len)
+{
+	const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
+	size_t n = json_dumpb(v, NULL, 0, flags);
+	char *buf;
+
+	if (!n)
+		return NULL;
+	buf = vc_malloc(n + 1);
+	if (!buf)
+		return NULL;
+	if (json_dumpb(v, buf, n, flags) != n) {
+		vc_free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* The response object of §2.3; NULL when out of memory. */
+static json_t *encode_response(const struct vc_admission_request *req,
+			       const struct vc_admission_result *res)
+{
+	json_t *resp = json_object(), *status;
+	char *patch = NULL, *b64 = NULL;
+	size_t plen = 0;
+
+	if (!resp)
+		return NULL;
+	if (json_object_set_new(resp, "uid", json_string(req->uid)) ||
+	    json_object_set_new(resp, "allowed", json_boolean(res->allowed)))
+		goto fail;
+	if (res->message) {
+		/* metav1.Status: metadata is always written, message only when non-empty. */
+		status = json_object();
+		if (json_object_set_new(resp, "status", status) ||
+		    json_object_set_new(status, "metadata", json_object()) ||
+		    (*res->message &&
+		     json_object_set_new(status, "message", json_string(res->message))))
+			goto fail;
+	}
+	if (res->patch) {
+		patch = dump_compact(res->patch, &plen);
+		if (!patch || !(b64 = base64_encode((const unsigned char *)patch, plen)))
+			goto fail;
+		if (json_object_set_new(resp, "patch", json_string(b64)) ||
+		    json_object_set_new(resp, "patchType", json_string("JSONPatch")))
+			goto fail;
+	}
+	vc_free(patch);
+	vc_free(b64);
+	return resp;
+fail:
+	vc_free(patch);
+	vc_free(b64);
+	json_decref(resp);
+	return NULL;
+}
+
+int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, const json_t *review,
+			json_t **response, struct vc_error *err)
+{
+	struct vc_admission_result res = { .allowed = true };
+	struct vc_admission_request req;
+	const char *api_version = REVIEW_V1, *kind;
+	vc_admission_handler handler;
+	json_t *v, *request, *out = NULL, *resp = NULL;
+	int rc;
+
+	*response = NULL;
+	handler = find_handler(path);
+	if (!handler)
+		return vc_error_set(err, VC_ENOENT, "404 page not found");
+	if (!json_is_object(review))
+		return vc_error_set(err, VC_EINVAL,
+				    "cannot decode AdmissionReview: not a JSON object");
+	v = json_object_get(review, "apiVersion");
+	if (v && !json_is_null(v)) {
+		if (!json_is_string(v) || (strcmp(json_string_value(v), REVIEW_V1) &&
+					   strcmp(json_string_value(v), REVIEW_V1BETA1)))
+			return vc_error_set(err, VC_EINVAL,
+					    "cannot decode AdmissionReview: unsupported apiVersion "
+					    "(want %s or %s)",
+					    REVIEW_V1, REVIEW_V1BETA1);
+		/* A v1beta1 review is answered in kind (the Go server refuses it). */
+		api_version = json_string_value(v);
+	}
+	v = json_object_get(review, "kind");
+	kind = json_string_value(v);
+	if (v && !json_is_null(v) && (!kind || strcmp(kind, "AdmissionReview")))
+		return vc_error_set(err, VC_EINVAL,
+				    "cannot decode AdmissionReview: kind must be AdmissionReview");
+	request = json_object_get(review, "request");
+	if (!request || json_is_null(request))
+		return vc_error_set(err, VC_EINVAL, "AdmissionReview has no request");
+	if (!json_is_object(request))
+		return vc_error_set(err, VC_EINVAL,
+				    "cannot decode AdmissionReview: request must be an object");
+	if ((rc = decode_request(request, &req, err)))
+		return rc;
+
+	rc = handler(ctx, &req, &res);
+	if (rc) {
+		vc_admission_result_release(&res);
+		return vc_error_set(err, rc == VC_ENOMEM ? VC_ENOMEM : rc,
+				    "cannot answer the review: %s", vc_strerror(rc));
+	}
+	resp = encode_response(&req, &res);
+	out = json_object();
+	if (!resp || !out || json_object_set_new(out, "kind", json_string("AdmissionReview")) ||
+	    json_object_set_new(out, "apiVersion", json_string(api_version))) {
+		json_decref(resp);
+		json_decref(out);
+		vc_admission_result_release(&res);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	if (json_object_set_new(out, "response", resp)) { /* resp is gone with it */
+		json_decref(out);
+		vc_admission_result_release(&res);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	vc_admission_result_release(&res);
+	*response = out;
+	return 0;
+}
+
+int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
+		       const char *content_type, const char *body, size_t len, char **out,
+		       int *status, struct vc_error *err)
+{
+	json_t *review = NULL, *response = NULL;
+	struct vc_error perr;
+	int rc;
+
+	*out = NULL;
+	*status = 500;
+	/* Go's mux routes before anything reads the body. */
+	if (!find_handler(path)) {
+		*status = 404;
+		return vc_error_set(err, VC_ENOENT, "404 page not found");
+	}
+	if (len > ADMISSION_BODY_MAX) {
+		*status = 413;
+		return vc_error_set(err, VC_E2BIG, "request body too large");
+	}
+	if (!content_type || strcmp(content_type, "application/json")) {
+		*status = 415;
+		return vc_error_set(err, VC_EINVAL,
+				    "unsupported content type '%s': expect application/json",
+				    content_type ? content_type : "");
+	}
+	rc = vc_json_parse(body, len, ADMISSION_BODY_MAX, &review, &perr);
+	if (rc) {
+		if (rc == VC_ENOMEM) {
+			*status = 500;
+			return vc_error_set(err, VC_ENOMEM, "out of memory");
+		}
+		*status = 400;
+		return vc_error_set_at(err, VC_EINVAL, perr.line, perr.column, perr.position,
+				       "cannot decode AdmissionReview: %s", perr.text);
+	}
+	rc = vc_admission_review(ctx, path, review, &response, err);
+	json_decref(review);
+	if (rc) {
+		*status = rc == VC_ENOENT ? 404 : rc == VC_EINVAL ? 400 : 500;
+		return rc;
+	}
+	*out = dump_compact(response, NULL);
+	json_decref(response);
+	if (!*out) {
+		*status = 500;
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	*status = 200;
+	return 0;
+}

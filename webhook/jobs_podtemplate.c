@@ -1,0 +1,1872 @@
+/*
+ * jobs_podtemplate.c - what a Job looks like to Go, for the Job handlers in jobs.c.
+ *
+ * Three things need Go's typed view of a batch.volcano.sh/v1alpha1 Job rather than its JSON:
+ *
+ *   - decoding (webhooks.md §2.4): Go decodes request.object into typed structs, and a JSON
+ *     value of the wrong type denies the review with encoding/json's text
+ *     ("json: cannot unmarshal string into Go struct field JobSpec.spec.minAvailable of type
+ *     int32");
+ *   - semantic equality on UPDATE (§6): absent equals zero, nil equals empty for slices and maps
+ *     but not for pointers, quantities compare by value;
+ *   - the pod-template validation of CREATE (§5.3): Kubernetes' v1 defaults, then the subset of
+ *     k8s ValidatePodTemplate that Caldera implements, with its exact texts.
+ *
+ * The first two are driven by one table of Go types (struct jtype below). It models every field
+ * of Volcano's Job types and the commonly used fields of the Kubernetes PodTemplateSpec;
+ * anything else is decoded as "any JSON" (not type-checked, compared as plain JSON).
+ */
+#include "admission_internal.h"
+
+#include "vc_alloc.h"
+#include "vc_json.h"
+#include "vc_resource.h"
+#include "vc_str.h"
+#include "vc_time.h"
+
+/* ---- the Go type table ------------------------------------------------------------------- */
+
+enum jt_kind {
+	JT_ANY = 0,  /* any JSON: not checked, compared as JSON */
+	JT_STRING,   /* string or a named string type */
+	JT_BOOL,     /* bool */
+	JT_INT32,    /* int32 */
+	JT_INT64,    /* int64 */
+	JT_INT,	     /* Go int (64-bit) */
+	JT_QUANTITY, /* resource.Quantity (an Unmarshaler) */
+	JT_DURATION, /* metav1.Duration (an Unmarshaler) */
+	JT_STRUCT,   /* a struct; fields below */
+	JT_SLICE,    /* []elem */
+	JT_MAP,	     /* map[string]elem */
+};
+
+struct jfield;
+
+struct jtype {
+	enum jt_kind kind;
+	const char *go; /* reflect.Type.String(), as encoding/json prints it */
+	const struct jfield *fields;
+	const struct jtype *elem;
+	/*
+	 * A struct whose fields are modelled only in part: members not in the table may be real
+	 * Go fields, so equality keeps them (as JSON). In a complete ("closed") struct they are
+	 * unknown to Go, dropped by its decoder, and so ignored here too.
+	 */
+	bool open;
+};
+
+struct jfield {
+	const char *json;
+	const struct jtype *type;
+	bool ptr; /* a pointer field: null and absent are nil, distinct from the zero value */
+};
+
+#define SCALAR(id, k, name) static const struct jtype id = { k, name, NULL, NULL, false }
+#define STRUCT(id, name) \
+	static const struct jtype id = { JT_STRUCT, name, id##_fields, NULL, false }
+#define STRUCT_OPEN(id, name) \
+	static const struct jtype id = { JT_STRUCT, name, id##_fields, NULL, true }
+#define OPAQUE(id, name)   static const struct jtype id = { JT_STRUCT, name, no_fields, NULL, true }
+#define SLICE(id, name, e) static const struct jtype id = { JT_SLICE, name, NULL, &(e), false }
+#define MAP(id, name, e)   static const struct jtype id = { JT_MAP, name, NULL, &(e), false }
+
+static const struct jfield no_fields[] = { { NULL, NULL, false } };
+
+SCALAR(t_any, JT_ANY, "interface {}");
+SCALAR(t_string, JT_STRING, "string");
+SCALAR(t_bool, JT_BOOL, "bool");
+SCALAR(t_int32, JT_INT32, "int32");
+SCALAR(t_int64, JT_INT64, "int64");
+SCALAR(t_int, JT_INT, "int");
+SCALAR(t_quantity, JT_QUANTITY, "resource.Quantity");
+SCALAR(t_duration, JT_DURATION, "v1.Duration");
+SCALAR(t_uid, JT_STRING, "types.UID");
+SCALAR(t_numa, JT_STRING, "v1alpha1.NumaPolicy");
+SCALAR(t_event, JT_STRING, "v1alpha1.Event");
+SCALAR(t_action, JT_STRING, "v1alpha1.Action");
+SCALAR(t_iteration, JT_STRING, "v1alpha1.Iteration");
+SCALAR(t_ntmode, JT_STRING, "v1alpha1.NetworkTopologyMode");
+SCALAR(t_restart, JT_STRING, "v1.RestartPolicy");
+SCALAR(t_dns, JT_STRING, "v1.DNSPolicy");
+SCALAR(t_pull, JT_STRING, "v1.PullPolicy");
+SCALAR(t_tmpolicy, JT_STRING, "v1.TerminationMessagePolicy");
+SCALAR(t_protocol, JT_STRING, "v1.Protocol");
+SCALAR(t_ctr_restart, JT_STRING, "v1.ContainerRestartPolicy");
+SCALAR(t_preempt, JT_STRING, "v1.PreemptionPolicy");
+SCALAR(t_mountprop, JT_STRING, "v1.MountPropagationMode");
+SCALAR(t_rro, JT_STRING, "v1.RecursiveReadOnlyMode");
+SCALAR(t_tol_op, JT_STRING, "v1.TolerationOperator");
+SCALAR(t_taint_effect, JT_STRING, "v1.TaintEffect");
+SCALAR(t_hostpath_type, JT_STRING, "v1.HostPathType");
+SCALAR(t_medium, JT_STRING, "v1.StorageMedium");
+
+SLICE(t_strings, "[]string", t_string);
+SLICE(t_events, "[]v1alpha1.Event", t_event);
+MAP(t_map_ss, "map[string]string", t_string);
+MAP(t_plugins, "map[string][]string", t_strings);
+MAP(t_reslist, "v1.ResourceList", t_quantity);
+
+/* metav1.ObjectMeta */
+static const struct jfield t_meta_fields[] = {
+	{ "name", &t_string, false },
+	{ "generateName", &t_string, false },
+	{ "namespace", &t_string, false },
+	{ "selfLink", &t_string, false },
+	{ "uid", &t_uid, false },
+	{ "resourceVersion", &t_string, false },
+	{ "generation", &t_int64, false },
+	{ "creationTimestamp", &t_any, false },
+	{ "deletionTimestamp", &t_any, true },
+	{ "deletionGracePeriodSeconds", &t_int64, true },
+	{ "labels", &t_map_ss, false },
+	{ "annotations", &t_map_ss, false },
+	{ "ownerReferences", &t_any, false },
+	{ "finalizers", &t_strings, false },
+	{ "managedFields", &t_any, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_meta, "v1.ObjectMeta");
+
+/* ---- core/v1 PodTemplateSpec (the fields Caldera models) ---- */
+
+OPAQUE(t_pod_security, "v1.PodSecurityContext");
+OPAQUE(t_security, "v1.SecurityContext");
+OPAQUE(t_affinity, "v1.Affinity");
+OPAQUE(t_probe, "v1.Probe");
+OPAQUE(t_lifecycle, "v1.Lifecycle");
+OPAQUE(t_env_source, "v1.EnvVarSource");
+OPAQUE(t_dns_config, "v1.PodDNSConfig");
+OPAQUE(t_pod_os, "v1.PodOS");
+OPAQUE(t_pvc_spec, "v1.PersistentVolumeClaimSpec");
+
+static const struct jfield t_port_fields[] = {
+	{ "name", &t_string, false },	      { "hostPort", &t_int32, false },
+	{ "containerPort", &t_int32, false }, { "protocol", &t_protocol, false },
+	{ "hostIP", &t_string, false },	      { NULL, NULL, false },
+};
+STRUCT(t_port, "v1.ContainerPort");
+SLICE(t_ports, "[]v1.ContainerPort", t_port);
+
+static const struct jfield t_env_fields[] = {
+	{ "name", &t_string, false },
+	{ "value", &t_string, false },
+	{ "valueFrom", &t_env_source, true },
+	{ NULL, NULL, false },
+};
+STRUCT(t_env, "v1.EnvVar");
+SLICE(t_envs, "[]v1.EnvVar", t_env);
+
+static const struct jfield t_resources_fields[] = {
+	{ "limits", &t_reslist, false },
+	{ "requests", &t_reslist, false },
+	{ "claims", &t_any, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_resources, "v1.ResourceRequirements");
+
+static const struct jfield t_mount_fields[] = {
+	{ "name", &t_string, false },	       { "readOnly", &t_bool, false },
+	{ "recursiveReadOnly", &t_rro, true }, { "mountPath", &t_string, false },
+	{ "subPath", &t_string, false },       { "mountPropagation", &t_mountprop, true },
+	{ "subPathExpr", &t_string, false },   { NULL, NULL, false },
+};
+STRUCT(t_mount, "v1.VolumeMount");
+SLICE(t_mounts, "[]v1.VolumeMount", t_mount);
+
+static const struct jfield t_container_fields[] = {
+	{ "name", &t_string, false },
+	{ "image", &t_string, false },
+	{ "command", &t_strings, false },
+	{ "args", &t_strings, false },
+	{ "workingDir", &t_string, false },
+	{ "ports", &t_ports, false },
+	{ "envFrom", &t_any, false },
+	{ "env", &t_envs, false },
+	{ "resources", &t_resources, false },
+	{ "resizePolicy", &t_any, false },
+	{ "restartPolicy", &t_ctr_restart, true },
+	{ "volumeMounts", &t_mounts, false },
+	{ "volumeDevices", &t_any, false },
+	{ "livenessProbe", &t_probe, true },
+	{ "readinessProbe", &t_probe, true },
+	{ "startupProbe", &t_probe, true },
+	{ "lifecycle", &t_lifecycle, true },
+	{ "terminationMessagePath", &t_string, false },
+	{ "terminationMessagePolicy", &t_tmpolicy, false },
+	{ "imagePullPolicy", &t_pull, false },
+	{ "securityContext", &t_security, true },
+	{ "stdin", &t_bool, false },
+	{ "stdinOnce", &t_bool, false },
+	{ "tty", &t_bool, false },
+	{ NULL, NULL, false },
+};
+STRUCT_OPEN(t_container, "v1.Container");
+SLICE(t_containers, "[]v1.Container", t_container);
+
+static const struct jfield t_hostpath_fields[] = {
+	{ "path", &t_string, false },
+	{ "type", &t_hostpath_type, true },
+	{ NULL, NULL, false },
+};
+STRUCT(t_hostpath, "v1.HostPathVolumeSource");
+static const struct jfield t_emptydir_fields[] = {
+	{ "medium", &t_medium, false },
+	{ "sizeLimit", &t_quantity, true },
+	{ NULL, NULL, false },
+};
+STRUCT(t_emptydir, "v1.EmptyDirVolumeSource");
+static const struct jfield t_claimsrc_fields[] = {
+	{ "claimName", &t_string, false },
+	{ "readOnly", &t_bool, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_claimsrc, "v1.PersistentVolumeClaimVolumeSource");
+OPAQUE(t_secretsrc, "v1.SecretVolumeSource");
+OPAQUE(t_cmsrc, "v1.ConfigMapVolumeSource");
+
+static const struct jfield t_volume_fields[] = {
+	{ "name", &t_string, false },
+	{ "hostPath", &t_hostpath, true },
+	{ "emptyDir", &t_emptydir, true },
+	{ "secret", &t_secretsrc, true },
+	{ "persistentVolumeClaim", &t_claimsrc, true },
+	{ "configMap", &t_cmsrc, true },
+	{ NULL, NULL, false },
+};
+STRUCT_OPEN(t_volume, "v1.Volume");
+SLICE(t_volumes, "[]v1.Volume", t_volume);
+
+static const struct jfield t_toleration_fields[] = {
+	{ "key", &t_string, false },
+	{ "operator", &t_tol_op, false },
+	{ "value", &t_string, false },
+	{ "effect", &t_taint_effect, false },
+	{ "tolerationSeconds", &t_int64, true },
+	{ NULL, NULL, false },
+};
+STRUCT(t_toleration, "v1.Toleration");
+SLICE(t_tolerations, "[]v1.Toleration", t_toleration);
+
+static const struct jfield t_named_fields[] = { { "name", &t_string, false },
+						{ NULL, NULL, false } };
+STRUCT(t_named, "v1.LocalObjectReference");
+SLICE(t_named_list, "[]v1.LocalObjectReference", t_named);
+
+static const struct jfield t_pod_spec_fields[] = {
+	{ "volumes", &t_volumes, false },
+	{ "initContainers", &t_containers, false },
+	{ "containers", &t_containers, false },
+	{ "ephemeralContainers", &t_any, false },
+	{ "restartPolicy", &t_restart, false },
+	{ "terminationGracePeriodSeconds", &t_int64, true },
+	{ "activeDeadlineSeconds", &t_int64, true },
+	{ "dnsPolicy", &t_dns, false },
+	{ "nodeSelector", &t_map_ss, false },
+	{ "serviceAccountName", &t_string, false },
+	{ "serviceAccount", &t_string, false },
+	{ "automountServiceAccountToken", &t_bool, true },
+	{ "nodeName", &t_string, false },
+	{ "hostNetwork", &t_bool, false },
+	{ "hostPID", &t_bool, false },
+	{ "hostIPC", &t_bool, false },
+	{ "shareProcessNamespace", &t_bool, true },
+	{ "securityContext", &t_pod_security, true },
+	{ "imagePullSecrets", &t_named_list, false },
+	{ "hostname", &t_string, false },
+	{ "subdomain", &t_string, false },
+	{ "affinity", &t_affinity, true },
+	{ "schedulerName", &t_string, false },
+	{ "tolerations", &t_tolerations, false },
+	{ "hostAliases", &t_any, false },
+	{ "priorityClassName", &t_string, false },
+	{ "priority", &t_int32, true },
+	{ "dnsConfig", &t_dns_config, true },
+	{ "readinessGates", &t_any, false },
+	{ "runtimeClassName", &t_string, true },
+	{ "enableServiceLinks", &t_bool, true },
+	{ "preemptionPolicy", &t_preempt, true },
+	{ "overhead", &t_reslist, false },
+	{ "topologySpreadConstraints", &t_any, false },
+	{ "setHostnameAsFQDN", &t_bool, true },
+	{ "os", &t_pod_os, true },
+	{ "hostUsers", &t_bool, true },
+	{ "schedulingGates", &t_any, false },
+	{ "resourceClaims", &t_any, false },
+	{ "resources", &t_resources, true },
+	{ NULL, NULL, false },
+};
+STRUCT_OPEN(t_pod_spec, "v1.PodSpec");
+
+static const struct jfield t_template_fields[] = {
+	{ "metadata", &t_meta, false },
+	{ "spec", &t_pod_spec, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_template, "v1.PodTemplateSpec");
+
+/* ---- batch.volcano.sh/v1alpha1 ---- */
+
+static const struct jfield t_nt_fields[] = {
+	{ "mode", &t_ntmode, false },
+	{ "highestTierAllowed", &t_int, true },
+	{ "highestTierName", &t_string, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_nt, "v1alpha1.NetworkTopologySpec");
+
+static const struct jfield t_partition_fields[] = {
+	{ "totalPartitions", &t_int32, false },
+	{ "partitionSize", &t_int32, false },
+	{ "networkTopology", &t_nt, true },
+	{ "minPartitions", &t_int32, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_partition, "v1alpha1.PartitionPolicySpec");
+
+static const struct jfield t_depends_fields[] = {
+	{ "name", &t_strings, false },
+	{ "iteration", &t_iteration, false },
+	{ NULL, NULL, false },
+};
+STRUCT(t_depends, "v1alpha1.DependsOn");
+
+static const struct jfield t_policy_fields[] = {
+	{ "action", &t_action, false },	  { "event", &t_event, false },
+	{ "events", &t_events, false },	  { "exitCode", &t_int32, true },
+	{ "timeout", &t_duration, true }, { NULL, NULL, false },
+};
+STRUCT(t_policy, "v1alpha1.LifecyclePolicy");
+SLICE(t_policies, "[]v1alpha1.LifecyclePolicy", t_policy);
+
+static const struct jfield t_volspec_fields[] = {
+	{ "mountPath", &t_string, false },
+	{ "volumeClaimName", &t_string, false },
+	{ "volumeClaim", &t_pvc_spec, true },
+	{ NULL, NULL, false },
+};
+STRUCT(t_volspec, "v1alpha1.VolumeSpec");
+SLICE(t_volspecs, "[]v1alpha1.VolumeSpec", t_volspec);
+
+static const struct jfield t_task_fields[] = {
+	{ "name", &t_string, false },
+	{ "replicas", &t_int32, false },
+	{ "minAvailable", &t_int32, true },
+	{ "template", &t_template, false },
+	{ "policies", &t_policies, false },
+	{ "topologyPolicy", &t_numa, false },
+	{ "maxRetry", &t_int32, false },
+	{ "dependsOn", &t_depends, true },
+	{ "partitionPolicy", &t_partition, true },
+	{ NULL, NULL, false },
+};
+STRUCT(t_task, "v1alpha1.TaskSpec");
+SLICE(t_tasks, "[]v1alpha1.TaskSpec", t_task);
+
+static const struct jfield t_job_spec_fields[] = {
+	{ "schedulerName", &t_string, false },	   { "minAvailable", &t_int32, false },
+	{ "volumes", &t_volspecs, false },	   { "tasks", &t_tasks, false },
+	{ "policies", &t_policies, false },	   { "plugins", &t_plugins, false },
+	{ "runningEstimate", &t_duration, true },  { "queue", &t_string, false },
+	{ "maxRetry", &t_int32, false },	   { "ttlSecondsAfterFinished", &t_int32, true },
+	{ "priorityClassName", &t_string, false }, { "minSuccess", &t_int32, true },
+	{ "networkTopology", &t_nt, true },	   { NULL, NULL, false },
+};
+STRUCT(t_job_spec, "v1alpha1.JobSpec");
+
+static const struct jfield t_job_fields[] = {
+	{ "kind", &t_string, false },	{ "apiVersion", &t_string, false },
+	{ "metadata", &t_meta, false }, { "spec", &t_job_spec, false },
+	{ "status", &t_any, false },	{ NULL, NULL, false },
+};
+STRUCT(t_job, "v1alpha1.Job");
+
+static const struct jfield *find_field(const struct jtype *t, const char *key)
+{
+	const struct jfield *f;
+
+	for (f = t->fields; f && f->json; f++)
+		if (!strcmp(f->json, key))
+			return f;
+	return NULL;
+}
+
+/* The struct's Name() as reflect gives it: the type string after the package. */
+static const char *struct_name(const struct jtype *t)
+{
+	const char *dot = strrchr(t->go, '.');
+
+	return dot ? dot + 1 : t->go;
+}
+
+/* ---- decoding: encoding/json's type errors ----------------------------------------------- */
+
+#define TC_MAX_DEPTH 32
+
+struct typecheck {
+	const char *stack[TC_MAX_DEPTH]; /* errorContext.FieldStack */
+	size_t depth;
+	const char *strct; /* errorContext.Struct.Name(), NULL before the first field */
+	char *saved;	   /* the first UnmarshalTypeError (decoding goes on after it) */
+	char *fatal;	   /* an Unmarshaler's error (decoding stops at it) */
+	bool nomem;
+};
+
+/* What encoding/json calls the JSON value in an UnmarshalTypeError. */
+static const char *json_kind_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "bool";
+	default:
+		return "number";
+	}
+}
+
+static void tc_type_error(struct typecheck *tc, const char *value, const struct jtype *t)
+{
+	struct vc_buf b;
+	size_t i;
+
+	if (tc->saved || tc->nomem)
+		return;
+	vc_buf_init(&b, 0);
+	if (vc_buf_addf(&b, "json: cannot unmarshal %s into Go ", value))
+		goto nomem;
+	if (tc->strct || tc->depth) {
+		if (vc_buf_addf(&b, "struct field %s.", tc->strct ? tc->strct : ""))
+			goto nomem;
+		for (i = 0; i < tc->depth; i++)
+			if (vc_buf_addf(&b, "%s%s", i ? "." : "", tc->stack[i]))
+				goto nomem;
+	} else if (vc_buf_adds(&b, "value")) {
+		goto nomem;
+	}
+	if (vc_buf_addf(&b, " of type %s", t->go) || !(tc->saved = vc_buf_take(&b)))
+		goto nomem;
+	return;
+nomem:
+	vc_buf_release(&b);
+	tc->nomem = true;
+}
+
+static void tc_fatal(struct typecheck *tc, const char *text)
+{
+	if (tc->fatal || tc->nomem)
+		return;
+	tc->fatal = vc_strdup(text);
+	if (!tc->fatal)
+		tc->nomem = true;
+}
+
+/* An integer member for an intN field: the "number <literal>" of Go's error, else NULL. */
+static bool tc_int_fits(const json_t *v, enum jt_kind kind)
+{
+	json_int_t n;
+
+	if (!json_is_integer(v))
+		return false;
+	n = json_integer_value(v);
+	if (kind == JT_INT32)
+		return n >= INT32_MIN && n <= INT32_MAX;
+	return true;
+}
+
+static void tc_number_error(struct typecheck *tc, const json_t *v, const struct jtype *t)
+{
+	struct vc_buf b;
+	char *lit;
+
+	/* Go quotes the literal as written; jansson keeps values, so reals print shortest. */
+	vc_buf_init(&b, 0);
+	if (vc_buf_adds(&b, "number ") || vc_go_json(v, &b) || !(lit = vc_buf_take(&b))) {
+		vc_buf_release(&b);
+		tc->nomem = true;
+		return;
+	}
+	tc_type_error(tc, lit, t);
+	vc_free(lit);
+}
+
+static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *t);
+
+static void tc_struct(struct typecheck *tc, const json_t *v, const struct jtype *t)
+{
+	const char *key, *saved_struct = tc->strct;
+	size_t saved_depth = tc->depth;
+	const struct jfield *f;
+	json_t *member;
+
+	json_object_foreach ((json_t *)v, key, member) {
+		if (tc->fatal || tc->nomem)
+			return;
+		f = find_field(t, key);
+		if (!f)
+			continue;
+		if (tc->depth < TC_MAX_DEPTH)
+			tc->stack[tc->depth++] = f->json;
+		tc->strct = struct_name(t);
+		tc_value(tc, member, f->type);
+		tc->depth = saved_depth;
+		tc->strct = saved_struct;
+	}
+}
+
+static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *t)
+{
+	struct vc_quantity q;
+	struct vc_error err;
+	const json_t *elem;
+	const char *key;
+	int64_t ns;
+	size_t i;
+
+	/* null is a no-op (or nil) for every type modelled here. */
+	if (json_is_null(v) || t->kind == JT_ANY)
+		return;
+	switch (t->kind) {
+	case JT_STRING:
+		if (!json_is_string(v))
+			tc_type_error(tc, json_kind_name(v), t);
+		break;
+	case JT_BOOL:
+		if (!json_is_boolean(v))
+			tc_type_error(tc, json_kind_name(v), t);
+		break;
+	case JT_INT32:
+	case JT_INT64:
+	case JT_INT:
+		if (json_is_number(v) && !tc_int_fits(v, t->kind))
+			tc_number_error(tc, v, t);
+		else if (!json_is_number(v))
+			tc_type_error(tc, json_kind_name(v), t);
+		break;
+	case JT_QUANTITY:
+		/* Quantity.UnmarshalJSON: any JSON text goes to ParseQuantity. */
+		if (json_is_string(v) || json_is_number(v)) {
+			if (vc_quantity_parse_json(v, &q, &err))
+				tc_fatal(tc, err.code == VC_ERANGE ? "quantity is too large"
+								   : err.text);
+		} else if (json_is_boolean(v)) {
+			if (vc_quantity_parse(json_is_true(v) ? "true" : "false", &q, &err))
+				tc_fatal(tc, err.text);
+		} else {
+			tc_fatal(tc, VC_QUANTITY_ERR_FORMAT);
+		}
+		break;
+	case JT_DURATION:
+		/* metav1.Duration.UnmarshalJSON: json.Unmarshal into a string, ParseDuration. */
+		if (!json_is_string(v)) {
+			char text[96];
+
+			snprintf(text, sizeof(text),
+				 "json: cannot unmarshal %s into Go value of type string",
+				 json_kind_name(v));
+			tc_fatal(tc, text);
+		} else if (vc_duration_parse(json_string_value(v), &ns, &err)) {
+			tc_fatal(tc, err.text);
+		}
+		break;
+	case JT_STRUCT:
+		if (!json_is_object(v))
+			tc_type_error(tc, json_kind_name(v), t);
+		else
+			tc_struct(tc, v, t);
+		break;
+	case JT_SLICE:
+		if (!json_is_array(v)) {
+			tc_type_error(tc, json_kind_name(v), t);
+			break;
+		}
+		json_array_foreach (v, i, elem) {
+			if (tc->fatal || tc->nomem)
+				break;
+			tc_value(tc, elem, t->elem);
+		}
+		break;
+	case JT_MAP:
+		if (!json_is_object(v)) {
+			tc_type_error(tc, json_kind_name(v), t);
+			break;
+		}
+		json_object_foreach ((json_t *)v, key, elem) {
+			if (tc->fatal || tc->nomem)
+				break;
+			tc_value(tc, elem, t->elem);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+int vc_admit_job_typecheck(const json_t *job, char **msg)
+{
+	struct typecheck tc = { .depth = 0 };
+
+	*msg = NULL;
+	tc_value(&tc, job, &t_job);
+	if (tc.nomem) {
+		vc_free(tc.saved);
+		vc_free(tc.fatal);
+		return VC_ENOMEM;
+	}
+	if (tc.fatal) {
+		vc_free(tc.saved);
+		*msg = tc.fatal;
+		return 1;
+	}
+	if (tc.saved) {
+		*msg = tc.saved;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- semantic equality: a canonical form ------------------------------------------------- */
+
+/* The decimal digits of a 128-bit value (quantities compare by their nano-unit count). */
+static json_t *int128_string(__int128 v)
+{
+	char buf[48], *p = buf + sizeof(buf) - 1;
+	bool neg = v < 0;
+	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + (int)(u % 10));
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--p = '-';
+	return json_string(p);
+}
+
+static json_t *canon_value(const json_t *v, const struct jtype *t, bool ptr);
+
+/* Whether c, the canonical form of a value of type t, is Go's zero value for t. */
+static bool canon_is_zero(const json_t *c, const struct jtype *t)
+{
+	switch (t->kind) {
+	case JT_STRING:
+		return !json_string_length(c);
+	case JT_QUANTITY:
+		return !strcmp(json_string_value(c), "0");
+	case JT_BOOL:
+		return json_is_false(c);
+	case JT_INT32:
+	case JT_INT64:
+	case JT_INT:
+	case JT_DURATION:
+		return json_integer_value(c) == 0;
+	case JT_STRUCT:
+	case JT_MAP:
+		return json_object_size(c) == 0;
+	case JT_SLICE:
+		return json_array_size(c) == 0;
+	default:
+		/* The unmodelled fields are mostly slices, where empty is nil. */
+		return json_is_null(c) || (json_is_array(c) && !json_array_size(c));
+	}
+}
+
+/*
+ * A struct's canonical form leaves out the non-pointer fields that hold their zero value (and
+ * nil pointers): both sides of a comparison do the same, so absent and zero compare equal, and
+ * a sparse spec stays small.
+ */
+static json_t *canon_struct(const json_t *v, const struct jtype *t)
+{
+	const struct jfield *f;
+	json_t *out = json_object(), *member, *c;
+	const char *key;
+
+	if (!out)
+		return NULL;
+	for (f = t->fields; f->json; f++) {
+		c = canon_value(json_object_get(v, f->json), f->type, f->ptr);
+		if (!c)
+			goto fail;
+		if (json_is_null(c) || (!f->ptr && canon_is_zero(c, f->type))) {
+			json_decref(c);
+			continue;
+		}
+		if (json_object_set_new(out, f->json, c))
+			goto fail;
+	}
+	/* Members Caldera does not model compare as JSON; null or [] is as good as absent. */
+	json_object_foreach ((json_t *)v, key, member) {
+		if (!t->open || find_field(t, key) || canon_is_zero(member, &t_any))
+			continue;
+		if (json_object_set(out, key, member))
+			goto fail;
+	}
+	return out;
+fail:
+	json_decref(out);
+	return NULL;
+}
+
+/*
+ * The value Go would hold for v in a field of type t, as JSON that compares with
+ * vc_json_equal() the way apiequality.Semantic.DeepEqual compares the Go values: absent scalars
+ * as their zero value, nil pointers as null, nil and empty slices and maps alike, quantities by
+ * value, durations as nanoseconds. NULL when out of memory or when v does not decode (the type
+ * check runs first, so that means memory).
+ */
+static json_t *canon_value(const json_t *v, const struct jtype *t, bool ptr)
+{
+	struct vc_quantity q;
+	const json_t *elem;
+	const char *key;
+	json_t *out;
+	int64_t ns;
+	size_t i;
+
+	if (!v || json_is_null(v)) {
+		if (ptr || t->kind == JT_ANY)
+			return json_null();
+		v = NULL;
+	}
+	switch (t->kind) {
+	case JT_ANY:
+		return json_incref((json_t *)v);
+	case JT_STRING:
+		return json_string(v ? json_string_value(v) : "");
+	case JT_BOOL:
+		return json_boolean(v && json_is_true(v));
+	case JT_INT32:
+	case JT_INT64:
+	case JT_INT:
+		return json_integer(v ? json_integer_value(v) : 0);
+	case JT_QUANTITY:
+		if (vc_quantity_parse_json(v, &q, NULL))
+			return NULL;
+		return int128_string(q.nanos);
+	case JT_DURATION:
+		ns = 0;
+		if (v && vc_duration_parse(json_string_value(v), &ns, NULL))
+			return NULL;
+		return json_integer(ns);
+	case JT_STRUCT:
+		return canon_struct(v, t);
+	case JT_SLICE:
+		out = json_array();
+		if (!out)
+			return NULL;
+		json_array_foreach (v, i, elem) {
+			if (json_array_append_new(out, canon_value(elem, t->elem, false)))
+				goto fail;
+		}
+		return out;
+	case JT_MAP:
+		out = json_object();
+		if (!out)
+			return NULL;
+		json_object_foreach ((json_t *)v, key, elem) {
+			if (json_object_set_new(out, key, canon_value(elem, t->elem, false)))
+				goto fail;
+		}
+		return out;
+	}
+	return NULL;
+fail:
+	json_decref(out);
+	return NULL;
+}
+
+int vc_admit_job_spec_canonical(const json_t *spec, json_t **out)
+{
+	*out = canon_value(spec, &t_job_spec, false);
+	return *out ? 0 : VC_ENOMEM;
+}
+
+/* ---- §9.1 quantity checks ---------------------------------------------------------------- */
+
+int vc_admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
+				 const char *resource, const struct vc_quantity *q)
+{
+	char text[VC_QUANTITY_STR_MAX];
+	int rc;
+
+	if (vc_quantity_format(q, text, sizeof(text)))
+		text[0] = '\0';
+	if (vc_quantity_sign(q) < 0 &&
+	    (rc = vc_field_invalid(errs, path, vc_fv_str(text),
+				   "must be greater than or equal to 0")))
+		return rc;
+	if (vc_resource_is_integer_resource(resource) && vc_quantity_milli_value(q) % 1000 != 0 &&
+	    (rc = vc_field_invalid(errs, path, vc_fv_named_str(text), "must be an integer")))
+		return rc;
+	return 0;
+}
+
+/* ---- pod-template validation (§5.3) ------------------------------------------------------ */
+
+struct ptv {
+	const struct vc_admission_ctx *ctx;
+	struct vc_field_errors errs;
+	struct vc_admission_strmap volumes; /* valid, unique volume names (ValidateVolumes) */
+	int rc;				    /* first VC_ENOMEM */
+};
+
+/* Record an allocation failure once; the checks run on and the caller reads p->rc. */
+static void ptv_rc(struct ptv *p, int rc)
+{
+	if (rc < 0 && rc != VC_EINVALID && !p->rc)
+		p->rc = rc;
+}
+
+/* Add key to a uniqueness set: true when it was new. */
+static bool ptv_add(struct ptv *p, struct vc_admission_strmap *set, const char *key)
+{
+	int rc = vc_admission_strmap_add(set, key, 0);
+
+	ptv_rc(p, rc);
+	return rc == 1;
+}
+
+static bool set_has(const struct vc_admission_strmap *set, const char *key)
+{
+	return vc_admission_strmap_get(set, key, NULL);
+}
+
+static const char *str_or(const json_t *obj, const char *key, const char *def)
+{
+	const char *s = vc_json_get_str(obj, key);
+
+	return s && *s ? s : def;
+}
+
+static bool member_set(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return v && !json_is_null(v);
+}
+
+/* Invalid(path, value, msg) for each message of a name check (ValidateDNS1123Label & co). */
+static void ptv_name_check(struct ptv *p, const struct vc_field_path *path, const char *value,
+			   int (*check)(const char *, struct vc_strlist *))
+{
+	struct vc_strlist msgs;
+	size_t i;
+	int rc;
+
+	vc_strlist_init(&msgs);
+	rc = check(value, &msgs);
+	ptv_rc(p, rc);
+	for (i = 0; i < msgs.len; i++)
+		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(value), msgs.items[i]));
+	vc_strlist_release(&msgs);
+}
+
+/* unversionedvalidation.ValidateLabels */
+static void ptv_labels(struct ptv *p, const json_t *labels, const struct vc_field_path *path)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach ((json_t *)labels, key, v) {
+		ptv_name_check(p, path, key, vc_validate_qualified_name);
+		ptv_name_check(p, path, json_is_string(v) ? json_string_value(v) : "",
+			       vc_validate_label_value);
+	}
+}
+
+/* apimachinery's TotalAnnotationSizeLimitB */
+#define ANNOTATIONS_MAX ((int64_t)256 * 1024)
+
+/* apimachinery ValidateAnnotations: keys are qualified names in lower case; 256 KiB in all. */
+static void ptv_annotations(struct ptv *p, const json_t *annotations,
+			    const struct vc_field_path *path)
+{
+	struct vc_strlist msgs;
+	int64_t total = 0;
+	const char *key;
+	char *lower;
+	size_t i;
+	json_t *v;
+
+	json_object_foreach ((json_t *)annotations, key, v) {
+		lower = vc_strdup(key);
+		if (!lower) {
+			ptv_rc(p, VC_ENOMEM);
+			continue;
+		}
+		for (i = 0; lower[i]; i++)
+			if (lower[i] >= 'A' && lower[i] <= 'Z')
+				lower[i] = (char)(lower[i] - 'A' + 'a');
+		vc_strlist_init(&msgs);
+		ptv_rc(p, vc_validate_qualified_name(lower, &msgs));
+		for (i = 0; i < msgs.len; i++)
+			ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(key), msgs.items[i]));
+		vc_strlist_release(&msgs);
+		vc_free(lower);
+		total += (int64_t)(strlen(key) + (json_is_string(v) ? json_string_length(v) : 0));
+	}
+	if (total > ANNOTATIONS_MAX)
+		ptv_rc(p, vc_field_too_long(&p->errs, path, ANNOTATIONS_MAX));
+}
+
+/* A quantity as Kubernetes holds it after SetDefaults_ResourceList (rounded up to milli). */
+static bool read_quantity(const json_t *v, struct vc_quantity *q)
+{
+	__int128 r;
+
+	if (vc_quantity_parse_json(v, q, NULL))
+		return false;
+	r = q->nanos % 1000000;
+	if (r) {
+		q->nanos += q->nanos > 0 ? 1000000 - r : -(1000000 + r);
+		q->str[0] = '\0';
+	}
+	return true;
+}
+
+static void quantity_text(const struct vc_quantity *q, char *buf)
+{
+	if (vc_quantity_format(q, buf, VC_QUANTITY_STR_MAX))
+		buf[0] = '\0';
+}
+
+static bool is_hugepages(const char *name)
+{
+	return vc_str_has_prefix(name, "hugepages-");
+}
+
+/* helper.IsOvercommitAllowed */
+static bool overcommit_allowed(const char *name)
+{
+	return vc_resource_is_native(name) && !is_hugepages(name);
+}
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return true;
+	return false;
+}
+
+/* helper.IsStandardResourceName */
+static bool standard_resource(const char *name)
+{
+	static const char *const standard[] = {
+		"cpu",
+		"memory",
+		"ephemeral-storage",
+		"requests.cpu",
+		"requests.memory",
+		"requests.ephemeral-storage",
+		"limits.cpu",
+		"limits.memory",
+		"limits.ephemeral-storage",
+		"pods",
+		"services",
+		"replicationcontrollers",
+		"resourcequotas",
+		"secrets",
+		"configmaps",
+		"persistentvolumeclaims",
+		"storage",
+		"requests.storage",
+		"services.nodeports",
+		"services.loadbalancers",
+		NULL,
+	};
+
+	return in_list(name, standard) || is_hugepages(name) ||
+	       vc_str_has_prefix(name, "requests.hugepages-");
+}
+
+/* validateResourceName: returns whether it reported anything. */
+static bool ptv_resource_name(struct ptv *p, const char *name, const struct vc_field_path *path)
+{
+	struct vc_strlist msgs;
+	bool bad = false;
+	size_t i;
+
+	vc_strlist_init(&msgs);
+	ptv_rc(p, vc_validate_qualified_name(name, &msgs));
+	for (i = 0; i < msgs.len; i++)
+		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name), msgs.items[i]));
+	bad = msgs.len > 0;
+	vc_strlist_release(&msgs);
+	if (bad)
+		return true;
+	if (!strchr(name, '/') && !standard_resource(name)) {
+		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name),
+					   "must be a standard resource type or fully qualified"));
+		return true;
+	}
+	return false;
+}
+
+/* validateContainerResourceName */
+static void ptv_container_resource_name(struct ptv *p, const char *name,
+					const struct vc_field_path *path)
+{
+	static const char *const container_std[] = { "cpu", "memory", "ephemeral-storage", NULL };
+
+	ptv_resource_name(p, name, path);
+	if (!strchr(name, '/')) {
+		if (!in_list(name, container_std) && !is_hugepages(name))
+			ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name),
+						   "must be a standard resource for containers"));
+	} else if (!vc_resource_is_native(name) && !vc_resource_is_extended(name)) {
+		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name),
+					   "doesn't follow extended resource name standard"));
+	}
+}
+
+/* validatePodResourceName (pod-level resources) */
+static void ptv_pod_resource_name(struct ptv *p, const char *name, const struct vc_field_path *path)
+{
+	static const char *const supported[] = { "cpu", "memory" };
+
+	if (ptv_resource_name(p, name, path))
+		return;
+	if (strcmp(name, "cpu") && strcmp(name, "memory") && !is_hugepages(name))
+		ptv_rc(p, vc_field_not_supported(&p->errs, path, vc_fv_named_str(name), supported,
+						 VC_ARRAY_SIZE(supported)));
+}
+
+/* validateResourceQuantityHugePageValue */
+static void ptv_hugepages_value(struct ptv *p, const char *name, const struct vc_quantity *q,
+				const struct vc_field_path *path)
+{
+	struct vc_quantity size;
+	char text[VC_QUANTITY_STR_MAX], detail[VC_QUANTITY_STR_MAX + 320];
+	int64_t sv;
+
+	if (!is_hugepages(name))
+		return;
+	if (!vc_quantity_parse(name + strlen("hugepages-"), &size, NULL) &&
+	    vc_quantity_sign(&size) > 0 && vc_quantity_milli_value(&size) % 1000 == 0 &&
+	    (sv = vc_quantity_value(&size)) != 0 && vc_quantity_value(q) % sv == 0)
+		return;
+	quantity_text(q, text);
+	snprintf(detail, sizeof(detail), "%s is not positive integer multiple of %s", text, name);
+	ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(text), detail));
+}
+
+/* validateResourceRequirements; pod_level picks validatePodResourceName. */
+static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_field_path *path,
+			     bool pod_level)
+{
+	struct vc_field_path lim = vc_field_path_child(path, "limits");
+	struct vc_field_path req = vc_field_path_child(path, "requests");
+	const json_t *limits = vc_json_get_obj(res, "limits");
+	const json_t *requests = vc_json_get_obj(res, "requests");
+	bool lim_cpumem = false, req_cpumem = false, lim_huge = false, req_huge = false;
+	struct vc_quantity q, l;
+	char qt[VC_QUANTITY_STR_MAX], lt[VC_QUANTITY_STR_MAX], detail[512];
+	const char *name;
+	json_t *v, *lv;
+
+	json_object_foreach ((json_t *)limits, name, v) {
+		struct vc_field_path kp = vc_field_path_key(&lim, name);
+
+		if (pod_level)
+			ptv_pod_resource_name(p, name, &kp);
+		else
+			ptv_container_resource_name(p, name, &kp);
+		if (!read_quantity(v, &q))
+			continue;
+		ptv_rc(p, vc_admission_quantity_errors(&p->errs, &kp, name, &q));
+		if (is_hugepages(name)) {
+			lim_huge = true;
+			ptv_hugepages_value(p, name, &q, &kp);
+		}
+		if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
+			lim_cpumem = true;
+	}
+	json_object_foreach ((json_t *)requests, name, v) {
+		struct vc_field_path kp = vc_field_path_key(&req, name);
+
+		if (pod_level)
+			ptv_pod_resource_name(p, name, &kp);
+		else
+			ptv_container_resource_name(p, name, &kp);
+		if (!read_quantity(v, &q))
+			continue;
+		ptv_rc(p, vc_admission_quantity_errors(&p->errs, &kp, name, &q));
+		lv = json_object_get(limits, name);
+		if (lv && read_quantity(lv, &l)) {
+			int cmp = vc_quantity_cmp(&q, &l);
+
+			quantity_text(&q, qt);
+			quantity_text(&l, lt);
+			if (cmp != 0 && !overcommit_allowed(name)) {
+				snprintf(detail, sizeof(detail), "must be equal to %s limit of %s",
+					 name, lt);
+				ptv_rc(p, vc_field_invalid(&p->errs, &req, vc_fv_str(qt), detail));
+			} else if (cmp > 0) {
+				snprintf(detail, sizeof(detail),
+					 "must be less than or equal to %s limit of %s", name, lt);
+				ptv_rc(p, vc_field_invalid(&p->errs, &req, vc_fv_str(qt), detail));
+			}
+		} else if (!lv && !overcommit_allowed(name)) {
+			ptv_rc(p, vc_field_required(&p->errs, &lim,
+						    "Limit must be set for non overcommitable "
+						    "resources"));
+		}
+		if (is_hugepages(name)) {
+			req_huge = true;
+			ptv_hugepages_value(p, name, &q, &kp);
+		}
+		if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
+			req_cpumem = true;
+	}
+	if (!lim_cpumem && !req_cpumem && (req_huge || lim_huge))
+		ptv_rc(p, vc_field_forbidden(&p->errs, path, "HugePages require cpu or memory"));
+}
+
+/* A string member with Kubernetes' enum check: "" is Required, others must be listed. */
+static void ptv_enum(struct ptv *p, const char *value, const struct vc_field_path *path,
+		     const char *const *supported, size_t n)
+{
+	size_t i;
+
+	if (!*value) {
+		ptv_rc(p, vc_field_required(&p->errs, path, ""));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(value, supported[i]))
+			return;
+	ptv_rc(p, vc_field_not_supported(&p->errs, path, vc_fv_named_str(value), supported, n));
+}
+
+/* validation.IsValidPortName (IANA service names) */
+static int validate_port_name(const char *port, struct vc_strlist *msgs)
+{
+	size_t n = strlen(port), i;
+	bool charset = n > 0, letter = false;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (port[i] >= 'a' && port[i] <= 'z')
+			letter = true;
+		else if (!(port[i] >= '0' && port[i] <= '9') && port[i] != '-')
+			charset = false;
+	}
+	if (n > 15 && (rc = vc_strlist_add(msgs, "must be no more than 15 characters")))
+		return rc;
+	if (!charset && (rc = vc_strlist_add(msgs, "must contain only alpha-numeric characters "
+						   "(a-z, 0-9), and hyphens (-)")))
+		return rc;
+	if (!letter && (rc = vc_strlist_add(msgs, "must contain at least one letter (a-z)")))
+		return rc;
+	if (strstr(port, "--") &&
+	    (rc = vc_strlist_add(msgs, "must not contain consecutive hyphens")))
+		return rc;
+	if (n && (port[0] == '-' || port[n - 1] == '-') &&
+	    (rc = vc_strlist_add(msgs, "must not begin or end with a hyphen")))
+		return rc;
+	return msgs->len ? VC_EINVALID : 0;
+}
+
+/* validateContainerPorts */
+static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_path *path)
+{
+	static const char *const protocols[] = { "SCTP", "TCP", "UDP" };
+	struct vc_admission_strmap names;
+	const json_t *port;
+	size_t i;
+
+	vc_admission_strmap_init(&names);
+	json_array_foreach (ports, i, port) {
+		struct vc_field_path ip = vc_field_path_index(path, (long)i);
+		struct vc_field_path np = vc_field_path_child(&ip, "name");
+		struct vc_field_path cp = vc_field_path_child(&ip, "containerPort");
+		struct vc_field_path hp = vc_field_path_child(&ip, "hostPort");
+		struct vc_field_path pp = vc_field_path_child(&ip, "protocol");
+		const char *name = str_or(port, "name", "");
+		int64_t cport = vc_json_get_int(port, "containerPort", 0);
+		int64_t hport = vc_json_get_int(port, "hostPort", 0);
+		struct vc_strlist msgs;
+		size_t k;
+
+		if (*name) {
+			vc_strlist_init(&msgs);
+			ptv_rc(p, validate_port_name(name, &msgs));
+			for (k = 0; k < msgs.len; k++)
+				ptv_rc(p, vc_field_invalid(&p->errs, &np, vc_fv_str(name),
+							   msgs.items[k]));
+			if (!msgs.len && set_has(&names, name))
+				ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
+			else if (!msgs.len)
+				ptv_add(p, &names, name);
+			vc_strlist_release(&msgs);
+		}
+		if (cport == 0)
+			ptv_rc(p, vc_field_required(&p->errs, &cp, ""));
+		else if (cport < 1 || cport > 65535)
+			ptv_rc(p, vc_field_invalid(&p->errs, &cp, vc_fv_int(cport),
+						   "must be between 1 and 65535, inclusive"));
+		if (hport != 0 && (hport < 1 || hport > 65535))
+			ptv_rc(p, vc_field_invalid(&p->errs, &hp, vc_fv_int(hport),
+						   "must be between 1 and 65535, inclusive"));
+		/* SetDefaults: an empty protocol is TCP. */
+		ptv_enum(p, str_or(port, "protocol", "TCP"), &pp, protocols,
+			 VC_ARRAY_SIZE(protocols));
+	}
+	vc_admission_strmap_release(&names);
+}
+
+/* ValidateEnv (names only; valueFrom is not checked) */
+static void ptv_env(struct ptv *p, const json_t *env, const struct vc_field_path *path)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach (env, i, e) {
+		struct vc_field_path ip = vc_field_path_index(path, (long)i);
+		struct vc_field_path np = vc_field_path_child(&ip, "name");
+		const char *name = str_or(e, "name", "");
+
+		if (!*name)
+			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
+		else
+			ptv_name_check(p, &np, name, vc_validate_env_var_name);
+	}
+}
+
+/* validateLocalDescendingPath */
+static void ptv_local_path(struct ptv *p, const char *target, const struct vc_field_path *path)
+{
+	const char *s = target, *e;
+
+	if (*target == '/')
+		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(target),
+					   "must be a relative path"));
+	for (;;) {
+		e = strchr(s, '/');
+		if ((e ? (size_t)(e - s) : strlen(s)) == 2 && s[0] == '.' && s[1] == '.') {
+			ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(target),
+						   "must not contain '..'"));
+			break;
+		}
+		if (!e)
+			break;
+		s = e + 1;
+	}
+}
+
+/* ValidateVolumeMounts (names, paths and subpaths) */
+static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_field_path *path)
+{
+	struct vc_field_path sp = vc_field_path_child(path, "subPath");
+	struct vc_field_path sep = vc_field_path_child(path, "subPathExpr");
+	struct vc_admission_strmap points;
+	const json_t *m;
+	size_t i;
+
+	vc_admission_strmap_init(&points);
+	json_array_foreach (mounts, i, m) {
+		struct vc_field_path ip = vc_field_path_index(path, (long)i);
+		struct vc_field_path np = vc_field_path_child(&ip, "name");
+		struct vc_field_path mp = vc_field_path_child(&ip, "mountPath");
+		struct vc_field_path xp = vc_field_path_child(&ip, "subPathExpr");
+		const char *name = str_or(m, "name", ""), *mpath = str_or(m, "mountPath", "");
+		const char *sub = str_or(m, "subPath", ""), *subx = str_or(m, "subPathExpr", "");
+
+		if (!*name)
+			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
+		if (!set_has(&p->volumes, name))
+			ptv_rc(p, vc_field_not_found(&p->errs, &np, vc_fv_str(name)));
+		if (!*mpath)
+			ptv_rc(p, vc_field_required(&p->errs, &mp, ""));
+		if (!ptv_add(p, &points, mpath) && !p->rc)
+			ptv_rc(p,
+			       vc_field_invalid(&p->errs, &mp, vc_fv_str(mpath), "must be unique"));
+		if (*sub)
+			ptv_local_path(p, sub, &sp);
+		if (*subx) {
+			if (*sub)
+				ptv_rc(p, vc_field_invalid(&p->errs, &xp, vc_fv_str(subx),
+							   "subPathExpr and subPath are mutually "
+							   "exclusive"));
+			ptv_local_path(p, subx, &sep);
+		}
+	}
+	vc_admission_strmap_release(&points);
+}
+
+/* validateContainerCommon */
+static void ptv_container_common(struct ptv *p, const json_t *c, const struct vc_field_path *path)
+{
+	static const char *const tm_policies[] = { "File", "FallbackToLogsOnError" };
+	static const char *const pull_policies[] = { "Always", "IfNotPresent", "Never" };
+	struct vc_field_path np = vc_field_path_child(path, "name");
+	struct vc_field_path ip = vc_field_path_child(path, "image");
+	struct vc_field_path tp = vc_field_path_child(path, "terminationMessagePolicy");
+	struct vc_field_path pp = vc_field_path_child(path, "ports");
+	struct vc_field_path ep = vc_field_path_child(path, "env");
+	struct vc_field_path mp = vc_field_path_child(path, "volumeMounts");
+	struct vc_field_path up = vc_field_path_child(path, "imagePullPolicy");
+	struct vc_field_path rp = vc_field_path_child(path, "resources");
+	const char *name = str_or(c, "name", "");
+
+	if (!*name)
+		ptv_rc(p, vc_field_required(&p->errs, &np, ""));
+	else
+		ptv_name_check(p, &np, name, vc_validate_dns1123_label);
+	if (!*str_or(c, "image", ""))
+		ptv_rc(p, vc_field_required(&p->errs, &ip, ""));
+	/* SetDefaults_Container fills the policies, so only a bad value can fail. */
+	ptv_enum(p, str_or(c, "terminationMessagePolicy", "File"), &tp, tm_policies,
+		 VC_ARRAY_SIZE(tm_policies));
+	ptv_ports(p, vc_json_get_arr(c, "ports"), &pp);
+	ptv_env(p, vc_json_get_arr(c, "env"), &ep);
+	ptv_mounts(p, vc_json_get_arr(c, "volumeMounts"), &mp);
+	ptv_enum(p, str_or(c, "imagePullPolicy", "IfNotPresent"), &up, pull_policies,
+		 VC_ARRAY_SIZE(pull_policies));
+	ptv_requirements(p, vc_json_get_obj(c, "resources"), &rp, false);
+}
+
+/* checkHostPortConflicts over containers[first..first+n) reported from index 0 on. */
+static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
+			   const struct vc_field_path *path)
+{
+	struct vc_admission_strmap seen;
+	const json_t *c, *port;
+	size_t ci, pi;
+	char key[512];
+
+	vc_admission_strmap_init(&seen);
+	for (ci = 0; ci < n; ci++) {
+		struct vc_field_path idx = vc_field_path_index(path, (long)ci);
+		struct vc_field_path ports = vc_field_path_child(&idx, "ports");
+
+		c = json_array_get(containers, first + ci);
+		json_array_foreach (vc_json_get_arr(c, "ports"), pi, port) {
+			struct vc_field_path pidx = vc_field_path_index(&ports, (long)pi);
+			struct vc_field_path hp = vc_field_path_child(&pidx, "hostPort");
+			int64_t hport = vc_json_get_int(port, "hostPort", 0);
+
+			if (!hport)
+				continue;
+			snprintf(key, sizeof(key), "%s/%s/%" PRId64,
+				 str_or(port, "protocol", "TCP"), str_or(port, "hostIP", ""),
+				 hport);
+			if (!ptv_add(p, &seen, key) && !p->rc)
+				ptv_rc(p, vc_field_duplicate(&p->errs, &hp, vc_fv_str(key)));
+		}
+	}
+	vc_admission_strmap_release(&seen);
+}
+
+/* validateContainers */
+static void ptv_containers(struct ptv *p, const json_t *containers,
+			   const struct vc_field_path *path)
+{
+	struct vc_admission_strmap names;
+	const json_t *c;
+	size_t i;
+
+	if (!json_array_size(containers)) {
+		ptv_rc(p, vc_field_required(&p->errs, path, ""));
+		return;
+	}
+	vc_admission_strmap_init(&names);
+	json_array_foreach (containers, i, c) {
+		struct vc_field_path ip = vc_field_path_index(path, (long)i);
+		struct vc_field_path np = vc_field_path_child(&ip, "name");
+		struct vc_field_path rp = vc_field_path_child(&ip, "restartPolicy");
+		const char *name = str_or(c, "name", "");
+
+		ptv_container_common(p, c, &ip);
+		if (!ptv_add(p, &names, name) && !p->rc)
+			ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
+		if (member_set(c, "restartPolicy"))
+			ptv_rc(p, vc_field_forbidden(&p->errs, &rp,
+						     "may not be set for non-init containers"));
+	}
+	vc_admission_strmap_release(&names);
+	ptv_host_ports(p, containers, 0, json_array_size(containers), path);
+}
+
+/* validateInitContainers */
+static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t *containers,
+				const struct vc_field_path *path)
+{
+	static const char *const always[] = { "Always" };
+	static const char *const forbidden[] = { "lifecycle", "livenessProbe", "readinessProbe",
+						 "startupProbe" };
+	struct vc_admission_strmap names;
+	const json_t *c;
+	size_t i, k;
+
+	vc_admission_strmap_init(&names);
+	json_array_foreach (containers, i, c) {
+		ptv_add(p, &names, str_or(c, "name", ""));
+	}
+	json_array_foreach (inits, i, c) {
+		struct vc_field_path ip = vc_field_path_index(path, (long)i);
+		struct vc_field_path np = vc_field_path_child(&ip, "name");
+		struct vc_field_path rp = vc_field_path_child(&ip, "restartPolicy");
+		struct vc_field_path zp = vc_field_path_child(&ip, "resizePolicy");
+		const char *name = str_or(c, "name", "");
+		const json_t *restart = json_object_get(c, "restartPolicy");
+		const json_t *resize = vc_json_get_arr(c, "resizePolicy");
+		bool sidecar = false;
+
+		ptv_container_common(p, c, &ip);
+		if (restart && !json_is_null(restart)) {
+			const char *rs = json_string_value(restart);
+
+			sidecar = rs && !strcmp(rs, "Always");
+			if (!sidecar)
+				ptv_rc(p, vc_field_not_supported(&p->errs, &rp,
+								 vc_fv_named_str(rs ? rs : ""),
+								 always, 1));
+		}
+		if (set_has(&names, name))
+			ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
+		else if (*name)
+			ptv_add(p, &names, name);
+		ptv_host_ports(p, inits, i, 1, path);
+		if (!sidecar) {
+			for (k = 0; k < VC_ARRAY_SIZE(forbidden); k++) {
+				struct vc_field_path fp = vc_field_path_child(&ip, forbidden[k]);
+
+				if (member_set(c, forbidden[k]))
+					ptv_rc(p, vc_field_forbidden(&p->errs, &fp,
+								     "may not be set for init "
+								     "containers without "
+								     "restartPolicy=Always"));
+			}
+		}
+		/* The value prints as Go's JSON of the []ContainerResizePolicy. */
+		if (json_array_size(resize))
+			ptv_rc(p, vc_field_invalid(&p->errs, &zp, vc_fv_json(resize),
+						   "must not be set for init containers"));
+	}
+	vc_admission_strmap_release(&names);
+}
+
+/* ValidateVolumes, names only: the map of valid volumes that mounts are checked against. */
+static void ptv_volumes(struct ptv *p, const json_t *volumes, const struct vc_field_path *path)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach (volumes, i, v) {
+		struct vc_field_path ip = vc_field_path_index(path, (long)i);
+		struct vc_field_path np = vc_field_path_child(&ip, "name");
+		const char *name = str_or(v, "name", "");
+		size_t before = p->errs.len;
+
+		if (!*name)
+			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
+		else
+			ptv_name_check(p, &np, name, vc_validate_dns1123_label);
+		if (set_has(&p->volumes, name))
+			ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
+		if (p->errs.len == before)
+			ptv_add(p, &p->volumes, name);
+	}
+}
+
+/* A ResourceList being summed (resourcehelper's addResourceList / maxResourceList). */
+struct qentry {
+	const char *name; /* borrowed from the template */
+	struct vc_quantity q;
+};
+
+struct qlist {
+	struct qentry *items;
+	size_t n, alloc;
+};
+
+static struct qentry *qlist_find(struct qlist *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].name, name))
+			return &l->items[i];
+	return NULL;
+}
+
+/* Add q to the entry name, or raise the entry to q when max is set. 0 or VC_ENOMEM. */
+static int qlist_put(struct qlist *l, const char *name, const struct vc_quantity *q, bool max)
+{
+	struct qentry *e = qlist_find(l, name);
+
+	if (e) {
+		if (max) {
+			if (vc_quantity_cmp(q, &e->q) > 0)
+				e->q = *q;
+		} else if (vc_quantity_add(&e->q, q)) {
+			/* Past 10^29 units the sum stays where it was. */
+		}
+		return 0;
+	}
+	if (l->n == l->alloc) {
+		size_t n = l->alloc ? 2 * l->alloc : 8;
+		struct qentry *p = vc_realloc(l->items, n * sizeof(*p));
+
+		if (!p)
+			return VC_ENOMEM;
+		l->items = p;
+		l->alloc = n;
+	}
+	l->items[l->n].name = name;
+	l->items[l->n].q = *q;
+	l->n++;
+	return 0;
+}
+
+static int qlist_put_all(struct qlist *l, const struct qlist *from, bool max)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < from->n; i++)
+		if ((rc = qlist_put(l, from->items[i].name, &from->items[i].q, max)))
+			return rc;
+	return 0;
+}
+
+/* Put a container's requests (defaulted as SetDefaults_ResourceList does) into l. */
+static int qlist_put_requests(struct qlist *l, const json_t *container)
+{
+	const json_t *reqs = vc_json_get_obj(vc_json_get_obj(container, "resources"), "requests");
+	struct vc_quantity q;
+	const char *name;
+	json_t *v;
+	int rc;
+
+	json_object_foreach ((json_t *)reqs, name, v) {
+		if (read_quantity(v, &q) && (rc = qlist_put(l, name, &q, false)))
+			return rc;
+	}
+	return 0;
+}
+
+static void qlist_release(struct qlist *l)
+{
+	vc_free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int qentry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct qentry *)a)->name, ((const struct qentry *)b)->name);
+}
+
+/*
+ * resourcehelper.AggregateContainerRequests: the regular containers and the sidecars (init
+ * containers with restartPolicy Always) add up; each ordinary init container plus the sidecars
+ * started before it is a candidate maximum.
+ */
+static int aggregate_requests(const json_t *spec, struct qlist *reqs)
+{
+	struct qlist sidecars = { 0 }, inits = { 0 }, tmp = { 0 };
+	const json_t *c;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach (vc_json_get_arr(spec, "containers"), i, c) {
+		if ((rc = qlist_put_requests(reqs, c)))
+			goto out;
+	}
+	json_array_foreach (vc_json_get_arr(spec, "initContainers"), i, c) {
+		const char *restart = vc_json_get_str(c, "restartPolicy");
+
+		tmp.n = 0;
+		if (restart && !strcmp(restart, "Always")) {
+			if ((rc = qlist_put_requests(reqs, c)) ||
+			    (rc = qlist_put_requests(&sidecars, c)) ||
+			    (rc = qlist_put_all(&tmp, &sidecars, false)))
+				goto out;
+		} else if ((rc = qlist_put_requests(&tmp, c)) ||
+			   (rc = qlist_put_all(&tmp, &sidecars, false))) {
+			goto out;
+		}
+		if ((rc = qlist_put_all(&inits, &tmp, true)))
+			goto out;
+	}
+	rc = qlist_put_all(reqs, &inits, true);
+out:
+	qlist_release(&sidecars);
+	qlist_release(&inits);
+	qlist_release(&tmp);
+	return rc;
+}
+
+/* validatePodResourceConsistency */
+static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t *res,
+				const struct vc_field_path *path)
+{
+	struct vc_field_path reqp = vc_field_path_child(path, "requests");
+	struct vc_field_path ctrp = vc_field_path_child(path, "containers");
+	char qt[VC_QUANTITY_STR_MAX], at[VC_QUANTITY_STR_MAX], detail[256];
+	const json_t *c, *limits = vc_json_get_obj(res, "limits"), *v;
+	struct qlist reqs = { 0 };
+	struct vc_quantity q, pq;
+	const char *name;
+	size_t i;
+	int rc;
+
+	if ((rc = aggregate_requests(spec, &reqs))) {
+		ptv_rc(p, rc);
+		qlist_release(&reqs);
+		return;
+	}
+	/* Go walks a map here; Caldera reports in resource-name order. */
+	if (reqs.n)
+		qsort(reqs.items, reqs.n, sizeof(*reqs.items), qentry_cmp);
+	for (i = 0; i < reqs.n; i++) {
+		struct vc_field_path kp = vc_field_path_key(&reqp, reqs.items[i].name);
+
+		vc_quantity_init(&pq);
+		v = json_object_get(vc_json_get_obj(res, "requests"), reqs.items[i].name);
+		if (v && !read_quantity(v, &pq))
+			vc_quantity_init(&pq);
+		if (vc_quantity_cmp(&reqs.items[i].q, &pq) > 0) {
+			quantity_text(&pq, qt);
+			quantity_text(&reqs.items[i].q, at);
+			snprintf(
+				detail, sizeof(detail),
+				"must be greater than or equal to aggregate container requests of %s",
+				at);
+			ptv_rc(p, vc_field_invalid(&p->errs, &kp, vc_fv_str(qt), detail));
+		}
+	}
+	qlist_release(&reqs);
+	json_array_foreach (vc_json_get_arr(spec, "containers"), i, c) {
+		struct vc_field_path ip = vc_field_path_index(&ctrp, (long)i);
+
+		json_object_foreach (vc_json_get_obj(vc_json_get_obj(c, "resources"), "limits"),
+				     name, v) {
+			struct vc_field_path kp = vc_field_path_key(&ip, name);
+			struct vc_field_path lp = vc_field_path_child(&kp, "limits");
+			const json_t *pl = json_object_get(limits, name);
+
+			if (!pl || !read_quantity(v, &q) || !read_quantity(pl, &pq))
+				continue;
+			if (vc_quantity_cmp(&q, &pq) > 0) {
+				quantity_text(&q, qt);
+				quantity_text(&pq, at);
+				snprintf(detail, sizeof(detail),
+					 "must be less than or equal to pod limits of %s", at);
+				ptv_rc(p, vc_field_invalid(&p->errs, &lp, vc_fv_str(qt), detail));
+			}
+		}
+	}
+}
+
+/* ValidatePodSpec (the implemented subset, in Kubernetes' order) */
+static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_field_path *path)
+{
+	static const char *const restart_policies[] = { "Always", "OnFailure", "Never" };
+	static const char *const dns_policies[] = { "ClusterFirstWithHostNet", "ClusterFirst",
+						    "Default", "None" };
+	static const char *const preempt[] = { "PreemptLowerPriority", "Never" };
+	struct vc_field_path vp = vc_field_path_child(path, "volumes");
+	struct vc_field_path cp = vc_field_path_child(path, "containers");
+	struct vc_field_path ip = vc_field_path_child(path, "initContainers");
+	struct vc_field_path rsp = vc_field_path_child(path, "resources");
+	struct vc_field_path rp = vc_field_path_child(path, "restartPolicy");
+	struct vc_field_path dp = vc_field_path_child(path, "dnsPolicy");
+	struct vc_field_path nsp = vc_field_path_child(path, "nodeSelector");
+	struct vc_field_path dcp = vc_field_path_child(path, "dnsConfig");
+	struct vc_field_path sap = vc_field_path_child(path, "serviceAccountName");
+	struct vc_field_path nnp = vc_field_path_child(path, "nodeName");
+	struct vc_field_path adp = vc_field_path_child(path, "activeDeadlineSeconds");
+	struct vc_field_path hnp = vc_field_path_child(path, "hostname");
+	struct vc_field_path sdp = vc_field_path_child(path, "subdomain");
+	struct vc_field_path pcp = vc_field_path_child(path, "priorityClassName");
+	struct vc_field_path rcp = vc_field_path_child(path, "runtimeClassName");
+	struct vc_field_path ppp = vc_field_path_child(path, "preemptionPolicy");
+	struct vc_field_path ohp = vc_field_path_child(path, "overhead");
+	const json_t *containers = vc_json_get_arr(spec, "containers");
+	const json_t *res = vc_json_get_obj(spec, "resources"), *c, *port, *v;
+	const char *dns = str_or(spec, "dnsPolicy", "ClusterFirst");
+	size_t i, k;
+
+	ptv_volumes(p, vc_json_get_arr(spec, "volumes"), &vp);
+	ptv_containers(p, containers, &cp);
+	ptv_init_containers(p, vc_json_get_arr(spec, "initContainers"), containers, &ip);
+	if (p->ctx->config && p->ctx->config->pod_level_resources && res) {
+		struct vc_field_path clp = vc_field_path_child(&rsp, "claims");
+
+		if (member_set(res, "claims"))
+			ptv_rc(p, vc_field_forbidden(&p->errs, &clp,
+						     "claims cannot be set for Resources at "
+						     "pod-level"));
+		ptv_requirements(p, res, &rsp, true);
+		ptv_pod_consistency(p, spec, res, &rsp);
+	}
+	/* validatePodHostNetworkDeps (in a template, hostPort 0 is allowed) */
+	if (vc_json_get_bool(spec, "hostNetwork", false)) {
+		json_array_foreach (containers, i, c) {
+			struct vc_field_path ci = vc_field_path_index(&cp, (long)i);
+			struct vc_field_path ports = vc_field_path_child(&ci, "ports");
+
+			json_array_foreach (vc_json_get_arr(c, "ports"), k, port) {
+				struct vc_field_path pi = vc_field_path_index(&ports, (long)k);
+				struct vc_field_path hp = vc_field_path_child(&pi, "hostPort");
+				int64_t h = vc_json_get_int(port, "hostPort", 0);
+
+				if (h && h != vc_json_get_int(port, "containerPort", 0))
+					ptv_rc(p, vc_field_invalid(&p->errs, &hp, vc_fv_int(h),
+								   "must match `containerPort` "
+								   "when `hostNetwork` is true"));
+			}
+		}
+	}
+	ptv_enum(p, str_or(spec, "restartPolicy", "Always"), &rp, restart_policies,
+		 VC_ARRAY_SIZE(restart_policies));
+	ptv_enum(p, dns, &dp, dns_policies, VC_ARRAY_SIZE(dns_policies));
+	ptv_labels(p, vc_json_get_obj(spec, "nodeSelector"), &nsp);
+	if (!strcmp(dns, "None")) {
+		const json_t *dc = vc_json_get_obj(spec, "dnsConfig");
+		struct vc_field_path nsv = vc_field_path_child(&dcp, "nameservers");
+
+		if (!dc)
+			ptv_rc(p, vc_field_required(&p->errs, &dcp,
+						    "must provide `dnsConfig` when `dnsPolicy` is "
+						    "None"));
+		else if (!json_array_size(vc_json_get_arr(dc, "nameservers")))
+			ptv_rc(p, vc_field_required(&p->errs, &nsv,
+						    "must provide at least one DNS nameserver when "
+						    "`dnsPolicy` is None"));
+	}
+	if (*str_or(spec, "serviceAccountName", ""))
+		ptv_name_check(p, &sap, str_or(spec, "serviceAccountName", ""),
+			       vc_validate_dns1123_subdomain);
+	if (*str_or(spec, "nodeName", ""))
+		ptv_name_check(p, &nnp, str_or(spec, "nodeName", ""),
+			       vc_validate_dns1123_subdomain);
+	v = json_object_get(spec, "activeDeadlineSeconds");
+	if (json_is_integer(v) && (json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX))
+		ptv_rc(p, vc_field_invalid(&p->errs, &adp, vc_fv_int(json_integer_value(v)),
+					   "must be between 1 and 2147483647, inclusive"));
+	if (*str_or(spec, "hostname", ""))
+		ptv_name_check(p, &hnp, str_or(spec, "hostname", ""), vc_validate_dns1123_label);
+	if (*str_or(spec, "subdomain", ""))
+		ptv_name_check(p, &sdp, str_or(spec, "subdomain", ""), vc_validate_dns1123_label);
+	if (*str_or(spec, "priorityClassName", ""))
+		ptv_name_check(p, &pcp, str_or(spec, "priorityClassName", ""),
+			       vc_validate_dns1123_subdomain);
+	if (json_is_string(json_object_get(spec, "runtimeClassName")))
+		ptv_name_check(p, &rcp, vc_json_get_str(spec, "runtimeClassName"),
+			       vc_validate_dns1123_subdomain);
+	if (json_is_string(json_object_get(spec, "preemptionPolicy")))
+		ptv_enum(p, vc_json_get_str(spec, "preemptionPolicy"), &ppp, preempt,
+			 VC_ARRAY_SIZE(preempt));
+	if (member_set(spec, "overhead")) {
+		json_t *wrap = json_pack("{sO}", "limits", json_object_get(spec, "overhead"));
+
+		if (!wrap)
+			ptv_rc(p, VC_ENOMEM);
+		else
+			ptv_requirements(p, wrap, &ohp, false);
+		json_decref(wrap);
+	}
+}
+
+/* k8s ValidatePodTemplate of the task's template named TN in the job's namespace. */
+static int ptv_run(struct ptv *p, const json_t *tmpl, const char *task_name, const char *ns)
+{
+	struct vc_field_path meta = vc_field_path_root("metadata");
+	struct vc_field_path mname = vc_field_path_child(&meta, "name");
+	struct vc_field_path mns = vc_field_path_child(&meta, "namespace");
+	struct vc_field_path tp = vc_field_path_root("template");
+	struct vc_field_path lp = vc_field_path_child(&tp, "labels");
+	struct vc_field_path ap = vc_field_path_child(&tp, "annotations");
+	struct vc_field_path sp = vc_field_path_child(&tp, "spec");
+	struct vc_field_path ep = vc_field_path_child(&sp, "ephemeralContainers");
+	const json_t *tmeta = vc_json_get_obj(tmpl, "metadata");
+	const json_t *spec = vc_json_get_obj(tmpl, "spec");
+
+	if (!*task_name)
+		ptv_rc(p, vc_field_required(&p->errs, &mname, "name or generateName is required"));
+	else
+		ptv_name_check(p, &mname, task_name, vc_validate_dns1123_subdomain);
+	if (!*ns)
+		ptv_rc(p, vc_field_required(&p->errs, &mns, ""));
+	else
+		ptv_name_check(p, &mns, ns, vc_validate_dns1123_label);
+	ptv_labels(p, vc_json_get_obj(tmeta, "labels"), &lp);
+	ptv_annotations(p, vc_json_get_obj(tmeta, "annotations"), &ap);
+	ptv_pod_spec(p, spec, &sp);
+	if (json_array_size(vc_json_get_arr(spec, "ephemeralContainers")))
+		ptv_rc(p, vc_field_forbidden(&p->errs, &ep,
+					     "ephemeral containers not allowed in pod template"));
+	return p->rc;
+}
+
+/* validateTaskTopoPolicy: every CPU request a non-zero whole number of cores. */
+static int task_topology(const json_t *task, size_t index, struct vc_buf *msg)
+{
+	const char *policy = str_or(task, "topologyPolicy", "");
+	const json_t *spec = vc_json_get_obj(vc_json_get_obj(task, "template"), "spec");
+	static const char *const lists[] = { "containers", "initContainers" };
+	struct vc_quantity q;
+	size_t l, i, k = 0;
+	const json_t *c;
+
+	if (!*policy || !strcmp(policy, "none"))
+		return 0;
+	for (l = 0; l < VC_ARRAY_SIZE(lists); l++) {
+		json_array_foreach (vc_json_get_arr(spec, lists[l]), i, c) {
+			const json_t *res = vc_json_get_obj(c, "resources");
+			const json_t *reqs = vc_json_get_obj(res, "requests");
+			int64_t value;
+
+			if (!json_object_size(reqs))
+				reqs = vc_json_get_obj(res, "limits");
+			vc_quantity_init(&q);
+			if (json_object_get(reqs, "cpu") &&
+			    vc_quantity_parse_json(json_object_get(reqs, "cpu"), &q, NULL))
+				vc_quantity_init(&q);
+			value = vc_quantity_value(&q);
+			/* Go's Value()*1000 wraps; so does this. */
+			if (value == 0 ||
+			    (int64_t)((uint64_t)value * 1000u) != vc_quantity_milli_value(&q))
+				return vc_buf_addf(
+					msg,
+					"the cpu request isn't an integer in spec.task[%zu] "
+					"container[%zu].",
+					index, k);
+			k++;
+		}
+	}
+	return 0;
+}
+
+int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t *task, size_t index,
+			       const char *task_name, const char *ns, struct vc_buf *msg)
+{
+	struct ptv p = { .ctx = ctx };
+	size_t i;
+	int rc;
+
+	vc_field_errors_init(&p.errs);
+	vc_admission_strmap_init(&p.volumes);
+	rc = ptv_run(&p, vc_json_get_obj(task, "template"), task_name, ns);
+	if (!rc && p.errs.len) {
+		rc = vc_buf_addf(msg, "spec.task[%zu].", index);
+		for (i = 0; !rc && i < p.errs.len; i++)
+			if (!(rc = vc_field_error_format(&p.errs.items[i], msg)))
+				rc = vc_buf_adds(msg, ". ");
+	} else if (!rc) {
+		rc = task_topology(task, index, msg);
+	}
+	vc_field_errors_release(&p.errs);
+	vc_admission_strmap_release(&p.volumes);
+	return rc;
+}

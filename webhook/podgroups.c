@@ -1,0 +1,337 @@
+/*
+ * podgroups.c - /podgroups/mutate and /podgroups/validate (../shared/spec/webhooks.md §10).
+ *
+ * Mutation moves a PodGroup from the `default` queue to its namespace's queue (the namespace
+ * annotation scheduling.volcano.sh/queue-name). Validation requires an Open queue and rejects
+ * network topologies that set both a tier number and a tier name.
+ */
+#include "admission_internal.h"
+
+#include "vc_alloc.h"
+#include "vc_buf.h"
+#include "vc_json.h"
+#include "vc_validate.h"
+
+#define PG_GROUP   "scheduling.volcano.sh"
+#define PG_VERSION "v1beta1"
+
+#define NS_QUEUE_ANNOTATION "scheduling.volcano.sh/queue-name"
+
+#define TOPOLOGY_BOTH                                                                     \
+	"must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology " \
+	"simultaneously."
+
+/* ---- decoding the request's object as Go's decoder would -------------------------------- */
+
+enum want {
+	WANT_STRING,
+	WANT_OBJECT,
+	WANT_ARRAY,
+	WANT_INT,
+};
+
+/* The "<kind>" of encoding/json's "cannot unmarshal <kind> into ..." for a JSON value. */
+static int json_kind(const json_t *v, bool with_number, struct vc_buf *out)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return vc_buf_adds(out, "string");
+	case JSON_INTEGER:
+	case JSON_REAL:
+		if (vc_buf_adds(out, "number"))
+			return VC_ENOMEM;
+		if (!with_number)
+			return 0;
+		if (vc_buf_adds(out, " "))
+			return VC_ENOMEM;
+		return vc_go_json(v, out);
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return vc_buf_adds(out, "bool");
+	case JSON_ARRAY:
+		return vc_buf_adds(out, "array");
+	default:
+		return vc_buf_adds(out, "object");
+	}
+}
+
+/*
+ * Deny with encoding/json's type error unless v is absent, null or what the Go field holds.
+ * where is "<Struct>.<json path>" and gotype the Go type. Returns 1 when it denied, 0, or
+ * VC_ENOMEM.
+ */
+static int check_value(struct vc_admission_result *res, const json_t *v, enum want want,
+		       const char *where, const char *gotype)
+{
+	struct vc_buf b;
+	bool ok = false;
+	int rc;
+
+	if (!v || json_is_null(v))
+		return 0;
+	switch (want) {
+	case WANT_STRING:
+		ok = json_is_string(v);
+		break;
+	case WANT_OBJECT:
+		ok = json_is_object(v);
+		break;
+	case WANT_ARRAY:
+		ok = json_is_array(v);
+		break;
+	case WANT_INT:
+		ok = json_is_integer(v);
+		break;
+	}
+	if (ok)
+		return 0;
+	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
+	rc = vc_buf_adds(&b, "json: cannot unmarshal ");
+	if (!rc)
+		rc = json_kind(v, want == WANT_INT && json_is_number(v), &b);
+	if (!rc)
+		rc = vc_buf_addf(&b, " into Go struct field %s of type %s", where, gotype);
+	if (!rc)
+		rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
+	vc_buf_release(&b);
+	return rc ? VC_ENOMEM : 1;
+}
+
+static int check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
+		       enum want want, const char *where, const char *gotype)
+{
+	return check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL, want, where,
+			   gotype);
+}
+
+/* A NetworkTopologySpec member (spec.networkTopology or a policy's). */
+static int check_topology(struct vc_admission_result *res, const json_t *obj, const char *owner,
+			  const char *path)
+{
+	const json_t *nt = vc_json_get_obj(obj, "networkTopology");
+	char where[160];
+	int rc;
+
+	snprintf(where, sizeof(where), "%s.%s.networkTopology", owner, path);
+	rc = check_field(res, obj, "networkTopology", WANT_OBJECT, where,
+			 "v1beta1.NetworkTopologySpec");
+	if (rc)
+		return rc;
+	snprintf(where, sizeof(where), "NetworkTopologySpec.%s.networkTopology.highestTierAllowed",
+		 path);
+	rc = check_field(res, nt, "highestTierAllowed", WANT_INT, where, "int");
+	if (rc)
+		return rc;
+	snprintf(where, sizeof(where), "NetworkTopologySpec.%s.networkTopology.highestTierName",
+		 path);
+	return check_field(res, nt, "highestTierName", WANT_STRING, where, "string");
+}
+
+/* Decode a PodGroup review object as DecodePodGroup does: 1 when it denied, 0, or VC_ENOMEM. */
+static int podgroup_decode(struct vc_admission_result *res, const json_t *obj)
+{
+	const json_t *spec = vc_json_get_obj(obj, "spec"), *policy;
+	size_t i;
+	int rc;
+
+	if (obj && !json_is_null(obj) && !json_is_object(obj))
+		return check_value(res, obj, WANT_OBJECT, "PodGroup", "v1beta1.PodGroup");
+	if ((rc = check_field(res, obj, "metadata", WANT_OBJECT, "PodGroup.metadata",
+			      "v1.ObjectMeta")) ||
+	    (rc = check_field(res, vc_json_get_obj(obj, "metadata"), "namespace", WANT_STRING,
+			      "ObjectMeta.metadata.namespace", "string")) ||
+	    (rc = check_field(res, obj, "spec", WANT_OBJECT, "PodGroup.spec",
+			      "v1beta1.PodGroupSpec")) ||
+	    (rc = check_field(res, spec, "queue", WANT_STRING, "PodGroupSpec.spec.queue",
+			      "string")) ||
+	    (rc = check_topology(res, spec, "PodGroupSpec", "spec")) ||
+	    (rc = check_field(res, spec, "subGroupPolicy", WANT_ARRAY,
+			      "PodGroupSpec.spec.subGroupPolicy", "[]v1beta1.SubGroupPolicySpec")))
+		return rc;
+	json_array_foreach (vc_json_get_arr(spec, "subGroupPolicy"), i, policy) {
+		if ((rc = check_value(res, policy, WANT_OBJECT, "PodGroupSpec.spec.subGroupPolicy",
+				      "v1beta1.SubGroupPolicySpec")) ||
+		    (rc = check_field(res, policy, "name", WANT_STRING,
+				      "SubGroupPolicySpec.spec.subGroupPolicy.name", "string")) ||
+		    (rc = check_topology(res, policy, "SubGroupPolicySpec", "spec.subGroupPolicy")))
+			return rc;
+	}
+	return 0;
+}
+
+/* The resource check and the decode both handlers start with; 1 = denied. */
+static int podgroup_prologue(const struct vc_admission_request *req,
+			     struct vc_admission_result *res)
+{
+	int rc = vc_admission_check_resource(req, PG_GROUP, PG_VERSION, "podgroups", res);
+
+	if (rc)
+		return rc;
+	return podgroup_decode(res, req->object);
+}
+
+static const char *str_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* ---- /podgroups/mutate (§10.1) ----------------------------------------------------------- */
+
+int vc_admit_podgroups_mutate(const struct vc_admission_ctx *ctx,
+			      const struct vc_admission_request *req,
+			      struct vc_admission_result *res)
+{
+	const json_t *obj = req->object;
+	const char *queue = vc_json_get_str(vc_json_get_obj(obj, "spec"), "queue");
+	const char *ns = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "namespace");
+	const char *target;
+	json_t *nsobj = NULL, *patch;
+	struct vc_error err;
+	int rc;
+
+	rc = podgroup_prologue(req, res);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (strcmp(req->operation, "CREATE") != 0)
+		return vc_admission_deny(res,
+					 "invalid operation `%s`, expect operation to be `CREATE`",
+					 req->operation);
+	/* Only a PodGroup left in the default queue moves; any failure leaves it alone. */
+	if (!queue || strcmp(queue, "default") != 0 || !ctx || !ctx->state ||
+	    !ctx->state->get_namespace || !ns || !ns[0])
+		return 0;
+	vc_error_clear(&err);
+	rc = ctx->state->get_namespace(ctx->state->ctx, ns, &nsobj, &err);
+	if (rc) {
+		json_decref(nsobj);
+		return rc == VC_ENOMEM ? rc : 0;
+	}
+	target = vc_json_get_str(vc_json_get_obj(vc_json_get_obj(nsobj, "metadata"), "annotations"),
+				 NS_QUEUE_ANNOTATION);
+	if (!target) {
+		json_decref(nsobj);
+		return 0;
+	}
+	patch = json_pack("[{s:s, s:s, s:s}]", "op", "add", "path", "/spec/queue", "value", target);
+	json_decref(nsobj);
+	if (!patch)
+		return VC_ENOMEM;
+	json_decref(res->patch);
+	res->patch = patch;
+	return 0;
+}
+
+/* ---- /podgroups/validate (§10.2) --------------------------------------------------------- */
+
+/* Append s without leading and trailing ASCII white space (strings.TrimSpace). */
+static int add_trimmed(struct vc_buf *out, const char *s)
+{
+	size_t len;
+
+	while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+		s++;
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || (s[len - 1] >= '\t' && s[len - 1] <= '\r')))
+		len--;
+	return vc_buf_add(out, s, len);
+}
+
+/* checkQueueState: the queue exists and is Open. Appends the problem (if any) to out. */
+static int check_queue(const struct vc_admission_ctx *ctx, const char *name, struct vc_buf *out)
+{
+	const char *state;
+	struct vc_error err;
+	json_t *q = NULL;
+	int rc = VC_ENOTFOUND;
+
+	if (!name[0])
+		return 0;
+	vc_error_clear(&err);
+	if (ctx && ctx->state && ctx->state->get_queue)
+		rc = ctx->state->get_queue(ctx->state->ctx, name, &q, &err);
+	if (!rc && !json_is_object(q))
+		rc = VC_ENOTFOUND;
+	if (rc) {
+		json_decref(q);
+		if (rc == VC_ENOMEM)
+			return rc;
+		if (rc != VC_ENOTFOUND)
+			return vc_buf_addf(out, "unable to find queue: %s", err.text);
+		if (vc_buf_adds(out, "unable to find queue: queue.scheduling.volcano.sh ") ||
+		    vc_go_quote(name, out))
+			return VC_ENOMEM;
+		return vc_buf_adds(out, " not found");
+	}
+	state = str_or_empty(vc_json_get_str(vc_json_get_obj(q, "status"), "state"));
+	if (strcmp(state, "Open") != 0)
+		rc = vc_buf_addf(
+			out,
+			"can only submit PodGroup to queue with state `Open`, queue `%s` "
+			"status is `%s`.",
+			str_or_empty(vc_json_get_str(vc_json_get_obj(q, "metadata"), "name")),
+			state);
+	json_decref(q);
+	return rc;
+}
+
+static bool both_tiers(const json_t *nt)
+{
+	const char *name = vc_json_get_str(nt, "highestTierName");
+
+	return json_is_integer(json_object_get(nt, "highestTierAllowed")) && name && name[0];
+}
+
+/* validateNetworkTopology: the PodGroup's own topology, then the first policy's that fails. */
+static int check_topologies(const json_t *spec, struct vc_buf *out)
+{
+	const json_t *policy;
+	size_t i;
+	int rc = 0;
+
+	if (both_tiers(vc_json_get_obj(spec, "networkTopology")))
+		rc = vc_buf_adds(out, TOPOLOGY_BOTH);
+	json_array_foreach (vc_json_get_arr(spec, "subGroupPolicy"), i, policy) {
+		if (rc || !both_tiers(vc_json_get_obj(policy, "networkTopology")))
+			continue;
+		if (out->len)
+			rc = vc_buf_adds(out, " ");
+		if (!rc)
+			rc = vc_buf_addf(out, "in subGroupPolicy '%s': " TOPOLOGY_BOTH,
+					 str_or_empty(vc_json_get_str(policy, "name")));
+		break;
+	}
+	return rc;
+}
+
+int vc_admit_podgroups_validate(const struct vc_admission_ctx *ctx,
+				const struct vc_admission_request *req,
+				struct vc_admission_result *res)
+{
+	const json_t *spec = vc_json_get_obj(req->object, "spec");
+	struct vc_buf part, msg;
+	int rc;
+
+	rc = podgroup_prologue(req, res);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (strcmp(req->operation, "CREATE") != 0)
+		return vc_admission_deny(res, "unsupported operation %s", req->operation);
+
+	vc_buf_init(&part, VC_BUF_DEFAULT_MAX);
+	vc_buf_init(&msg, VC_BUF_DEFAULT_MAX);
+	rc = check_queue(ctx, str_or_empty(vc_json_get_str(spec, "queue")), &part);
+	if (!rc)
+		rc = add_trimmed(&msg, vc_buf_str(&part));
+	vc_buf_reset(&part);
+	if (!rc)
+		rc = check_topologies(spec, &part);
+	if (!rc && part.len && msg.len)
+		rc = vc_buf_adds(&msg, "; ");
+	if (!rc)
+		rc = add_trimmed(&msg, vc_buf_str(&part));
+	if (!rc && msg.len)
+		rc = vc_admission_deny(res, "%s", vc_buf_str(&msg));
+	vc_buf_release(&part);
+	vc_buf_release(&msg);
+	return rc ? VC_ENOMEM : 0;
+}
