@@ -1,0 +1,260 @@
+/*
+ * plugin_predicates.c - node filters (scheduler.md §4.7) with Kubernetes' failure reasons.
+ */
+#include "plugins.h"
+
+#include "vc_selector.h"
+
+static void pass(struct pred_result *out)
+{
+	out->fit = true;
+	out->reason[0] = '\0';
+}
+
+static void fail(struct pred_result *out, const char *reason)
+{
+	out->fit = false;
+	snprintf(out->reason, sizeof(out->reason), "%s", reason);
+}
+
+static const json_t *pod_spec(const struct sched_task *t)
+{
+	return t->pod ? json_object_get(t->pod->obj, "spec") : NULL;
+}
+
+static const char *str_or(const json_t *obj, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : dflt;
+}
+
+/* Record "Insufficient <name>" for the first dimension where need > have beyond the tolerance. */
+static void short_dim(struct pred_result *out, const char *name, double need, double have)
+{
+	if (!out->fit || need <= have || need - have < VC_RESOURCE_MIN)
+		return;
+	out->fit = false;
+	snprintf(out->reason, sizeof(out->reason), "Insufficient %s", name);
+}
+
+int pred_resource_fit(const struct sched_task *t, const struct sched_node *n,
+		      struct pred_result *out)
+{
+	struct vc_resource idle = VC_RESOURCE_INIT;
+	size_t i;
+
+	if (sched_node_future_idle(n, &idle) < 0)
+		return VC_ENOMEM;
+	pass(out);
+	short_dim(out, "cpu", t->req.milli_cpu, idle.milli_cpu);
+	short_dim(out, "memory", t->req.memory, idle.memory);
+	for (i = 0; i < t->req.nscalars; i++) {
+		const char *name = t->req.scalars[i].name;
+
+		if (strcmp(name, "pods") == 0)
+			continue;
+		short_dim(out, name, t->req.scalars[i].value, vc_resource_get(&idle, name));
+	}
+	vc_resource_release(&idle);
+	return 0;
+}
+
+void pred_pod_count(const struct sched_task *t, const struct sched_node *n, struct pred_result *out)
+{
+	(void)t;
+	if (n->allocatable.max_task_num > 0 && (int64_t)n->ntasks >= n->allocatable.max_task_num)
+		fail(out, PRED_REASON_POD_NUMBER);
+	else
+		pass(out);
+}
+
+bool pred_tolerates(const json_t *toleration, const json_t *taint)
+{
+	const char *teffect = str_or(toleration, "effect", "");
+	const char *tkey = str_or(toleration, "key", "");
+	const char *op = str_or(toleration, "operator", "");
+
+	if (teffect[0] && strcmp(teffect, str_or(taint, "effect", "")) != 0)
+		return false;
+	if (tkey[0] && strcmp(tkey, str_or(taint, "key", "")) != 0)
+		return false;
+	if (strcmp(op, "Exists") == 0)
+		return true;
+	if (op[0] == '\0' || strcmp(op, "Equal") == 0)
+		return strcmp(str_or(toleration, "value", ""), str_or(taint, "value", "")) == 0;
+	return false;
+}
+
+static bool tolerated(const json_t *spec, const json_t *taint)
+{
+	const json_t *tols = json_object_get(spec, "tolerations");
+	size_t i;
+
+	for (i = 0; i < json_array_size(tols); i++)
+		if (pred_tolerates(json_array_get(tols, i), taint))
+			return true;
+	return false;
+}
+
+void pred_node_unschedulable(const struct sched_task *t, const struct sched_node *n,
+			     struct pred_result *out)
+{
+	json_t *taint;
+
+	pass(out);
+	if (!n->unschedulable)
+		return;
+	taint = json_pack("{s:s, s:s}", "key", "node.kubernetes.io/unschedulable", "effect",
+			  "NoSchedule");
+	/* Without memory for the probe, treat the node as not tolerated: the safe answer. */
+	if (!taint || !tolerated(pod_spec(t), taint))
+		fail(out, PRED_REASON_UNSCHEDULABLE);
+	json_decref(taint);
+}
+
+int pred_node_affinity(const struct sched_task *t, const struct sched_node *n,
+		       struct pred_result *out)
+{
+	const json_t *spec = pod_spec(t), *sel, *req, *v;
+	const char *key;
+	bool matched;
+	int rc;
+
+	pass(out);
+	sel = json_object_get(spec, "nodeSelector");
+	json_object_foreach ((json_t *)sel, key, v) {
+		const char *want = json_string_value(v);
+		const char *have = json_string_value(json_object_get(n->labels, key));
+
+		if (!want || !have || strcmp(want, have) != 0) {
+			fail(out, PRED_REASON_NODE_AFFINITY);
+			return 0;
+		}
+	}
+	req = json_object_get(json_object_get(json_object_get(spec, "affinity"), "nodeAffinity"),
+			      "requiredDuringSchedulingIgnoredDuringExecution");
+	if (!json_is_object(req))
+		return 0;
+	rc = vc_node_selector_match(req, n->labels, n->name, NULL, &matched, NULL);
+	if (rc == VC_ENOMEM)
+		return rc;
+	if (rc < 0 || !matched)
+		fail(out, PRED_REASON_NODE_AFFINITY);
+	return 0;
+}
+
+static bool ports_conflict(const json_t *a, const json_t *b)
+{
+	const char *ipa = str_or(a, "hostIP", ""), *ipb = str_or(b, "hostIP", "");
+
+	if (json_integer_value(json_object_get(a, "hostPort")) !=
+	    json_integer_value(json_object_get(b, "hostPort")))
+		return false;
+	if (strcmp(str_or(a, "protocol", "TCP"), str_or(b, "protocol", "TCP")) != 0)
+		return false;
+	if (!ipa[0])
+		ipa = "0.0.0.0";
+	if (!ipb[0])
+		ipb = "0.0.0.0";
+	return strcmp(ipa, "0.0.0.0") == 0 || strcmp(ipb, "0.0.0.0") == 0 || strcmp(ipa, ipb) == 0;
+}
+
+/* Calls fn for every hostPort entry of a pod spec; stops and returns true when fn does. */
+static bool each_host_port(const json_t *spec, bool (*fn)(const json_t *port, const void *ctx),
+			   const void *ctx)
+{
+	static const char *const lists[] = { "initContainers", "containers" };
+	size_t l, i, k;
+
+	for (l = 0; l < 2; l++) {
+		const json_t *cs = json_object_get(spec, lists[l]);
+
+		for (i = 0; i < json_array_size(cs); i++) {
+			const json_t *ports = json_object_get(json_array_get(cs, i), "ports");
+
+			for (k = 0; k < json_array_size(ports); k++) {
+				const json_t *p = json_array_get(ports, k);
+
+				if (json_integer_value(json_object_get(p, "hostPort")) > 0 &&
+				    fn(p, ctx))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+static bool conflicts_with(const json_t *port, const void *ctx)
+{
+	return ports_conflict(port, ctx);
+}
+
+static bool port_taken(const json_t *port, const void *ctx)
+{
+	const struct sched_node *n = ctx;
+	size_t i;
+
+	for (i = 0; i < n->ntasks; i++) {
+		const struct sched_task *x = n->tasks[i];
+
+		if (x->pod &&
+		    each_host_port(json_object_get(x->pod->obj, "spec"), conflicts_with, port))
+			return true;
+	}
+	return false;
+}
+
+void pred_node_ports(const struct sched_task *t, const struct sched_node *n,
+		     struct pred_result *out)
+{
+	if (each_host_port(pod_spec(t), port_taken, n))
+		fail(out, PRED_REASON_NODE_PORTS);
+	else
+		pass(out);
+}
+
+void pred_taint_toleration(const struct sched_task *t, const struct sched_node *n,
+			   struct pred_result *out)
+{
+	const json_t *spec = pod_spec(t);
+	size_t i;
+
+	pass(out);
+	for (i = 0; i < json_array_size(n->taints); i++) {
+		const json_t *taint = json_array_get(n->taints, i);
+		const char *effect = str_or(taint, "effect", "");
+
+		if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "NoExecute") != 0)
+			continue;
+		if (tolerated(spec, taint))
+			continue;
+		out->fit = false;
+		snprintf(out->reason, sizeof(out->reason), "node(s) had untolerated taint {%s: %s}",
+			 str_or(taint, "key", ""), str_or(taint, "value", ""));
+		return;
+	}
+}
+
+int predicates_check(const struct sched_task *t, const struct sched_node *n,
+		     struct pred_result *out)
+{
+	int rc = pred_resource_fit(t, n, out);
+
+	if (rc < 0 || !out->fit)
+		return rc;
+	pred_pod_count(t, n, out);
+	if (!out->fit || !t->pod)
+		return 0;
+	pred_node_unschedulable(t, n, out);
+	if (!out->fit)
+		return 0;
+	rc = pred_node_affinity(t, n, out);
+	if (rc < 0 || !out->fit)
+		return rc;
+	pred_node_ports(t, n, out);
+	if (!out->fit)
+		return 0;
+	pred_taint_toleration(t, n, out);
+	return 0;
+}
