@@ -662,6 +662,9 @@ static struct MHD_Daemon *daemon_start(struct vc_httpd *h, char *cert, char *key
 	struct MHD_OptionItem tls[] = {
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0, key },
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, cert },
+		/* TLS 1.2 or later, as Volcano's webhook sets (Go's tls.VersionTLS12). */
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0,
+		  (void *)"NORMAL:-VERS-TLS1.0:-VERS-TLS1.1:-VERS-SSL3.0" },
 		{ MHD_OPTION_END, 0, NULL },
 	};
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
