@@ -1,0 +1,1077 @@
+/*
+ * vc_cache.c - the informer's store: a hash map of immutable objects plus secondary indexes.
+ *
+ * Everything is open-addressing hash tables with linear probing and backward-shift deletion (no
+ * tombstones, so a table that sees millions of updates never degrades). There are three kinds:
+ * the main table (key -> entry), one table per index (value -> ivalue) and, inside each ivalue,
+ * a set of the entries filed under it (hashed by address). An entry remembers the index values
+ * it was filed under, so removing it never calls an index function and never fails.
+ *
+ * Writes build whatever they need before they touch shared state and undo their own partial
+ * work when an allocation fails, so a failed write leaves the cache as it was.
+ */
+#include "vc_cache.h"
+
+#include <pthread.h>
+
+#include "vc_alloc.h"
+#include "vc_buf.h"
+#include "vc_json.h"
+#include "vc_log.h"
+
+/* An index function's values for one object may not exceed this many bytes in total. */
+#define INDEX_VALUES_MAX ((size_t)1 << 20)
+#define MAX_INDEXES	 16
+#define TBL_MIN_CAP	 8
+#define NO_POS		 SIZE_MAX
+#define SNAPSHOT_FLAGS	 (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+
+/* ---- hash tables --------------------------------------------------------------------------- */
+
+struct slot {
+	uint64_t hash;
+	void *item; /* NULL: empty */
+};
+
+struct table {
+	struct slot *slots;
+	size_t cap; /* 0 or a power of two */
+	size_t count;
+};
+
+typedef bool tbl_eq_fn(const void *item, const void *key);
+
+/* MurmurHash3's 64-bit finalizer: spreads every input bit over the low bits used as index. */
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* FNV-1a over the bytes of s, finalized. */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= UINT64_C(0x100000001b3);
+	}
+	return mix64(h);
+}
+
+static uint64_t hash_ptr(const void *p)
+{
+	return mix64((uint64_t)(uintptr_t)p);
+}
+
+static size_t tbl_find(const struct table *t, uint64_t hash, tbl_eq_fn *eq, const void *key)
+{
+	size_t mask, i;
+
+	if (!t->cap)
+		return NO_POS;
+	mask = t->cap - 1;
+	for (i = hash & mask; t->slots[i].item; i = (i + 1) & mask)
+		if (t->slots[i].hash == hash && eq(t->slots[i].item, key))
+			return i;
+	return NO_POS;
+}
+
+static void tbl_place(struct slot *slots, size_t cap, uint64_t hash, void *item)
+{
+	size_t mask = cap - 1, i;
+
+	for (i = hash & mask; slots[i].item; i = (i + 1) & mask)
+		;
+	slots[i].hash = hash;
+	slots[i].item = item;
+}
+
+static int tbl_resize(struct table *t, size_t cap)
+{
+	struct slot *s;
+	size_t i;
+
+	if (cap == 0) {
+		vc_free(t->slots);
+		t->slots = NULL;
+		t->cap = 0;
+		return 0;
+	}
+	s = vc_calloc(cap, sizeof(*s));
+	if (!s)
+		return VC_ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i].item)
+			tbl_place(s, cap, t->slots[i].hash, t->slots[i].item);
+	vc_free(t->slots);
+	t->slots = s;
+	t->cap = cap;
+	return 0;
+}
+
+/* Make room for n items in all (load factor at most 3/4). */
+static int tbl_reserve(struct table *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : TBL_MIN_CAP;
+
+	while (n > cap / 4 * 3) {
+		if (cap > SIZE_MAX / 2 / sizeof(struct slot))
+			return VC_ENOMEM;
+		cap *= 2;
+	}
+	return cap == t->cap ? 0 : tbl_resize(t, cap);
+}
+
+/* Insert an item whose key is not in the table yet. */
+static int tbl_insert(struct table *t, uint64_t hash, void *item)
+{
+	int rc = tbl_reserve(t, t->count + 1);
+
+	if (rc)
+		return rc;
+	tbl_place(t->slots, t->cap, hash, item);
+	t->count++;
+	return 0;
+}
+
+/*
+ * Remove the item in slot pos, shifting later members of its probe run back so that lookups
+ * never need tombstones. A table that became sparse shrinks when memory allows; when it does
+ * not, it simply stays large.
+ */
+static void tbl_remove_at(struct table *t, size_t pos)
+{
+	size_t mask = t->cap - 1, i = pos, j = pos, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!t->slots[j].item)
+			break;
+		k = t->slots[j].hash & mask;
+		/* The item at j may stay if its home k lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		t->slots[i] = t->slots[j];
+		i = j;
+	}
+	t->slots[i].item = NULL;
+	t->slots[i].hash = 0;
+	t->count--;
+	if (t->count == 0)
+		(void)tbl_resize(t, 0);
+	else if (t->cap > TBL_MIN_CAP && t->count < t->cap / 8)
+		(void)tbl_resize(t, t->cap / 2);
+}
+
+static void tbl_release(struct table *t)
+{
+	vc_free(t->slots);
+	t->slots = NULL;
+	t->cap = 0;
+	t->count = 0;
+}
+
+/* ---- entries, index values, stores ---------------------------------------------------------- */
+
+struct entry {
+	json_t *obj;	/* the cache's reference */
+	char *snapshot; /* mutation check: obj serialized when it was stored, or NULL */
+	/*
+	 * Index values, one block: size_t off[nidx + 1], then char *val[off[nidx]], then the
+	 * strings. Index i's values are val[off[i]] .. val[off[i + 1] - 1]. NULL when nidx is 0.
+	 */
+	void *iv;
+	size_t pos; /* vc_cache_replace: position in objs, NO_POS once superseded */
+	uint64_t hash;
+	char key[];
+};
+
+/* One value of one index, and the set of entries filed under it. */
+struct ivalue {
+	struct table members; /* entries, hashed by address */
+	uint64_t hash;
+	char value[];
+};
+
+struct store {
+	struct table entries;		  /* key -> struct entry */
+	struct table values[MAX_INDEXES]; /* per index: value -> struct ivalue */
+};
+
+struct cache_index {
+	const char *name;
+	vc_cache_index_fn *fn;
+	const void *arg;
+};
+
+struct vc_cache {
+	pthread_rwlock_t lock;
+	struct cache_index idx[MAX_INDEXES];
+	size_t nidx;
+	struct store st;
+	bool check;
+	vc_cache_mutation_fn *on_mutation;
+	void *mutation_ctx;
+};
+
+struct vc_index_values {
+	struct vc_buf buf; /* all values so far, each with its NUL */
+	size_t start;	   /* where the current index's values begin in buf */
+	size_t count;	   /* values of the current index */
+};
+
+static bool entry_eq(const void *item, const void *key)
+{
+	return strcmp(((const struct entry *)item)->key, key) == 0;
+}
+
+static bool ivalue_eq(const void *item, const void *key)
+{
+	return strcmp(((const struct ivalue *)item)->value, key) == 0;
+}
+
+static bool ptr_eq(const void *item, const void *key)
+{
+	return item == key;
+}
+
+static size_t *ent_off(const struct entry *e)
+{
+	return e->iv;
+}
+
+static char **ent_vals(const struct vc_cache *c, const struct entry *e)
+{
+	return (char **)(ent_off(e) + c->nidx + 1);
+}
+
+static void json_free_str(char *s)
+{
+	json_free_t free_fn;
+
+	if (!s)
+		return;
+	json_get_alloc_funcs(NULL, &free_fn);
+	free_fn(s);
+}
+
+static void entry_free(struct entry *e)
+{
+	if (!e)
+		return;
+	json_decref(e->obj);
+	vc_free(e->snapshot);
+	vc_free(e->iv);
+	vc_free(e);
+}
+
+int vc_index_values_add(struct vc_index_values *vals, const char *value)
+{
+	const char *p, *end;
+	int rc;
+
+	if (!vals || !value)
+		return VC_EINVAL;
+	p = vals->buf.data ? vals->buf.data + vals->start : NULL;
+	end = vals->buf.data ? vals->buf.data + vals->buf.len : NULL;
+	for (; p && p < end; p += strlen(p) + 1)
+		if (strcmp(p, value) == 0)
+			return 0;
+	rc = vc_buf_add(&vals->buf, value, strlen(value) + 1);
+	if (rc)
+		return rc;
+	vals->count++;
+	return 0;
+}
+
+static int key_parts(const json_t *obj, const char **ns, const char **name)
+{
+	json_t *md = json_object_get(obj, "metadata");
+
+	*name = json_string_value(json_object_get(md, "name"));
+	*ns = json_string_value(json_object_get(md, "namespace"));
+	if (!*name || !**name)
+		return VC_EINVAL;
+	if (*ns && !**ns)
+		*ns = NULL;
+	return 0;
+}
+
+int vc_cache_key(const json_t *obj, char *buf, size_t len)
+{
+	const char *ns, *name;
+	int rc, n;
+
+	if (!buf)
+		return VC_EINVAL;
+	if (len)
+		buf[0] = '\0';
+	if (!obj)
+		return VC_EINVAL;
+	rc = key_parts(obj, &ns, &name);
+	if (rc)
+		return rc;
+	n = ns ? snprintf(buf, len, "%s/%s", ns, name) : snprintf(buf, len, "%s", name);
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			buf[0] = '\0';
+		return VC_E2BIG;
+	}
+	return 0;
+}
+
+/* Compute obj's index values into e->iv (one allocation). */
+static int entry_index_values(const struct vc_cache *c, const json_t *obj, struct entry *e)
+{
+	struct vc_index_values b;
+	size_t counts[MAX_INDEXES], total = 0, i, size, *off;
+	char **vals, *strs, *p;
+	int rc = 0;
+
+	if (!c->nidx)
+		return 0;
+	vc_buf_init(&b.buf, INDEX_VALUES_MAX);
+	for (i = 0; i < c->nidx; i++) {
+		b.start = b.buf.len;
+		b.count = 0;
+		rc = c->idx[i].fn(c->idx[i].arg, obj, &b);
+		if (rc)
+			goto out_release;
+		counts[i] = b.count;
+		total += b.count;
+	}
+	size = (c->nidx + 1) * sizeof(size_t) + total * sizeof(char *) + b.buf.len;
+	e->iv = vc_malloc(size);
+	if (!e->iv) {
+		rc = VC_ENOMEM;
+		goto out_release;
+	}
+	off = e->iv;
+	vals = (char **)(off + c->nidx + 1);
+	strs = (char *)(vals + total);
+	if (b.buf.len)
+		memcpy(strs, b.buf.data, b.buf.len);
+	off[0] = 0;
+	for (i = 0; i < c->nidx; i++)
+		off[i + 1] = off[i] + counts[i];
+	for (i = 0, p = strs; i < total; i++) {
+		vals[i] = p;
+		p += strlen(p) + 1;
+	}
+out_release:
+	vc_buf_release(&b.buf);
+	return rc;
+}
+
+/* A new entry for obj (which gets a reference), with its key, index values and snapshot. */
+static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
+{
+	const char *ns, *name;
+	struct entry *e;
+	size_t nslen, namelen, klen;
+	int rc;
+
+	*out = NULL;
+	if (!obj)
+		return VC_EINVAL;
+	rc = key_parts(obj, &ns, &name);
+	if (rc)
+		return rc;
+	nslen = ns ? strlen(ns) : 0;
+	namelen = strlen(name);
+	klen = ns ? nslen + 1 + namelen : namelen;
+	e = vc_calloc(1, sizeof(*e) + klen + 1);
+	if (!e)
+		return VC_ENOMEM;
+	if (ns) {
+		memcpy(e->key, ns, nslen);
+		e->key[nslen] = '/';
+		memcpy(e->key + nslen + 1, name, namelen + 1);
+	} else {
+		memcpy(e->key, name, namelen + 1);
+	}
+	e->hash = hash_str(e->key);
+	e->pos = NO_POS;
+	rc = entry_index_values(c, obj, e);
+	if (rc)
+		goto out_free;
+	if (c->check) {
+		char *snap = json_dumps(obj, SNAPSHOT_FLAGS);
+
+		e->snapshot = snap ? vc_strdup(snap) : NULL;
+		json_free_str(snap);
+		if (!e->snapshot) {
+			rc = VC_ENOMEM;
+			goto out_free;
+		}
+	}
+	e->obj = json_incref(obj);
+	*out = e;
+	return 0;
+out_free:
+	entry_free(e);
+	return rc;
+}
+
+static void check_entry(const struct vc_cache *c, const struct entry *e)
+{
+	char *now;
+
+	if (!c->check || !e->snapshot)
+		return;
+	now = json_dumps(e->obj, SNAPSHOT_FLAGS);
+	if (!now)
+		return; /* out of memory: this read cannot tell, a later one will */
+	if (strcmp(now, e->snapshot) != 0)
+		c->on_mutation(c->mutation_ctx, e->key);
+	json_free_str(now);
+}
+
+static void default_on_mutation(void *ctx, const char *key)
+{
+	(void)ctx;
+	VC_ERROR("cached object was mutated", "key=%s", key);
+	abort();
+}
+
+/* File e under value v of one index. */
+static int ivalue_add(struct table *values, const char *v, struct entry *e)
+{
+	uint64_t h = hash_str(v);
+	size_t i = tbl_find(values, h, ivalue_eq, v), len;
+	struct ivalue *iv;
+	int rc;
+
+	if (i != NO_POS) {
+		iv = values->slots[i].item;
+		return tbl_insert(&iv->members, hash_ptr(e), e);
+	}
+	len = strlen(v);
+	iv = vc_calloc(1, sizeof(*iv) + len + 1);
+	if (!iv)
+		return VC_ENOMEM;
+	memcpy(iv->value, v, len + 1);
+	iv->hash = h;
+	rc = tbl_insert(&iv->members, hash_ptr(e), e);
+	if (rc)
+		goto out_free;
+	rc = tbl_insert(values, h, iv);
+	if (rc)
+		goto out_members;
+	return 0;
+out_members:
+	tbl_release(&iv->members);
+out_free:
+	vc_free(iv);
+	return rc;
+}
+
+static void ivalue_del(struct table *values, const char *v, struct entry *e)
+{
+	uint64_t h = hash_str(v);
+	size_t i = tbl_find(values, h, ivalue_eq, v), j;
+	struct ivalue *iv;
+
+	if (i == NO_POS)
+		return;
+	iv = values->slots[i].item;
+	j = tbl_find(&iv->members, hash_ptr(e), ptr_eq, e);
+	if (j != NO_POS)
+		tbl_remove_at(&iv->members, j);
+	if (iv->members.count)
+		return;
+	tbl_remove_at(values, i);
+	tbl_release(&iv->members);
+	vc_free(iv);
+}
+
+/* Remove the first n of e's index values (in index order) from st's indexes. */
+static void entry_unindex_n(const struct vc_cache *c, struct store *st, struct entry *e, size_t n)
+{
+	size_t i, k, done = 0;
+
+	for (i = 0; i < c->nidx; i++)
+		for (k = ent_off(e)[i]; k < ent_off(e)[i + 1]; k++) {
+			if (done++ == n)
+				return;
+			ivalue_del(&st->values[i], ent_vals(c, e)[k], e);
+		}
+}
+
+static void entry_unindex(const struct vc_cache *c, struct store *st, struct entry *e)
+{
+	entry_unindex_n(c, st, e, SIZE_MAX);
+}
+
+/* File e under all its index values in st; on failure nothing stays filed. */
+static int entry_index(const struct vc_cache *c, struct store *st, struct entry *e)
+{
+	size_t i, k, done = 0;
+	int rc;
+
+	for (i = 0; i < c->nidx; i++)
+		for (k = ent_off(e)[i]; k < ent_off(e)[i + 1]; k++) {
+			rc = ivalue_add(&st->values[i], ent_vals(c, e)[k], e);
+			if (rc) {
+				entry_unindex_n(c, st, e, done);
+				return rc;
+			}
+			done++;
+		}
+	return 0;
+}
+
+/* Free st's tables and value sets; its entries too when free_entries is set. */
+static void store_release(const struct vc_cache *c, struct store *st, bool free_entries)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nidx; i++) {
+		for (k = 0; k < st->values[i].cap; k++) {
+			struct ivalue *iv = st->values[i].slots[k].item;
+
+			if (!iv)
+				continue;
+			tbl_release(&iv->members);
+			vc_free(iv);
+		}
+		tbl_release(&st->values[i]);
+	}
+	if (free_entries)
+		for (k = 0; k < st->entries.cap; k++)
+			entry_free(st->entries.slots[k].item);
+	tbl_release(&st->entries);
+}
+
+static struct entry *store_get(const struct store *st, const char *key, size_t *pos)
+{
+	size_t i = tbl_find(&st->entries, hash_str(key), entry_eq, key);
+
+	if (pos)
+		*pos = i;
+	return i == NO_POS ? NULL : st->entries.slots[i].item;
+}
+
+/* ---- the cache ------------------------------------------------------------------------------ */
+
+int vc_cache_new(const struct vc_cache_opts *opts, struct vc_cache **out)
+{
+	pthread_rwlockattr_t attr;
+	struct vc_cache *c;
+	const char *env;
+	size_t i, j;
+	int rc;
+
+	if (!out)
+		return VC_EINVAL;
+	*out = NULL;
+	if (opts && opts->nindexes) {
+		if (!opts->indexes || opts->nindexes > MAX_INDEXES)
+			return VC_EINVAL;
+		for (i = 0; i < opts->nindexes; i++) {
+			if (!opts->indexes[i].name || !opts->indexes[i].fn)
+				return VC_EINVAL;
+			for (j = 0; j < i; j++)
+				if (strcmp(opts->indexes[i].name, opts->indexes[j].name) == 0)
+					return VC_EINVAL;
+		}
+	}
+	c = vc_calloc(1, sizeof(*c));
+	if (!c)
+		return VC_ENOMEM;
+	if (opts) {
+		for (i = 0; i < opts->nindexes; i++) {
+			c->idx[i].name = opts->indexes[i].name;
+			c->idx[i].fn = opts->indexes[i].fn;
+			c->idx[i].arg = opts->indexes[i].arg;
+		}
+		c->nidx = opts->nindexes;
+		c->check = (opts->flags & VC_CACHE_CHECK_MUTATIONS) != 0;
+		c->on_mutation = opts->on_mutation;
+		c->mutation_ctx = opts->mutation_ctx;
+	}
+	env = getenv("VC_CACHE_MUTATION_CHECK");
+	if (VC_CACHE_MUTATION_CHECK_DEFAULT || (env && strcmp(env, "1") == 0))
+		c->check = true;
+	if (!c->on_mutation)
+		c->on_mutation = default_on_mutation;
+	rc = -pthread_rwlockattr_init(&attr);
+	if (rc)
+		goto out_free;
+	/* Writer-preferring: a steady stream of readers must not starve the informer. */
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	rc = -pthread_rwlock_init(&c->lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (rc)
+		goto out_free;
+	*out = c;
+	return 0;
+out_free:
+	vc_free(c);
+	return rc == -ENOMEM ? VC_ENOMEM : rc;
+}
+
+void vc_cache_free(struct vc_cache *c)
+{
+	if (!c)
+		return;
+	store_release(c, &c->st, true);
+	pthread_rwlock_destroy(&c->lock);
+	vc_free(c);
+}
+
+int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
+{
+	struct entry *e, *prev;
+	size_t pos;
+	int rc;
+
+	if (old)
+		*old = NULL;
+	if (!c || !obj)
+		return VC_EINVAL;
+	/* Index functions and the snapshot run before the lock is taken. */
+	rc = entry_new(c, obj, &e);
+	if (rc)
+		return rc;
+	pthread_rwlock_wrlock(&c->lock);
+	prev = store_get(&c->st, e->key, &pos);
+	if (prev)
+		check_entry(c, prev);
+	rc = entry_index(c, &c->st, e);
+	if (rc)
+		goto out_unlock;
+	if (prev) {
+		entry_unindex(c, &c->st, prev);
+		c->st.entries.slots[pos].item = e; /* same key, same hash */
+	} else {
+		rc = tbl_insert(&c->st.entries, e->hash, e);
+		if (rc) {
+			entry_unindex(c, &c->st, e);
+			goto out_unlock;
+		}
+	}
+	pthread_rwlock_unlock(&c->lock);
+	if (prev) {
+		if (old) {
+			*old = prev->obj; /* the cache's reference becomes the caller's */
+			prev->obj = NULL;
+		}
+		entry_free(prev);
+	}
+	return 0;
+out_unlock:
+	pthread_rwlock_unlock(&c->lock);
+	entry_free(e);
+	return rc;
+}
+
+int vc_cache_delete(struct vc_cache *c, const char *key, json_t **old)
+{
+	struct entry *e;
+	size_t pos;
+
+	if (old)
+		*old = NULL;
+	if (!c || !key)
+		return VC_EINVAL;
+	pthread_rwlock_wrlock(&c->lock);
+	e = store_get(&c->st, key, &pos);
+	if (!e) {
+		pthread_rwlock_unlock(&c->lock);
+		return VC_ENOTFOUND;
+	}
+	check_entry(c, e);
+	entry_unindex(c, &c->st, e);
+	tbl_remove_at(&c->st.entries, pos);
+	pthread_rwlock_unlock(&c->lock);
+	if (old) {
+		*old = e->obj;
+		e->obj = NULL;
+	}
+	entry_free(e);
+	return 0;
+}
+
+void vc_cache_deltas_release(struct vc_cache_deltas *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->count; i++) {
+		json_decref(d->items[i].old_obj);
+		json_decref(d->items[i].new_obj);
+	}
+	vc_free(d->items);
+	d->items = NULL;
+	d->count = 0;
+}
+
+/* Same resourceVersion, or (when either has none) the same content. */
+static bool same_version(const json_t *a, const json_t *b)
+{
+	const char *ra = json_string_value(
+		json_object_get(json_object_get(a, "metadata"), "resourceVersion"));
+	const char *rb = json_string_value(
+		json_object_get(json_object_get(b, "metadata"), "resourceVersion"));
+
+	if (ra && rb && *ra && *rb)
+		return strcmp(ra, rb) == 0;
+	return json_equal((json_t *)a, (json_t *)b);
+}
+
+static bool same_index_values(const struct vc_cache *c, const struct entry *a,
+			      const struct entry *b)
+{
+	size_t i;
+
+	if (!c->nidx)
+		return true;
+	if (ent_off(a)[c->nidx] != ent_off(b)[c->nidx])
+		return false;
+	for (i = 0; i <= c->nidx; i++)
+		if (ent_off(a)[i] != ent_off(b)[i])
+			return false;
+	for (i = 0; i < ent_off(a)[c->nidx]; i++)
+		if (strcmp(ent_vals(c, a)[i], ent_vals(c, b)[i]) != 0)
+			return false;
+	return true;
+}
+
+static int cmp_entry_key(const void *a, const void *b)
+{
+	const struct entry *ea = *(const struct entry *const *)a;
+	const struct entry *eb = *(const struct entry *const *)b;
+
+	return strcmp(ea->key, eb->key);
+}
+
+/*
+ * Keep the cached object of an unchanged key: e takes a reference to prev's object (and a copy
+ * of its snapshot) instead of the listed one.
+ */
+static int entry_reuse(const struct vc_cache *c, struct entry *e, const struct entry *prev)
+{
+	char *snap;
+
+	if (c->check && prev->snapshot) {
+		snap = vc_strdup(prev->snapshot);
+		if (!snap)
+			return VC_ENOMEM;
+		vc_free(e->snapshot);
+		e->snapshot = snap;
+	}
+	json_decref(e->obj);
+	e->obj = json_incref(prev->obj);
+	return 0;
+}
+
+int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct vc_cache_deltas *out)
+{
+	struct entry **ents = NULL, **gone = NULL, *e, *prev;
+	struct vc_cache_delta *d = NULL, *grown;
+	struct store ns;
+	size_t i, k, pos, nd = 0, ngone = 0;
+	int rc = 0;
+
+	if (out) {
+		out->items = NULL;
+		out->count = 0;
+	}
+	if (!c || (n && !objs))
+		return VC_EINVAL;
+	memset(&ns, 0, sizeof(ns));
+	if (n) {
+		ents = vc_calloc(n, sizeof(struct entry *));
+		if (out)
+			d = vc_calloc(n, sizeof(*d));
+		if (!ents || (out && !d)) {
+			rc = VC_ENOMEM;
+			goto out_free;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		rc = entry_new(c, objs[i], &ents[i]);
+		if (rc)
+			goto out_free;
+		ents[i]->pos = i;
+	}
+	rc = tbl_reserve(&ns.entries, n);
+	if (rc)
+		goto out_free;
+
+	pthread_rwlock_wrlock(&c->lock);
+	for (k = 0; c->check && k < c->st.entries.cap; k++)
+		if (c->st.entries.slots[k].item)
+			check_entry(c, c->st.entries.slots[k].item);
+	/* Build the new store beside the old one. */
+	for (i = 0; i < n; i++) {
+		e = ents[i];
+		prev = store_get(&c->st, e->key, NULL);
+		if (prev && same_version(prev->obj, e->obj) && same_index_values(c, prev, e)) {
+			rc = entry_reuse(c, e, prev);
+			if (rc)
+				goto out_rollback;
+		}
+		rc = entry_index(c, &ns, e);
+		if (rc)
+			goto out_rollback;
+		prev = store_get(&ns, e->key, &pos);
+		if (prev) {
+			/* A key listed twice: the later object wins. */
+			entry_unindex(c, &ns, prev);
+			prev->pos = NO_POS;
+			ns.entries.slots[pos].item = e;
+		} else {
+			rc = tbl_insert(&ns.entries, e->hash, e);
+			if (rc) {
+				entry_unindex(c, &ns, e);
+				goto out_rollback;
+			}
+		}
+	}
+	/* The keys that vanished, sorted. */
+	for (k = 0; k < c->st.entries.cap; k++) {
+		prev = c->st.entries.slots[k].item;
+		if (prev && !store_get(&ns, prev->key, NULL))
+			ngone++;
+	}
+	if (ngone && out) {
+		gone = vc_calloc(ngone, sizeof(struct entry *));
+		grown = vc_realloc(d, (n + ngone) * sizeof(*d));
+		if (!grown || !gone) {
+			rc = VC_ENOMEM;
+			goto out_rollback;
+		}
+		d = grown;
+		for (k = 0, i = 0; k < c->st.entries.cap; k++) {
+			prev = c->st.entries.slots[k].item;
+			if (prev && !store_get(&ns, prev->key, NULL))
+				gone[i++] = prev;
+		}
+		qsort(gone, ngone, sizeof(struct entry *), cmp_entry_key);
+	}
+	if (out) {
+		for (i = 0; i < n; i++) {
+			e = ents[i];
+			if (e->pos == NO_POS)
+				continue;
+			prev = store_get(&c->st, e->key, NULL);
+			if (prev && prev->obj == e->obj)
+				continue;
+			d[nd].old_obj = prev ? json_incref(prev->obj) : NULL;
+			d[nd].new_obj = json_incref(e->obj);
+			nd++;
+		}
+		for (i = 0; i < ngone; i++) {
+			d[nd].old_obj = json_incref(gone[i]->obj);
+			d[nd].new_obj = NULL;
+			nd++;
+		}
+	}
+	/* Commit: nothing below can fail. */
+	store_release(c, &c->st, true);
+	c->st = ns;
+	pthread_rwlock_unlock(&c->lock);
+	for (i = 0; i < n; i++)
+		if (ents[i]->pos == NO_POS)
+			entry_free(ents[i]);
+	vc_free(ents);
+	vc_free(gone);
+	if (out && nd) {
+		out->items = d;
+		out->count = nd;
+	} else {
+		vc_free(d);
+	}
+	return 0;
+
+out_rollback:
+	store_release(c, &ns, false);
+	pthread_rwlock_unlock(&c->lock);
+	memset(&ns, 0, sizeof(ns));
+out_free:
+	store_release(c, &ns, false);
+	for (i = 0; ents && i < n; i++)
+		entry_free(ents[i]);
+	vc_free(ents);
+	vc_free(gone);
+	vc_free(d);
+	return rc;
+}
+
+json_t *vc_cache_get(struct vc_cache *c, const char *key)
+{
+	struct entry *e;
+	json_t *obj = NULL;
+
+	if (!c || !key)
+		return NULL;
+	pthread_rwlock_rdlock(&c->lock);
+	e = store_get(&c->st, key, NULL);
+	if (e) {
+		check_entry(c, e);
+		obj = json_incref(e->obj);
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return obj;
+}
+
+size_t vc_cache_count(struct vc_cache *c)
+{
+	size_t n;
+
+	if (!c)
+		return 0;
+	pthread_rwlock_rdlock(&c->lock);
+	n = c->st.entries.count;
+	pthread_rwlock_unlock(&c->lock);
+	return n;
+}
+
+void vc_objs_release(struct vc_objs *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; i < o->count; i++)
+		json_decref(o->items[i]);
+	vc_free(o->items);
+	o->items = NULL;
+	o->count = 0;
+}
+
+/* Take a reference to every entry of set t (entries, or an ivalue's members) into out. */
+static int collect(const struct vc_cache *c, const struct table *t, struct vc_objs *out)
+{
+	size_t k, n = 0;
+
+	if (!t->count)
+		return 0;
+	out->items = vc_calloc(t->count, sizeof(json_t *));
+	if (!out->items)
+		return VC_ENOMEM;
+	for (k = 0; k < t->cap; k++) {
+		const struct entry *e = t->slots[k].item;
+
+		if (!e)
+			continue;
+		check_entry(c, e);
+		out->items[n++] = json_incref(e->obj);
+	}
+	out->count = n;
+	return 0;
+}
+
+int vc_cache_list(struct vc_cache *c, struct vc_objs *out)
+{
+	int rc;
+
+	if (!out)
+		return VC_EINVAL;
+	out->items = NULL;
+	out->count = 0;
+	if (!c)
+		return VC_EINVAL;
+	pthread_rwlock_rdlock(&c->lock);
+	rc = collect(c, &c->st.entries, out);
+	pthread_rwlock_unlock(&c->lock);
+	return rc;
+}
+
+static size_t find_index(const struct vc_cache *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nidx; i++)
+		if (strcmp(c->idx[i].name, name) == 0)
+			return i;
+	return NO_POS;
+}
+
+int vc_cache_by_index(struct vc_cache *c, const char *index, const char *value, struct vc_objs *out)
+{
+	const struct ivalue *iv;
+	size_t i, pos;
+	int rc = 0;
+
+	if (!out)
+		return VC_EINVAL;
+	out->items = NULL;
+	out->count = 0;
+	if (!c || !index || !value)
+		return VC_EINVAL;
+	i = find_index(c, index);
+	if (i == NO_POS)
+		return VC_ENOENT;
+	pthread_rwlock_rdlock(&c->lock);
+	pos = tbl_find(&c->st.values[i], hash_str(value), ivalue_eq, value);
+	if (pos != NO_POS) {
+		iv = c->st.values[i].slots[pos].item;
+		rc = collect(c, &iv->members, out);
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return rc;
+}
+
+size_t vc_cache_index_count(struct vc_cache *c, const char *index, const char *value)
+{
+	const struct ivalue *iv;
+	size_t i, pos, n = 0;
+
+	if (!c || !index || !value)
+		return 0;
+	i = find_index(c, index);
+	if (i == NO_POS)
+		return 0;
+	pthread_rwlock_rdlock(&c->lock);
+	pos = tbl_find(&c->st.values[i], hash_str(value), ivalue_eq, value);
+	if (pos != NO_POS) {
+		iv = c->st.values[i].slots[pos].item;
+		n = iv->members.count;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return n;
+}
+
+/* ---- index functions ------------------------------------------------------------------------ */
+
+int vc_cache_index_by_namespace(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	const char *ns =
+		json_string_value(json_object_get(json_object_get(obj, "metadata"), "namespace"));
+
+	(void)arg;
+	if (!ns || !*ns)
+		return 0;
+	return vc_index_values_add(vals, ns);
+}
+
+int vc_cache_index_by_label(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
+	const char *v;
+
+	if (!arg)
+		return 0;
+	v = json_string_value(json_object_get(labels, arg));
+	return v ? vc_index_values_add(vals, v) : 0;
+}
+
+int vc_cache_index_by_field(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	const char *v;
+
+	if (!arg)
+		return 0;
+	v = json_string_value(vc_json_path(obj, arg));
+	return v ? vc_index_values_add(vals, v) : 0;
+}

@@ -1,0 +1,1064 @@
+/* Unit tests for vc_cache: keys, reads and writes, indexes, relists, the mutation check. */
+#include "vc_prelude.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "vc_alloc.h"
+#include "vc_cache.h"
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+/* A pod-like object; ns, node and job may be NULL (left out). */
+static json_t *mkobj(const char *ns, const char *name, const char *rv, const char *job,
+		     const char *node)
+{
+	json_t *o = json_pack("{s:s, s:{s:s}}", "kind", "Pod", "metadata", "name", name);
+	json_t *md = json_object_get(o, "metadata");
+
+	assert_non_null(o);
+	if (ns)
+		assert_int_equal(json_object_set_new(md, "namespace", json_string(ns)), 0);
+	if (rv)
+		assert_int_equal(json_object_set_new(md, "resourceVersion", json_string(rv)), 0);
+	if (job)
+		assert_int_equal(
+			json_object_set_new(md, "labels",
+					    json_pack("{s:s}", "volcano.sh/job-name", job)),
+			0);
+	if (node)
+		assert_int_equal(
+			json_object_set_new(o, "spec", json_pack("{s:s}", "nodeName", node)), 0);
+	return o;
+}
+
+static const struct vc_cache_index pod_indexes[] = {
+	{ "namespace", vc_cache_index_by_namespace, NULL },
+	{ "job", vc_cache_index_by_label, "volcano.sh/job-name" },
+	{ "node", vc_cache_index_by_field, "spec.nodeName" },
+};
+
+static struct vc_cache *new_pod_cache(void)
+{
+	struct vc_cache_opts opts = { .indexes = pod_indexes,
+				      .nindexes = VC_ARRAY_SIZE(pod_indexes) };
+	struct vc_cache *c = NULL;
+
+	assert_int_equal(vc_cache_new(&opts, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
+static const char *rv_of(const json_t *o)
+{
+	return json_string_value(
+		json_object_get(json_object_get(o, "metadata"), "resourceVersion"));
+}
+
+static const char *name_of(const json_t *o)
+{
+	return json_string_value(json_object_get(json_object_get(o, "metadata"), "name"));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(name_of(*(json_t *const *)a), name_of(*(json_t *const *)b));
+}
+
+/* The names of objs, sorted and comma-separated, into buf. */
+static const char *names(struct vc_objs *objs, char *buf, size_t len)
+{
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	if (objs->count)
+		qsort(objs->items, objs->count, sizeof(*objs->items), cmp_names);
+	for (i = 0; i < objs->count; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "",
+				       name_of(objs->items[i]));
+	return buf;
+}
+
+/* by_index as a sorted name list (the result is released). */
+static const char *by_index(struct vc_cache *c, const char *index, const char *value, char *buf,
+			    size_t len)
+{
+	struct vc_objs objs;
+
+	assert_int_equal(vc_cache_by_index(c, index, value, &objs), 0);
+	names(&objs, buf, len);
+	vc_objs_release(&objs);
+	return buf;
+}
+
+/*
+ * A description of the whole cache, for "unchanged after a failed write" checks: every key with
+ * its object's address and resourceVersion, and the members of every index value in `values`.
+ */
+static char *describe(struct vc_cache *c, const char *const *values, size_t nvalues)
+{
+	struct vc_objs all;
+	char part[4096], *out;
+	size_t i, j, at = 0, cap = 1 << 16;
+
+	out = calloc(1, cap);
+	assert_non_null(out);
+	assert_int_equal(vc_cache_list(c, &all), 0);
+	if (all.count)
+		qsort(all.items, all.count, sizeof(*all.items), cmp_names);
+	for (i = 0; i < all.count; i++)
+		at += (size_t)snprintf(out + at, cap - at, "%s@%p:%s;", name_of(all.items[i]),
+				       (void *)all.items[i], rv_of(all.items[i]));
+	vc_objs_release(&all);
+	for (i = 0; i < VC_ARRAY_SIZE(pod_indexes); i++)
+		for (j = 0; j < nvalues; j++)
+			at += (size_t)snprintf(
+				out + at, cap - at, "|%s=%s:%s", pod_indexes[i].name, values[j],
+				by_index(c, pod_indexes[i].name, values[j], part, sizeof(part)));
+	return out;
+}
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+
+static void test_key(void **state)
+{
+	char buf[VC_CACHE_KEY_MAX], small[7];
+	json_t *o;
+
+	(void)state;
+	o = mkobj("ns1", "pod-a", "1", NULL, NULL);
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "ns1/pod-a");
+	assert_int_equal(vc_cache_key(o, small, sizeof(small)), VC_E2BIG);
+	assert_string_equal(small, "");
+	json_decref(o);
+
+	o = mkobj(NULL, "node-1", NULL, NULL, NULL);
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "node-1");
+	/* Exactly fits: 6 bytes and the NUL. */
+	assert_int_equal(vc_cache_key(o, small, 7), 0);
+	assert_int_equal(vc_cache_key(o, small, 6), VC_E2BIG);
+	json_decref(o);
+
+	/* An empty namespace is a cluster-scoped key. */
+	o = mkobj("", "x", NULL, NULL, NULL);
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "x");
+	json_decref(o);
+
+	o = json_pack("{s:{s:s}}", "metadata", "namespace", "ns");
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), VC_EINVAL);
+	assert_string_equal(buf, "");
+	json_decref(o);
+	o = json_pack("{s:{s:s}}", "metadata", "name", "");
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), VC_EINVAL);
+	json_decref(o);
+	o = json_pack("{s:{s:i}}", "metadata", "name", 3);
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), VC_EINVAL);
+	json_decref(o);
+	o = json_pack("[i]", 1);
+	assert_int_equal(vc_cache_key(o, buf, sizeof(buf)), VC_EINVAL);
+	json_decref(o);
+	assert_int_equal(vc_cache_key(NULL, buf, sizeof(buf)), VC_EINVAL);
+	assert_int_equal(vc_cache_key(NULL, NULL, 0), VC_EINVAL);
+}
+
+/* ---- reads and writes ------------------------------------------------------------------------ */
+
+static void test_upsert_get_delete_references(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	json_t *a = mkobj("ns", "a", "1", NULL, NULL), *a2 = mkobj("ns", "a", "2", NULL, NULL);
+	json_t *got, *old = (json_t *)1;
+
+	(void)state;
+	assert_int_equal(vc_cache_count(c), 0);
+	assert_null(vc_cache_get(c, "ns/a"));
+	assert_int_equal(vc_cache_upsert(c, a, &old), 0);
+	assert_null(old);
+	/* The cache holds its own reference; get hands out a new one. */
+	assert_int_equal(a->refcount, 2);
+	got = vc_cache_get(c, "ns/a");
+	assert_ptr_equal(got, a);
+	assert_int_equal(a->refcount, 3);
+	json_decref(got);
+	assert_null(vc_cache_get(c, "a"));
+	assert_null(vc_cache_get(c, "ns/b"));
+
+	/* Replacing hands the old object's reference to the caller. */
+	assert_int_equal(vc_cache_upsert(c, a2, &old), 0);
+	assert_ptr_equal(old, a);
+	assert_int_equal(a->refcount, 2);
+	json_decref(old);
+	assert_int_equal(vc_cache_count(c), 1);
+	got = vc_cache_get(c, "ns/a");
+	assert_ptr_equal(got, a2);
+	json_decref(got);
+
+	/* Without `old` the replaced reference is dropped by the cache. */
+	assert_int_equal(vc_cache_upsert(c, a, NULL), 0);
+	assert_int_equal(a2->refcount, 1);
+
+	assert_int_equal(vc_cache_delete(c, "ns/a", &old), 0);
+	assert_ptr_equal(old, a);
+	json_decref(old);
+	assert_int_equal(a->refcount, 1);
+	assert_int_equal(vc_cache_delete(c, "ns/a", &old), VC_ENOTFOUND);
+	assert_null(old);
+	assert_int_equal(vc_cache_count(c), 0);
+
+	assert_int_equal(vc_cache_upsert(c, a, NULL), 0);
+	assert_int_equal(vc_cache_delete(c, "ns/a", NULL), 0);
+	assert_int_equal(a->refcount, 1);
+
+	/* Bad arguments. */
+	old = (json_t *)1;
+	assert_int_equal(vc_cache_upsert(c, NULL, &old), VC_EINVAL);
+	assert_null(old);
+	assert_int_equal(vc_cache_upsert(NULL, a, NULL), VC_EINVAL);
+	assert_int_equal(vc_cache_delete(c, NULL, NULL), VC_EINVAL);
+	assert_null(vc_cache_get(NULL, "x"));
+	assert_null(vc_cache_get(c, NULL));
+	json_decref(a);
+	json_decref(a2);
+	vc_cache_free(c);
+	vc_cache_free(NULL);
+}
+
+static void test_upsert_without_name_is_refused(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	json_t *o = json_pack("{s:{s:s}}", "metadata", "namespace", "ns"), *old = (json_t *)1;
+
+	(void)state;
+	assert_int_equal(vc_cache_upsert(c, o, &old), VC_EINVAL);
+	assert_null(old);
+	assert_int_equal(o->refcount, 1);
+	assert_int_equal(vc_cache_count(c), 0);
+	json_decref(o);
+	vc_cache_free(c);
+}
+
+static void test_list(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct vc_objs objs = { (json_t **)1, 7 };
+	char buf[256];
+	json_t *o;
+	int i;
+
+	(void)state;
+	assert_int_equal(vc_cache_list(c, &objs), 0);
+	assert_null(objs.items);
+	assert_int_equal(objs.count, 0);
+	for (i = 0; i < 5; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%d", i);
+		o = mkobj(i % 2 ? "odd" : "even", name, "1", NULL, NULL);
+		assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+		json_decref(o);
+	}
+	assert_int_equal(vc_cache_list(c, &objs), 0);
+	assert_int_equal(objs.count, 5);
+	assert_int_equal(objs.items[0]->refcount, 2);
+	assert_string_equal(names(&objs, buf, sizeof(buf)), "p0,p1,p2,p3,p4");
+	vc_objs_release(&objs);
+	assert_null(objs.items);
+	assert_int_equal(objs.count, 0);
+	vc_objs_release(NULL);
+	assert_int_equal(vc_cache_list(NULL, &objs), VC_EINVAL);
+	assert_int_equal(vc_cache_list(c, NULL), VC_EINVAL);
+	vc_cache_free(c);
+}
+
+/* ---- indexes --------------------------------------------------------------------------------- */
+
+static void test_indexes_follow_writes(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct vc_objs objs;
+	char buf[256];
+	json_t *o;
+
+	(void)state;
+	o = mkobj("ns1", "a-0", "1", "a", "node-1");
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	o = mkobj("ns1", "a-1", "1", "a", NULL);
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	o = mkobj("ns2", "b-0", "1", "b", "node-1");
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	o = mkobj(NULL, "cluster-thing", "1", NULL, NULL);
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+
+	assert_string_equal(by_index(c, "namespace", "ns1", buf, sizeof(buf)), "a-0,a-1");
+	assert_string_equal(by_index(c, "namespace", "ns2", buf, sizeof(buf)), "b-0");
+	assert_string_equal(by_index(c, "namespace", "", buf, sizeof(buf)), "");
+	assert_string_equal(by_index(c, "job", "a", buf, sizeof(buf)), "a-0,a-1");
+	assert_string_equal(by_index(c, "node", "node-1", buf, sizeof(buf)), "a-0,b-0");
+	assert_string_equal(by_index(c, "node", "node-2", buf, sizeof(buf)), "");
+	assert_int_equal(vc_cache_index_count(c, "job", "a"), 2);
+	assert_int_equal(vc_cache_index_count(c, "job", "zzz"), 0);
+	assert_int_equal(vc_cache_index_count(c, "nope", "a"), 0);
+
+	/* An update moves a-1 to node-2 and job c; a-0 loses its node. */
+	o = mkobj("ns1", "a-1", "2", "c", "node-2");
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	o = mkobj("ns1", "a-0", "2", "a", NULL);
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	assert_string_equal(by_index(c, "job", "a", buf, sizeof(buf)), "a-0");
+	assert_string_equal(by_index(c, "job", "c", buf, sizeof(buf)), "a-1");
+	assert_string_equal(by_index(c, "node", "node-1", buf, sizeof(buf)), "b-0");
+	assert_string_equal(by_index(c, "node", "node-2", buf, sizeof(buf)), "a-1");
+
+	/* A delete unfiles the object everywhere. */
+	assert_int_equal(vc_cache_delete(c, "ns2/b-0", NULL), 0);
+	assert_string_equal(by_index(c, "node", "node-1", buf, sizeof(buf)), "");
+	assert_string_equal(by_index(c, "namespace", "ns2", buf, sizeof(buf)), "");
+	assert_string_equal(by_index(c, "job", "b", buf, sizeof(buf)), "");
+
+	/* The objects returned are new references to the cached ones. */
+	assert_int_equal(vc_cache_by_index(c, "namespace", "ns1", &objs), 0);
+	assert_int_equal(objs.count, 2);
+	assert_int_equal(objs.items[0]->refcount, 2);
+	vc_objs_release(&objs);
+
+	objs.items = (json_t **)1;
+	assert_int_equal(vc_cache_by_index(c, "no-such-index", "x", &objs), VC_ENOENT);
+	assert_null(objs.items);
+	assert_int_equal(vc_cache_by_index(c, NULL, "x", &objs), VC_EINVAL);
+	assert_int_equal(vc_cache_by_index(c, "job", NULL, &objs), VC_EINVAL);
+	assert_int_equal(vc_cache_by_index(c, "job", "a", NULL), VC_EINVAL);
+	vc_cache_free(c);
+}
+
+/* Several values per object, some repeated: "tags" gives one value per element of spec.tags. */
+static int index_tags(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	json_t *tags = json_object_get(json_object_get(obj, "spec"), "tags"), *t;
+	size_t i;
+	int rc;
+
+	(void)arg;
+	json_array_foreach (tags, i, t) {
+		if (!json_is_string(t))
+			return VC_EINVALID; /* refuse the object */
+		rc = vc_index_values_add(vals, json_string_value(t));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void test_multi_valued_index_and_index_errors(void **state)
+{
+	const struct vc_cache_index idx[] = { { "tags", index_tags, NULL } };
+	struct vc_cache_opts opts = { .indexes = idx, .nindexes = 1 };
+	struct vc_cache *c;
+	char buf[256];
+	json_t *o, *bad;
+
+	(void)state;
+	assert_int_equal(vc_cache_new(&opts, &c), 0);
+	o = json_pack("{s:{s:s}, s:{s:[s,s,s]}}", "metadata", "name", "x", "spec", "tags", "red",
+		      "blue", "red");
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	assert_int_equal(vc_cache_index_count(c, "tags", "red"), 1);
+	assert_string_equal(by_index(c, "tags", "blue", buf, sizeof(buf)), "x");
+	/* An update to a value set that overlaps the old one. */
+	o = json_pack("{s:{s:s}, s:{s:[s,s]}}", "metadata", "name", "x", "spec", "tags", "blue",
+		      "green");
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+	assert_int_equal(vc_cache_index_count(c, "tags", "red"), 0);
+	assert_int_equal(vc_cache_index_count(c, "tags", "blue"), 1);
+	assert_int_equal(vc_cache_index_count(c, "tags", "green"), 1);
+
+	/* An index function's error refuses the write and changes nothing. */
+	bad = json_pack("{s:{s:s}, s:{s:[s,i]}}", "metadata", "name", "x", "spec", "tags", "pink",
+			7);
+	assert_int_equal(vc_cache_upsert(c, bad, NULL), VC_EINVALID);
+	assert_int_equal(vc_cache_replace(c, &bad, 1, NULL), VC_EINVALID);
+	assert_int_equal(bad->refcount, 1);
+	json_decref(bad);
+	assert_int_equal(vc_cache_index_count(c, "tags", "pink"), 0);
+	assert_int_equal(vc_cache_index_count(c, "tags", "green"), 1);
+	assert_int_equal(vc_cache_count(c), 1);
+	vc_cache_free(c);
+}
+
+static void test_new_refuses_bad_options(void **state)
+{
+	struct vc_cache_index idx[17];
+	struct vc_cache_opts opts = { .indexes = idx };
+	struct vc_cache *c = (struct vc_cache *)1;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(idx); i++)
+		idx[i] = (struct vc_cache_index){ "n", vc_cache_index_by_namespace, NULL };
+	opts.nindexes = 2; /* two indexes named "n" */
+	assert_int_equal(vc_cache_new(&opts, &c), VC_EINVAL);
+	assert_null(c);
+	idx[1].name = "m";
+	assert_int_equal(vc_cache_new(&opts, &c), 0);
+	vc_cache_free(c);
+	idx[1].fn = NULL;
+	assert_int_equal(vc_cache_new(&opts, &c), VC_EINVAL);
+	idx[1].fn = vc_cache_index_by_namespace;
+	idx[1].name = NULL;
+	assert_int_equal(vc_cache_new(&opts, &c), VC_EINVAL);
+	opts.nindexes = 17;
+	assert_int_equal(vc_cache_new(&opts, &c), VC_EINVAL);
+	opts.indexes = NULL;
+	opts.nindexes = 1;
+	assert_int_equal(vc_cache_new(&opts, &c), VC_EINVAL);
+	assert_int_equal(vc_cache_new(NULL, NULL), VC_EINVAL);
+	/* No options: a cache without indexes. */
+	assert_int_equal(vc_cache_new(NULL, &c), 0);
+	assert_int_equal(vc_cache_by_index(c, "n", "x", &(struct vc_objs){ 0 }), VC_ENOENT);
+	vc_cache_free(c);
+}
+
+/* ---- replace --------------------------------------------------------------------------------- */
+
+static void test_replace_reports_changes(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct vc_cache_deltas d = { (struct vc_cache_delta *)1, 9 };
+	json_t *first[4], *second[5], *kept;
+	char buf[256];
+	size_t i;
+
+	(void)state;
+	first[0] = mkobj("ns", "a", "10", "j1", NULL);
+	first[1] = mkobj("ns", "b", "11", "j1", NULL);
+	first[2] = mkobj("ns", "c", "12", "j2", "n1");
+	first[3] = mkobj("ns", "d", "13", "j2", NULL);
+	/* A relist into an empty cache: four adds in list order. */
+	assert_int_equal(vc_cache_replace(c, first, 4, &d), 0);
+	assert_int_equal(d.count, 4);
+	for (i = 0; i < 4; i++) {
+		assert_null(d.items[i].old_obj);
+		assert_ptr_equal(d.items[i].new_obj, first[i]);
+	}
+	vc_cache_deltas_release(&d);
+	assert_null(d.items);
+	assert_int_equal(d.count, 0);
+
+	/*
+	 * The second list: d changed, a unchanged (same resourceVersion, different object), e new,
+	 * b and c vanished, and f new; the deletes come last, sorted by key.
+	 */
+	second[0] = mkobj("ns", "f", "20", "j3", NULL);
+	second[1] = mkobj("ns", "d", "21", "j3", "n2");
+	second[2] = mkobj("ns", "a", "10", "j1", NULL);
+	second[3] = mkobj("ns", "e", "22", "j1", NULL);
+	second[4] = mkobj("other", "a", "23", NULL, NULL);
+	assert_int_equal(vc_cache_replace(c, second, 5, &d), 0);
+	assert_int_equal(d.count, 6);
+	assert_null(d.items[0].old_obj);
+	assert_ptr_equal(d.items[0].new_obj, second[0]);
+	assert_ptr_equal(d.items[1].old_obj, first[3]);
+	assert_ptr_equal(d.items[1].new_obj, second[1]);
+	assert_null(d.items[2].old_obj);
+	assert_ptr_equal(d.items[2].new_obj, second[3]);
+	assert_null(d.items[3].old_obj);
+	assert_ptr_equal(d.items[3].new_obj, second[4]);
+	assert_ptr_equal(d.items[4].old_obj, first[1]);
+	assert_null(d.items[4].new_obj);
+	assert_ptr_equal(d.items[5].old_obj, first[2]);
+	assert_null(d.items[5].new_obj);
+	vc_cache_deltas_release(&d);
+
+	/* The unchanged key kept its cached object; the listed twin was not taken. */
+	kept = vc_cache_get(c, "ns/a");
+	assert_ptr_equal(kept, first[0]);
+	json_decref(kept);
+	assert_int_equal(second[2]->refcount, 1);
+	assert_int_equal(vc_cache_count(c), 5);
+	assert_string_equal(by_index(c, "job", "j1", buf, sizeof(buf)), "a,e");
+	assert_string_equal(by_index(c, "job", "j2", buf, sizeof(buf)), "");
+	assert_string_equal(by_index(c, "job", "j3", buf, sizeof(buf)), "d,f");
+	assert_string_equal(by_index(c, "node", "n1", buf, sizeof(buf)), "");
+	assert_string_equal(by_index(c, "node", "n2", buf, sizeof(buf)), "d");
+	assert_string_equal(by_index(c, "namespace", "other", buf, sizeof(buf)), "a");
+	assert_string_equal(by_index(c, "namespace", "ns", buf, sizeof(buf)), "a,d,e,f");
+
+	/* Without `out` nothing is reported; an empty list empties the cache. */
+	assert_int_equal(vc_cache_replace(c, NULL, 0, NULL), 0);
+	assert_int_equal(vc_cache_count(c), 0);
+	assert_int_equal(vc_cache_index_count(c, "namespace", "ns"), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(first[i]->refcount, 1);
+		json_decref(first[i]);
+	}
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(second[i]->refcount, 1);
+		json_decref(second[i]);
+	}
+	assert_int_equal(vc_cache_replace(c, NULL, 3, &d), VC_EINVAL);
+	assert_int_equal(vc_cache_replace(NULL, NULL, 0, &d), VC_EINVAL);
+	vc_cache_deltas_release(NULL);
+	vc_cache_free(c);
+}
+
+static void test_replace_edge_cases(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct vc_cache_deltas d;
+	json_t *objs[3], *got, *bad;
+	char buf[64];
+
+	(void)state;
+	/* Without resourceVersions, content decides. */
+	objs[0] = mkobj(NULL, "n1", NULL, "x", NULL);
+	objs[1] = mkobj(NULL, "n2", NULL, "x", NULL);
+	assert_int_equal(vc_cache_replace(c, objs, 2, NULL), 0);
+	json_decref(objs[0]);
+	json_decref(objs[1]);
+	objs[0] = mkobj(NULL, "n1", NULL, "x", NULL);
+	objs[1] = mkobj(NULL, "n2", NULL, "y", NULL);
+	assert_int_equal(vc_cache_replace(c, objs, 2, &d), 0);
+	assert_int_equal(d.count, 1);
+	assert_ptr_equal(d.items[0].new_obj, objs[1]);
+	vc_cache_deltas_release(&d);
+	json_decref(objs[0]);
+	json_decref(objs[1]);
+
+	/* A key listed twice: the later object wins and is reported once. */
+	objs[0] = mkobj(NULL, "n3", "1", "a", NULL);
+	objs[1] = mkobj(NULL, "n1", NULL, "x", NULL);
+	objs[2] = mkobj(NULL, "n3", "2", "b", NULL);
+	assert_int_equal(vc_cache_replace(c, objs, 3, &d), 0);
+	assert_int_equal(d.count, 2);
+	assert_null(d.items[0].old_obj);
+	assert_ptr_equal(d.items[0].new_obj, objs[2]);
+	assert_string_equal(name_of(d.items[1].old_obj), "n2");
+	assert_null(d.items[1].new_obj);
+	vc_cache_deltas_release(&d);
+	got = vc_cache_get(c, "n3");
+	assert_ptr_equal(got, objs[2]);
+	json_decref(got);
+	assert_string_equal(by_index(c, "job", "a", buf, sizeof(buf)), "");
+	assert_string_equal(by_index(c, "job", "b", buf, sizeof(buf)), "n3");
+	json_decref(objs[0]);
+	json_decref(objs[1]);
+	json_decref(objs[2]);
+
+	/* An object without a name refuses the whole relist. */
+	bad = json_pack("{s:{}}", "metadata");
+	objs[0] = mkobj(NULL, "n9", "1", NULL, NULL);
+	objs[1] = bad;
+	assert_int_equal(vc_cache_replace(c, objs, 2, &d), VC_EINVAL);
+	assert_null(d.items);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(vc_cache_count(c), 2);
+	assert_null(vc_cache_get(c, "n9"));
+	json_decref(objs[0]);
+	json_decref(bad);
+	vc_cache_free(c);
+}
+
+/* ---- failure injection ----------------------------------------------------------------------- */
+
+static const char *const probe_values[] = { "ns", "other", "j1", "j2", "j3", "n1", "n2" };
+
+static struct vc_cache *seeded_cache(void)
+{
+	struct vc_cache *c = new_pod_cache();
+	json_t *o;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%d", i);
+		o = mkobj("ns", name, "1", i % 2 ? "j1" : "j2", i < 3 ? "n1" : NULL);
+		assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+		json_decref(o);
+	}
+	return c;
+}
+
+enum chaos_op {
+	OP_UPSERT_NEW,
+	OP_UPSERT_EXISTING,
+	OP_DELETE,
+	OP_REPLACE,
+	OP_LIST,
+	OP_BY_INDEX
+};
+
+static int run_op(struct vc_cache *c, enum chaos_op op, json_t **objs, size_t n)
+{
+	struct vc_cache_deltas d;
+	struct vc_objs o;
+	json_t *old = NULL;
+	int rc;
+
+	switch (op) {
+	case OP_UPSERT_NEW:
+	case OP_UPSERT_EXISTING:
+		rc = vc_cache_upsert(c, objs[0], &old);
+		json_decref(old);
+		return rc;
+	case OP_DELETE:
+		return vc_cache_delete(c, "ns/p1", NULL);
+	case OP_REPLACE:
+		rc = vc_cache_replace(c, objs, n, &d);
+		if (rc)
+			assert_int_equal(d.count, 0);
+		vc_cache_deltas_release(&d);
+		return rc;
+	case OP_LIST:
+		rc = vc_cache_list(c, &o);
+		if (!rc)
+			assert_int_equal(o.count, 6);
+		vc_objs_release(&o);
+		return rc;
+	case OP_BY_INDEX:
+		rc = vc_cache_by_index(c, "job", "j1", &o);
+		if (!rc)
+			assert_int_equal(o.count, 3);
+		vc_objs_release(&o);
+		return rc;
+	}
+	return VC_EINVAL;
+}
+
+/* Fail every allocation in turn: each failure is VC_ENOMEM and leaves the cache as it was. */
+static void chaos(enum chaos_op op, json_t **objs, size_t n)
+{
+	long budget;
+	int rc;
+
+	for (budget = 0;; budget++) {
+		struct vc_cache *c = seeded_cache();
+		char *before = describe(c, probe_values, VC_ARRAY_SIZE(probe_values)), *after;
+
+		vc_alloc_fail_after(budget);
+		rc = run_op(c, op, objs, n);
+		vc_alloc_fail_reset();
+		after = describe(c, probe_values, VC_ARRAY_SIZE(probe_values));
+		if (rc == 0) {
+			free(before);
+			free(after);
+			vc_cache_free(c);
+			break;
+		}
+		assert_int_equal(rc, VC_ENOMEM);
+		assert_string_equal(before, after);
+		free(before);
+		free(after);
+		vc_cache_free(c);
+		assert_true(budget < 10000);
+	}
+	assert_true(budget > 0 || op == OP_DELETE);
+}
+
+static void test_allocation_failures(void **state)
+{
+	json_t *objs[5];
+	size_t i;
+
+	(void)state;
+	objs[0] = mkobj("ns", "new", "5", "j3", "n2");
+	chaos(OP_UPSERT_NEW, objs, 1);
+	json_decref(objs[0]);
+	objs[0] = mkobj("ns", "p2", "5", "j3", "n2");
+	chaos(OP_UPSERT_EXISTING, objs, 1);
+	json_decref(objs[0]);
+	chaos(OP_DELETE, NULL, 0);
+	objs[0] = mkobj("ns", "p0", "1", "j2", "n1"); /* unchanged */
+	objs[1] = mkobj("ns", "p1", "7", "j3", "n2"); /* changed */
+	objs[2] = mkobj("other", "x", "8", "j1", NULL);
+	objs[3] = mkobj("ns", "p5", "9", "j1", NULL);
+	objs[4] = mkobj("ns", "p0", "1", "j2", "n1"); /* listed twice */
+	chaos(OP_REPLACE, objs, 5);
+	for (i = 0; i < 5; i++)
+		json_decref(objs[i]);
+	chaos(OP_LIST, NULL, 0);
+	chaos(OP_BY_INDEX, NULL, 0);
+}
+
+static void test_new_allocation_failures(void **state)
+{
+	struct vc_cache *c = (struct vc_cache *)1;
+
+	(void)state;
+	vc_alloc_fail_after(0);
+	assert_int_equal(vc_cache_new(NULL, &c), VC_ENOMEM);
+	vc_alloc_fail_reset();
+	assert_null(c);
+}
+
+/* ---- the mutation check ---------------------------------------------------------------------- */
+
+struct mutations {
+	int count;
+	char key[VC_CACHE_KEY_MAX];
+};
+
+static void record_mutation(void *ctx, const char *key)
+{
+	struct mutations *m = ctx;
+
+	m->count++;
+	snprintf(m->key, sizeof(m->key), "%s", key);
+}
+
+static void test_mutation_check(void **state)
+{
+	struct mutations m = { 0 };
+	struct vc_cache_opts opts = { .indexes = pod_indexes,
+				      .nindexes = VC_ARRAY_SIZE(pod_indexes),
+				      .flags = VC_CACHE_CHECK_MUTATIONS,
+				      .on_mutation = record_mutation,
+				      .mutation_ctx = &m };
+	struct vc_cache *c;
+	struct vc_objs objs;
+	json_t *o, *got, *list[1];
+
+	(void)state;
+	assert_int_equal(vc_cache_new(&opts, &c), 0);
+	o = mkobj("ns", "a", "1", "j", NULL);
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	json_decref(o);
+
+	/* Reading without writing is quiet. */
+	got = vc_cache_get(c, "ns/a");
+	assert_int_equal(vc_cache_list(c, &objs), 0);
+	vc_objs_release(&objs);
+	assert_int_equal(m.count, 0);
+
+	/* A reader that writes into its reference is caught on the next read. */
+	assert_int_equal(json_object_set_new(got, "status", json_string("hacked")), 0);
+	json_decref(got);
+	got = vc_cache_get(c, "ns/a");
+	json_decref(got);
+	assert_int_equal(m.count, 1);
+	assert_string_equal(m.key, "ns/a");
+	assert_int_equal(vc_cache_by_index(c, "job", "j", &objs), 0);
+	vc_objs_release(&objs);
+	assert_int_equal(m.count, 2);
+
+	/* ... and on a relist that replaces it, */
+	list[0] = mkobj("ns", "a", "2", "j", NULL);
+	assert_int_equal(vc_cache_replace(c, list, 1, NULL), 0);
+	assert_int_equal(m.count, 3);
+	json_decref(list[0]);
+
+	/* ... and on an update or delete of it. */
+	got = vc_cache_get(c, "ns/a");
+	json_object_del(got, "kind");
+	json_decref(got);
+	o = mkobj("ns", "a", "3", "j", NULL);
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	assert_int_equal(m.count, 4);
+	got = vc_cache_get(c, "ns/a");
+	assert_int_equal(m.count, 4);
+	assert_int_equal(json_object_set_new(got, "x", json_true()), 0);
+	json_decref(got);
+	json_decref(o);
+	assert_int_equal(vc_cache_delete(c, "ns/a", NULL), 0);
+	assert_int_equal(m.count, 5);
+
+	/* An unchanged object kept across a relist keeps its snapshot. */
+	o = mkobj("ns", "b", "1", NULL, NULL);
+	list[0] = mkobj("ns", "b", "1", NULL, NULL);
+	assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+	assert_int_equal(vc_cache_replace(c, list, 1, NULL), 0);
+	got = vc_cache_get(c, "ns/b");
+	assert_ptr_equal(got, o);
+	json_decref(got);
+	assert_int_equal(m.count, 5);
+	json_decref(o);
+	json_decref(list[0]);
+	vc_cache_free(c);
+}
+
+/* ---- scale and a randomized model check ------------------------------------------------------ */
+
+static void test_fifty_thousand(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	enum {
+		N = 50000
+	};
+	char name[32], node[32], job[32], key[64];
+	json_t *o, *got;
+	int i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "pod-%d", i);
+		snprintf(node, sizeof(node), "node-%d", i % 500);
+		snprintf(job, sizeof(job), "job-%d", i / 10);
+		o = mkobj(i % 2 ? "ns-odd" : "ns-even", name, "1", job, node);
+		assert_int_equal(vc_cache_upsert(c, o, NULL), 0);
+		json_decref(o);
+	}
+	assert_int_equal(vc_cache_count(c), N);
+	assert_int_equal(vc_cache_index_count(c, "namespace", "ns-odd"), N / 2);
+	assert_int_equal(vc_cache_index_count(c, "node", "node-7"), N / 500);
+	assert_int_equal(vc_cache_index_count(c, "job", "job-4999"), 10);
+	for (i = 0; i < N; i += 997) {
+		snprintf(key, sizeof(key), "%s/pod-%d", i % 2 ? "ns-odd" : "ns-even", i);
+		got = vc_cache_get(c, key);
+		assert_non_null(got);
+		snprintf(name, sizeof(name), "pod-%d", i);
+		assert_string_equal(name_of(got), name);
+		json_decref(got);
+	}
+	for (i = 0; i < N; i++) {
+		snprintf(key, sizeof(key), "%s/pod-%d", i % 2 ? "ns-odd" : "ns-even", i);
+		assert_int_equal(vc_cache_delete(c, key, NULL), 0);
+	}
+	assert_int_equal(vc_cache_count(c), 0);
+	assert_int_equal(vc_cache_index_count(c, "namespace", "ns-odd"), 0);
+	vc_cache_free(c);
+}
+
+/* xorshift64*: a fixed sequence for the model test. */
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ULL) >> 33) % n;
+}
+
+enum {
+	MODEL_KEYS = 300
+};
+
+struct model {
+	bool present[MODEL_KEYS];
+	int ns[MODEL_KEYS], job[MODEL_KEYS], node[MODEL_KEYS]; /* node -1: none */
+	int rv[MODEL_KEYS];
+};
+
+static json_t *model_obj(const struct model *m, int k)
+{
+	char ns[16], name[16], job[16], node[16], rv[16];
+
+	snprintf(ns, sizeof(ns), "ns%d", m->ns[k]);
+	snprintf(name, sizeof(name), "o%d", k);
+	snprintf(job, sizeof(job), "j%d", m->job[k]);
+	snprintf(node, sizeof(node), "n%d", m->node[k]);
+	snprintf(rv, sizeof(rv), "%d", m->rv[k]);
+	return mkobj(ns, name, rv, job, m->node[k] < 0 ? NULL : node);
+}
+
+/* Every index value holds exactly the keys the model says it should. */
+static void model_verify(struct vc_cache *c, const struct model *m)
+{
+	static const char *const idx[] = { "namespace", "job", "node" };
+	size_t total = 0, want, i;
+	char value[16];
+	int k, v;
+
+	for (k = 0; k < MODEL_KEYS; k++)
+		total += m->present[k];
+	assert_int_equal(vc_cache_count(c), total);
+	for (i = 0; i < 3; i++)
+		for (v = 0; v < 8; v++) {
+			snprintf(value, sizeof(value), "%s%d",
+				 i == 0	  ? "ns"
+				 : i == 1 ? "j"
+					  : "n",
+				 v);
+			want = 0;
+			for (k = 0; k < MODEL_KEYS; k++) {
+				int have = i == 0 ? m->ns[k] : i == 1 ? m->job[k] : m->node[k];
+
+				want += m->present[k] && have == v;
+			}
+			assert_int_equal(vc_cache_index_count(c, idx[i], value), want);
+		}
+}
+
+static void test_random_model(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct model *m = calloc(1, sizeof(*m));
+	json_t *objs[MODEL_KEYS];
+	char key[32];
+	int step, k, n;
+
+	(void)state;
+	assert_non_null(m);
+	for (step = 0; step < 20000; step++) {
+		uint32_t what = rnd(100);
+
+		k = (int)rnd(MODEL_KEYS);
+		if (what < 60) {
+			/* Upsert with new field values (namespace too: a new key). */
+			if (m->present[k]) {
+				snprintf(key, sizeof(key), "ns%d/o%d", m->ns[k], k);
+				assert_int_equal(vc_cache_delete(c, key, NULL), 0);
+			}
+			m->present[k] = true;
+			m->ns[k] = (int)rnd(8);
+			m->job[k] = (int)rnd(8);
+			m->node[k] = (int)rnd(9) - 1;
+			m->rv[k]++;
+			objs[0] = model_obj(m, k);
+			assert_int_equal(vc_cache_upsert(c, objs[0], NULL), 0);
+			json_decref(objs[0]);
+		} else if (what < 75) {
+			/* Update in place: same key, other job and node. */
+			if (!m->present[k])
+				continue;
+			m->job[k] = (int)rnd(8);
+			m->node[k] = (int)rnd(9) - 1;
+			m->rv[k]++;
+			objs[0] = model_obj(m, k);
+			assert_int_equal(vc_cache_upsert(c, objs[0], NULL), 0);
+			json_decref(objs[0]);
+		} else if (what < 95) {
+			snprintf(key, sizeof(key), "ns%d/o%d", m->ns[k], k);
+			assert_int_equal(vc_cache_delete(c, key, NULL),
+					 m->present[k] ? 0 : VC_ENOTFOUND);
+			m->present[k] = false;
+		} else {
+			/* A relist where about half the keys change. */
+			for (n = 0, k = 0; k < MODEL_KEYS; k++) {
+				if (rnd(2))
+					m->present[k] = !m->present[k];
+				if (!m->present[k])
+					continue;
+				if (rnd(2)) {
+					m->job[k] = (int)rnd(8);
+					m->rv[k]++;
+				}
+				objs[n++] = model_obj(m, k);
+			}
+			assert_int_equal(vc_cache_replace(c, objs, (size_t)n, NULL), 0);
+			while (n > 0)
+				json_decref(objs[--n]);
+		}
+		if (step % 500 == 0)
+			model_verify(c, m);
+	}
+	model_verify(c, m);
+	free(m);
+	vc_cache_free(c);
+}
+
+/* ---- threads --------------------------------------------------------------------------------- */
+
+struct race {
+	struct vc_cache *c;
+	volatile int stop;
+	long reads;
+};
+
+/* Readers check that what they get is self-consistent: the name matches the key asked for. */
+static void *reader(void *arg)
+{
+	struct race *r = arg;
+	struct vc_objs objs;
+	char key[32];
+	json_t *o;
+	size_t i;
+	int k = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		snprintf(key, sizeof(key), "ns/p%d", k++ % 64);
+		o = vc_cache_get(r->c, key);
+		if (o) {
+			if (strcmp(name_of(o), key + 3) != 0)
+				abort();
+			json_decref(o);
+		}
+		if (vc_cache_by_index(r->c, "job", "even", &objs) == 0) {
+			for (i = 0; i < objs.count; i++) {
+				const char *n = name_of(objs.items[i]);
+
+				if (strtol(n + 1, NULL, 10) % 2)
+					abort();
+			}
+			vc_objs_release(&objs);
+		}
+		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_concurrent_readers_and_writer(void **state)
+{
+	struct race r = { .c = new_pod_cache() };
+	pthread_t th[3];
+	char name[16];
+	json_t *o, *list[64];
+	int i, k, n;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, reader, &r), 0);
+	for (i = 0; i < 20000; i++) {
+		k = i % 64;
+		snprintf(name, sizeof(name), "p%d", k);
+		if (i % 7 == 3) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "ns/%s", name);
+			n = vc_cache_delete(r.c, key, NULL);
+			assert_true(n == 0 || n == VC_ENOTFOUND);
+		} else if (i % 997 == 0) {
+			for (n = 0; n < 64; n += 2) {
+				snprintf(name, sizeof(name), "p%d", n);
+				list[n / 2] = mkobj("ns", name, "r", "even", NULL);
+			}
+			assert_int_equal(vc_cache_replace(r.c, list, 32, NULL), 0);
+			for (n = 0; n < 32; n++)
+				json_decref(list[n]);
+		} else {
+			o = mkobj("ns", name, NULL, k % 2 ? "odd" : "even", NULL);
+			assert_int_equal(vc_cache_upsert(r.c, o, NULL), 0);
+			json_decref(o);
+		}
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	assert_true(r.reads > 0);
+	vc_cache_free(r.c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_upsert_get_delete_references),
+		cmocka_unit_test(test_upsert_without_name_is_refused),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_indexes_follow_writes),
+		cmocka_unit_test(test_multi_valued_index_and_index_errors),
+		cmocka_unit_test(test_new_refuses_bad_options),
+		cmocka_unit_test(test_replace_reports_changes),
+		cmocka_unit_test(test_replace_edge_cases),
+		cmocka_unit_test(test_allocation_failures),
+		cmocka_unit_test(test_new_allocation_failures),
+		cmocka_unit_test(test_mutation_check),
+		cmocka_unit_test(test_fifty_thousand),
+		cmocka_unit_test(test_random_model),
+		cmocka_unit_test(test_concurrent_readers_and_writer),
+	};
+
+	vc_alloc_install_json();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
