@@ -59,8 +59,8 @@ struct sim_pod {
 	char *key; /* "ns/name" */
 	char *uid;
 	char *node; /* node name */
-	char pod_ip[16];
-	char host_ip[16];
+	char pod_ip[32];
+	char host_ip[32];
 	enum sim_state state;
 	int64_t start_ns;      /* realtime ns the pod started (startTime) */
 	int64_t run_ns;	       /* per-container run time, -1 = forever */
