@@ -143,7 +143,7 @@ asan: deps
 TSAN_TESTS := $(filter $(addprefix build/tsan/tests/test_,workqueue httpd cache informer leader events kube metrics webhook_server),$(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%))
 tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(TSAN_TESTS)
-	@scripts/run-unit.sh $(TSAN_TESTS)
+	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" scripts/run-unit.sh $(TSAN_TESTS)
 
 # libFuzzer needs clang; the library is rebuilt with the fuzzer's instrumentation.
 FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \

@@ -704,7 +704,7 @@ static CURLcode perform_watch(struct xfer *x)
 		return CURLE_OUT_OF_MEMORY;
 	}
 	while (running) {
-		if (x->stop && *x->stop) {
+		if (x->stop && __atomic_load_n(x->stop, __ATOMIC_ACQUIRE)) {
 			x->stopped = true;
 			break;
 		}
@@ -1385,7 +1385,7 @@ static int rest_watch(void *ctx, const struct vc_gvr *r, const char *ns,
 	x.dec = &dec;
 	x.dec_err = err;
 	x.stop = stop;
-	if (stop && *stop) {
+	if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
 		rc = vc_error_set(err, VC_ESHUTDOWN, "watch of %s stopped", x.path);
 		goto out;
 	}
