@@ -516,6 +516,17 @@ static int verify_any(int ok, X509_STORE_CTX *ctx)
 	return 1;
 }
 
+/* The number of requests recorded, read under the mock's lock (its thread writes it). */
+static int mock_nreqs(struct mock *m)
+{
+	int n;
+
+	pthread_mutex_lock(&m->lock);
+	n = m->nreqs;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
 static void mock_start(struct mock *m, bool tls, mock_fn *fn, void *ctx)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -940,7 +951,7 @@ static void test_verbs(void **state)
 			 VC_EINVAL);
 	assert_string_equal(err.text, "unknown patch type 9");
 	assert_int_equal(vc_kube_delete(c, &vc_gvr_pods, "a", "", NULL, &err), VC_EINVAL);
-	assert_int_equal(m.nreqs, 15);
+	assert_int_equal(mock_nreqs(&m), 15);
 	/* All of it over one connection. */
 	assert_int_equal(m.nconns, 1);
 	assert_int_equal(nsleeps, 0);
@@ -1020,7 +1031,7 @@ static void test_error_mapping(void **state)
 		assert_int_equal(err.code, cases[i].code);
 		assert_string_equal(err.text, cases[i].text);
 		/* None of these is retried. */
-		assert_int_equal(m.nreqs, 1);
+		assert_int_equal(mock_nreqs(&m), 1);
 		vc_kube_free(c);
 		mock_stop(&m);
 	}
@@ -1045,7 +1056,7 @@ static void test_retry_5xx_gives_up(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, NULL, &err),
 			 VC_ESERVER);
 	assert_string_equal(err.text, "etcdserver: request timed out");
-	assert_int_equal(m.nreqs, VC_KUBE_MAX_ATTEMPTS);
+	assert_int_equal(mock_nreqs(&m), VC_KUBE_MAX_ATTEMPTS);
 	assert_int_equal(nsleeps, 4);
 	assert_int_equal(sleeps[0], 250 * VC_NSEC_PER_MSEC);
 	assert_int_equal(sleeps[1], 500 * VC_NSEC_PER_MSEC);
@@ -1055,7 +1066,7 @@ static void test_retry_5xx_gives_up(void **state)
 	nsleeps = 0;
 	assert_int_equal(vc_kube_create(c, &vc_gvr_pods, "default", NULL, NULL, pod, NULL, &err),
 			 VC_ESERVER);
-	assert_int_equal(m.nreqs, 2 * VC_KUBE_MAX_ATTEMPTS);
+	assert_int_equal(mock_nreqs(&m), 2 * VC_KUBE_MAX_ATTEMPTS);
 	assert_int_equal(nsleeps, 4);
 	vc_kube_free(c);
 	mock_stop(&m);
@@ -1084,10 +1095,10 @@ static void test_retry_500(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, NULL, &err),
 			 VC_ESERVER);
 	assert_string_equal(err.text, "resourceVersion should not be set on objects to be created");
-	assert_int_equal(m.nreqs, 1);
+	assert_int_equal(mock_nreqs(&m), 1);
 	assert_int_equal(nsleeps, 0);
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, NULL, &err), 0);
-	assert_int_equal(m.nreqs, 3);
+	assert_int_equal(mock_nreqs(&m), 3);
 	assert_int_equal(nsleeps, 1);
 	assert_int_equal(sleeps[0], 3 * VC_NSEC_PER_SEC);
 	vc_kube_free(c);
@@ -1118,7 +1129,7 @@ static void test_retry_after(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, &out, &err), 0);
 	assert_string_equal(vc_json_get_str(out, "kind"), "Pod");
 	json_decref(out);
-	assert_int_equal(m.nreqs, 3);
+	assert_int_equal(mock_nreqs(&m), 3);
 	assert_int_equal(nsleeps, 2);
 	assert_int_equal(sleeps[0], 2 * VC_NSEC_PER_SEC);
 	assert_int_equal(sleeps[1], 1 * VC_NSEC_PER_SEC);
@@ -1126,11 +1137,11 @@ static void test_retry_after(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, NULL, &err),
 			 VC_ETOOMANYREQUESTS);
 	assert_string_equal(err.text, "go away");
-	assert_int_equal(m.nreqs, 4);
+	assert_int_equal(mock_nreqs(&m), 4);
 	assert_int_equal(nsleeps, 2);
 
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, NULL, &err), 0);
-	assert_int_equal(m.nreqs, 6);
+	assert_int_equal(mock_nreqs(&m), 6);
 	assert_int_equal(nsleeps, 2); /* a zero wait is no sleep */
 	vc_kube_free(c);
 	mock_stop(&m);
@@ -1162,11 +1173,11 @@ static void test_retry_transport(void **state)
 			 VC_EIO);
 	assert_string_equal(err.text,
 			    "POST /api/v1/namespaces/default/pods: Empty reply from server");
-	assert_int_equal(m.nreqs, 1);
+	assert_int_equal(mock_nreqs(&m), 1);
 	assert_int_equal(nsleeps, 0);
 	/* A GET is. */
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "default", "x", NULL, NULL, &err), 0);
-	assert_int_equal(m.nreqs, 3);
+	assert_int_equal(mock_nreqs(&m), 3);
 	assert_int_equal(nsleeps, 1);
 	assert_int_equal(sleeps[0], 250 * VC_NSEC_PER_MSEC);
 	vc_kube_free(c);
@@ -1245,7 +1256,7 @@ static void test_list_paging(void **state)
 			       "\"100\"}}");
 	vc_free(s);
 	json_decref(out);
-	assert_int_equal(m.nreqs, 3);
+	assert_int_equal(mock_nreqs(&m), 3);
 	assert_string_equal(m.reqs[0].target, "/api/v1/namespaces/default/configmaps"
 					      "?labelSelector=x%3Dy&resourceVersion=0&limit=2");
 	/* No resourceVersion with a continue token; the token is escaped. */
@@ -1268,7 +1279,7 @@ static void test_list_paging(void **state)
 	assert_int_equal(vc_kube_list(c, &vc_gvr_configmaps, "default", NULL, &out, &err), 0);
 	assert_string_equal(vc_json_get_str(vc_json_get_obj(out, "metadata"), "continue"), "c1");
 	json_decref(out);
-	assert_int_equal(m.nreqs, 3);
+	assert_int_equal(mock_nreqs(&m), 3);
 	assert_string_equal(m.reqs[2].target, "/api/v1/namespaces/default/configmaps");
 	vc_kube_free(c);
 	mock_stop(&m);
@@ -1317,7 +1328,7 @@ static void test_body_cap(void **state)
 	assert_string_equal(err.text, "response to GET /api/v1/namespaces/a/configmaps/chunked "
 				      "exceeds the limit of 1000 bytes");
 	assert_null(out);
-	assert_int_equal(m.nreqs, 3);
+	assert_int_equal(mock_nreqs(&m), 3);
 	vc_kube_free(c);
 	mock_stop(&m);
 }
@@ -1399,7 +1410,7 @@ static void test_threads(void **state)
 		pthread_join(t[i], NULL);
 		assert_int_equal(w[i].ok, 25);
 	}
-	assert_int_equal(m.nreqs, 100);
+	assert_int_equal(mock_nreqs(&m), 100);
 	/* Connections are reused: never more than requests in flight at once. */
 	assert_true(m.nconns >= 1 && m.nconns <= 4);
 	/* The threads are gone and their handles with them; this thread makes a new one. */
@@ -1433,7 +1444,7 @@ static void test_timeout(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, &err), VC_ETIMEDOUT);
 	assert_true(vc_str_has_prefix(
 		err.text, "GET /api/v1/namespaces/a/pods/p: Operation timed out after"));
-	assert_int_equal(m.nreqs, 1);
+	assert_int_equal(mock_nreqs(&m), 1);
 	vc_kube_free(c);
 	mock_stop(&m);
 }
@@ -1551,7 +1562,7 @@ static void test_watch(void **state)
 	assert_string_equal(m.reqs[0].target, "/api/v1/namespaces/a/pods?watch=true"
 					      "&labelSelector=app%3Dx&resourceVersion=5"
 					      "&allowWatchBookmarks=true&timeoutSeconds=30");
-	assert_int_equal(m.nreqs, 6); /* the watch and five nested GETs */
+	assert_int_equal(mock_nreqs(&m), 6); /* the watch and five nested GETs */
 	w.nested = false;
 
 	/* The callback's non-zero return ends the watch with that value. */
@@ -1588,7 +1599,7 @@ static void test_watch(void **state)
 	/* Already stopped: no request at all. */
 	assert_int_equal(vc_kube_watch(c, &vc_gvr_pods, "a", &wo, on_event, &w, &stop, &err),
 			 VC_ESHUTDOWN);
-	assert_int_equal(m.nreqs, 10);
+	assert_int_equal(mock_nreqs(&m), 10);
 	assert_int_equal(vc_kube_watch(c, &vc_gvr_pods, "a", &wo, NULL, &w, &stop, &err),
 			 VC_EINVAL);
 	vc_buf_release(&w.log);
@@ -1635,7 +1646,7 @@ static void test_tls(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, &err), 0);
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, &err), 0);
 	vc_kube_free(c);
-	assert_int_equal(m.nreqs, 2);
+	assert_int_equal(mock_nreqs(&m), 2);
 	cn = m.reqs[0].client_cn;
 	assert_string_equal(cn, "caldera-test-user");
 	assert_int_equal(m.nconns, 1);
@@ -1667,7 +1678,7 @@ static void test_tls(void **state)
 	assert_int_equal(vc_kube_new(&cfg, &c, &err), 0);
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, &err), 0);
 	vc_kube_free(c);
-	assert_int_equal(m.nreqs, 5);
+	assert_int_equal(mock_nreqs(&m), 5);
 
 	/* The wrong CA: refused, not retried, and the message says why. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -1692,7 +1703,7 @@ static void test_tls(void **state)
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, &err), VC_EIO);
 	assert_true(vc_str_has_prefix(err.text, "GET /api/v1/namespaces/a/pods/p: "));
 	vc_kube_free(c);
-	assert_int_equal(m.nreqs, 5);
+	assert_int_equal(mock_nreqs(&m), 5);
 	mock_stop(&m);
 }
 
@@ -1785,7 +1796,7 @@ static void test_token_rotation(void **state)
 	fake_mono += VC_KUBE_TOKEN_RECHECK_NS;
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "busy", NULL, NULL, &err), 0);
 	assert_string_equal(m.reqs[5].authorization, "Bearer token-three");
-	assert_int_equal(m.nreqs, 7); /* the 503 was retried */
+	assert_int_equal(mock_nreqs(&m), 7); /* the 503 was retried */
 	vc_kube_free(c);
 	mock_stop(&m);
 
