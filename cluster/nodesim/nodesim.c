@@ -648,15 +648,17 @@ static int sync_pod(struct nodesim *s, const char *key)
 	node_name = vc_json_get_str(spec, "nodeName");
 	uid = vc_json_get_str(md, "uid");
 	rec = node_name ? smap_get(&s->node_map, node_name) : NULL;
-	if (!pod || !rec || (sp && !vc_str_eq(sp->uid, uid))) {
-		/* Gone, not ours, or a new pod under an old name: forget the old one. */
+	if (!pod || !rec) {
+		/* Gone, or not on one of our nodes: forget it. */
+		sim_pod_free(smap_del(&s->pod_map, key));
+		pthread_mutex_unlock(&s->lock);
+		json_decref(pod);
+		return 0;
+	}
+	if (sp && !vc_str_eq(sp->uid, uid)) {
+		/* A new pod under an old name. */
 		sim_pod_free(smap_del(&s->pod_map, key));
 		sp = NULL;
-		if (!pod || !rec) {
-			pthread_mutex_unlock(&s->lock);
-			json_decref(pod);
-			return 0;
-		}
 	}
 	if (!sp) {
 		sim_pod_ip(rec->index, rec->ip_seq++, pod_ip, sizeof(pod_ip));
@@ -760,8 +762,10 @@ static void *worker_main(void *arg)
 }
 
 /* Renew (or create) the Lease of one node: the kubelet's heartbeat. */
-static void renew_lease(struct nodesim *s, const char *name, struct sim_node *rec)
+static void renew_lease(struct nodesim *s, const char *name)
 {
+	struct sim_node *rec;
+	bool leased;
 	char now[40];
 	struct vc_error err;
 	json_t *obj;
@@ -772,7 +776,14 @@ static void renew_lease(struct nodesim *s, const char *name, struct sim_node *re
 					 sizeof(now)))
 		return;
 	vc_error_clear(&err);
-	if (rec->leased) {
+	/* The node may be deleted meanwhile: its record is only touched under the lock. */
+	pthread_mutex_lock(&s->lock);
+	rec = smap_get(&s->node_map, name);
+	leased = rec && rec->leased;
+	pthread_mutex_unlock(&s->lock);
+	if (!rec)
+		return;
+	if (leased) {
 		obj = json_pack("{s:{s:s}}", "spec", "renewTime", now);
 		rc = obj ? vc_kube_patch(s->kube, &vc_gvr_leases, LEASE_NAMESPACE, name, NULL,
 					 VC_PATCH_MERGE, obj, NULL, &err)
@@ -791,8 +802,13 @@ static void renew_lease(struct nodesim *s, const char *name, struct sim_node *re
 	json_decref(obj);
 	if (rc == VC_EALREADYEXISTS)
 		rc = 0;
-	if (!rc)
-		rec->leased = true;
+	if (!rc) {
+		pthread_mutex_lock(&s->lock);
+		rec = smap_get(&s->node_map, name);
+		if (rec)
+			rec->leased = true;
+		pthread_mutex_unlock(&s->lock);
+	}
 done:
 	if (rc)
 		VC_LOG(VC_LOG_V(1), "cannot renew node lease", "node=%s err=\"%s\"", name,
@@ -803,7 +819,6 @@ static void *lease_main(void *arg)
 {
 	struct nodesim *s = arg;
 	char **names;
-	struct sim_node **recs;
 	size_t i, n;
 
 	while (!s->stop) {
@@ -812,23 +827,20 @@ static void *lease_main(void *arg)
 		/* Snapshot the node list, then renew without holding the lock. */
 		pthread_mutex_lock(&s->lock);
 		names = vc_calloc(s->node_map.n + 1, sizeof(*names));
-		recs = vc_calloc(s->node_map.n + 1, sizeof(*recs));
 		n = 0;
-		for (i = 0; names && recs && i < s->node_map.cap; i++) {
+		for (i = 0; names && i < s->node_map.cap; i++) {
 			if (s->node_map.keys[i] && s->node_map.keys[i] != (char *)&s->node_map) {
 				names[n] = vc_strdup(s->node_map.keys[i]);
-				recs[n] = s->node_map.vals[i];
 				if (names[n])
 					n++;
 			}
 		}
 		pthread_mutex_unlock(&s->lock);
 		for (i = 0; i < n && !s->stop; i++)
-			renew_lease(s, names[i], recs[i]);
+			renew_lease(s, names[i]);
 		for (i = 0; i < n; i++)
 			vc_free(names[i]);
 		vc_free(names);
-		vc_free(recs);
 
 		pthread_mutex_lock(&s->lock);
 		clock_gettime(CLOCK_REALTIME, &until);
