@@ -44,6 +44,30 @@ static void yaml_safe(const char *json, struct vc_buf *out)
 	}
 }
 
+/*
+ * YAML allows an implicit (simple) key of at most 1024 characters, so a JSON object with a
+ * longer key does not load as YAML with libyaml (nor with go-yaml): not a loader bug.
+ */
+static bool has_long_key(const json_t *v)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach ((json_t *)v, key, child) {
+			if (strlen(key) > 900 || has_long_key(child))
+				return true;
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach (v, i, child) {
+			if (has_long_key(child))
+				return true;
+		}
+	}
+	return false;
+}
+
 static void round_trip(const json_t *doc)
 {
 	/* The dump can exceed the input (aliases are expanded): lift the size limit. */
@@ -51,8 +75,11 @@ static void round_trip(const json_t *doc)
 	struct vc_error err;
 	struct vc_buf safe;
 	json_t *again = NULL;
-	char *json = json_dumps(doc, JSON_ENCODE_ANY);
+	char *json;
 
+	if (has_long_key(doc))
+		return;
+	json = json_dumps(doc, JSON_ENCODE_ANY);
 	if (!json)
 		abort();
 	vc_buf_init(&safe, SIZE_MAX);

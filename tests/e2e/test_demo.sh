@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make demo, non-interactively, in a scratch folder: it must show 4 Ready simulated GPU nodes,
+# the webhook's defaults on a Job and a refusal with Volcano's message, and `demo --down` must
+# leave no process behind.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+e2e_dir
+export DEMO_DIR=$E2E_DIR/demo
+out=$E2E_DIR/demo.out
+step "scripts/demo.sh"
+"$E2E_ROOT/scripts/demo.sh" >"$out" 2>&1 || fail "the demo failed" "$(tail -30 "$out")"
+# So the harness tears it down even if a check below fails.
+touch "$DEMO_DIR/.caldera-cluster"
+for want in "gpu-node-3   Ready" \
+	"queue=default schedulerName=volcano maxRetry=3 minAvailable=3" \
+	'admission webhook "validatejob.volcano.sh" denied the request: duplicated task name worker' \
+	"make demo-down"; do
+	grep -qF "$want" "$out" || fail "the demo's output lacks '$want'" "$(cat "$out")"
+done
+pass "the demo showed nodes, defaults and a refusal"
+
+step "scripts/demo.sh --down"
+pids=$(cat "$DEMO_DIR"/demo/*.pid "$DEMO_DIR"/run/*.pid 2>/dev/null | awk '{ print $1 }' || true)
+[ -n "$pids" ] || fail "no PID files in $DEMO_DIR"
+"$E2E_ROOT/scripts/demo.sh" --down >/dev/null 2>&1 || fail "demo --down failed"
+alive() { # the PID is a live process, not a zombie waiting to be reaped
+	[ -e "/proc/$1" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+for p in $pids; do
+	if alive "$p"; then
+		fail "process $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)) is still running after demo --down"
+	fi
+done
+pass "demo --down stopped $(echo "$pids" | wc -w) processes"
