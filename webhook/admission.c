@@ -471,3 +471,41 @@ int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
 	*status = 200;
 	return 0;
 }
+
+const char *vc_admission_json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "bool";
+	default:
+		return "number";
+	}
+}
+
+int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bool with_number,
+			    const char *where, const char *gotype)
+{
+	struct vc_buf b;
+	int rc;
+
+	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
+	rc = vc_buf_addf(&b, "json: cannot unmarshal %s", vc_admission_json_kind(v));
+	if (!rc && with_number && json_is_number(v)) {
+		rc = vc_buf_addc(&b, ' ');
+		if (!rc)
+			rc = vc_go_json(v, &b);
+	}
+	if (!rc)
+		rc = vc_buf_addf(&b, " into Go struct field %s of type %s", where, gotype);
+	if (!rc)
+		rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
+	vc_buf_release(&b);
+	return rc ? VC_ENOMEM : 1;
+}

@@ -78,6 +78,18 @@ int vc_admission_check_resource(const struct vc_admission_request *req, const ch
 				const char *version, const char *resource,
 				struct vc_admission_result *res);
 
+/* What encoding/json calls a JSON value in its type errors: "string", "number", "bool", ... */
+const char *vc_admission_json_kind(const json_t *v);
+
+/*
+ * Deny with encoding/json's type error for value v of a struct field:
+ * «json: cannot unmarshal <kind>[ <number>] into Go struct field <where> of type <gotype>».
+ * with_number also prints a number's value (Go does for numbers an integer field can't hold).
+ * Returns 1 (denied) or VC_ENOMEM.
+ */
+int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bool with_number,
+			    const char *where, const char *gotype);
+
 /* The handlers, one per path (jobs.c, queues.c, podgroups.c, pods.c). */
 int vc_admit_jobs_mutate(const struct vc_admission_ctx *ctx, const struct vc_admission_request *req,
 			 struct vc_admission_result *res);

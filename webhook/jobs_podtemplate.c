@@ -411,24 +411,6 @@ struct typecheck {
 	bool nomem;
 };
 
-/* What encoding/json calls the JSON value in an UnmarshalTypeError. */
-static const char *json_kind_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "object";
-	case JSON_ARRAY:
-		return "array";
-	case JSON_STRING:
-		return "string";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "bool";
-	default:
-		return "number";
-	}
-}
-
 static void tc_type_error(struct typecheck *tc, const char *value, const struct jtype *t)
 {
 	struct vc_buf b;
@@ -533,11 +515,11 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 	switch (t->kind) {
 	case JT_STRING:
 		if (!json_is_string(v))
-			tc_type_error(tc, json_kind_name(v), t);
+			tc_type_error(tc, vc_admission_json_kind(v), t);
 		break;
 	case JT_BOOL:
 		if (!json_is_boolean(v))
-			tc_type_error(tc, json_kind_name(v), t);
+			tc_type_error(tc, vc_admission_json_kind(v), t);
 		break;
 	case JT_INT32:
 	case JT_INT64:
@@ -545,7 +527,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 		if (json_is_number(v) && !tc_int_fits(v, t->kind))
 			tc_number_error(tc, v, t);
 		else if (!json_is_number(v))
-			tc_type_error(tc, json_kind_name(v), t);
+			tc_type_error(tc, vc_admission_json_kind(v), t);
 		break;
 	case JT_QUANTITY:
 		/* Quantity.UnmarshalJSON: any JSON text goes to ParseQuantity. */
@@ -567,7 +549,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 
 			snprintf(text, sizeof(text),
 				 "json: cannot unmarshal %s into Go value of type string",
-				 json_kind_name(v));
+				 vc_admission_json_kind(v));
 			tc_fatal(tc, text);
 		} else if (vc_duration_parse(json_string_value(v), &ns, &err)) {
 			tc_fatal(tc, err.text);
@@ -575,13 +557,13 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 		break;
 	case JT_STRUCT:
 		if (!json_is_object(v))
-			tc_type_error(tc, json_kind_name(v), t);
+			tc_type_error(tc, vc_admission_json_kind(v), t);
 		else
 			tc_struct(tc, v, t);
 		break;
 	case JT_SLICE:
 		if (!json_is_array(v)) {
-			tc_type_error(tc, json_kind_name(v), t);
+			tc_type_error(tc, vc_admission_json_kind(v), t);
 			break;
 		}
 		json_array_foreach (v, i, elem) {
@@ -592,7 +574,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 		break;
 	case JT_MAP:
 		if (!json_is_object(v)) {
-			tc_type_error(tc, json_kind_name(v), t);
+			tc_type_error(tc, vc_admission_json_kind(v), t);
 			break;
 		}
 		json_object_foreach ((json_t *)v, key, elem) {

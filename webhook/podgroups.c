@@ -30,31 +30,6 @@ enum want {
 	WANT_INT,
 };
 
-/* The "<kind>" of encoding/json's "cannot unmarshal <kind> into ..." for a JSON value. */
-static int json_kind(const json_t *v, bool with_number, struct vc_buf *out)
-{
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return vc_buf_adds(out, "string");
-	case JSON_INTEGER:
-	case JSON_REAL:
-		if (vc_buf_adds(out, "number"))
-			return VC_ENOMEM;
-		if (!with_number)
-			return 0;
-		if (vc_buf_adds(out, " "))
-			return VC_ENOMEM;
-		return vc_go_json(v, out);
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return vc_buf_adds(out, "bool");
-	case JSON_ARRAY:
-		return vc_buf_adds(out, "array");
-	default:
-		return vc_buf_adds(out, "object");
-	}
-}
-
 /*
  * Deny with encoding/json's type error unless v is absent, null or what the Go field holds.
  * where is "<Struct>.<json path>" and gotype the Go type. Returns 1 when it denied, 0, or
@@ -63,9 +38,7 @@ static int json_kind(const json_t *v, bool with_number, struct vc_buf *out)
 static int check_value(struct vc_admission_result *res, const json_t *v, enum want want,
 		       const char *where, const char *gotype)
 {
-	struct vc_buf b;
 	bool ok = false;
-	int rc;
 
 	if (!v || json_is_null(v))
 		return 0;
@@ -85,16 +58,7 @@ static int check_value(struct vc_admission_result *res, const json_t *v, enum wa
 	}
 	if (ok)
 		return 0;
-	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-	rc = vc_buf_adds(&b, "json: cannot unmarshal ");
-	if (!rc)
-		rc = json_kind(v, want == WANT_INT && json_is_number(v), &b);
-	if (!rc)
-		rc = vc_buf_addf(&b, " into Go struct field %s of type %s", where, gotype);
-	if (!rc)
-		rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
-	vc_buf_release(&b);
-	return rc ? VC_ENOMEM : 1;
+	return vc_admission_type_error(res, v, want == WANT_INT, where, gotype);
 }
 
 static int check_field(struct vc_admission_result *res, const json_t *obj, const char *key,

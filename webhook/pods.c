@@ -29,24 +29,6 @@ enum want {
 	WANT_ARRAY,
 };
 
-static const char *json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return "string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "bool";
-	case JSON_ARRAY:
-		return "array";
-	default:
-		return "object";
-	}
-}
-
 /*
  * Deny with encoding/json's type error unless v is absent, null or of the wanted kind. where is
  * "<Struct>.<json path>" and gotype the Go type. Returns 1 when it denied, 0, or VC_ENOMEM.
@@ -71,10 +53,7 @@ static int check_value(struct vc_admission_result *res, const json_t *v, enum wa
 	}
 	if (ok)
 		return 0;
-	if (vc_admission_deny(res, "json: cannot unmarshal %s into Go struct field %s of type %s",
-			      json_kind(v), where, gotype))
-		return VC_ENOMEM;
-	return 1;
+	return vc_admission_type_error(res, v, false, where, gotype);
 }
 
 static int check_field(struct vc_admission_result *res, const json_t *obj, const char *key,

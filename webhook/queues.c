@@ -102,29 +102,6 @@ enum want {
 	WANT_INT32,
 };
 
-/* The "<kind>" of encoding/json's "cannot unmarshal <kind> into ..." for a JSON value. */
-static int json_kind(const json_t *v, bool with_number, struct vc_buf *out)
-{
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return vc_buf_adds(out, "string");
-	case JSON_INTEGER:
-	case JSON_REAL:
-		if (!with_number)
-			return vc_buf_adds(out, "number");
-		if (vc_buf_adds(out, "number "))
-			return VC_ENOMEM;
-		return vc_go_json(v, out);
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return vc_buf_adds(out, "bool");
-	case JSON_ARRAY:
-		return vc_buf_adds(out, "array");
-	default:
-		return vc_buf_adds(out, "object");
-	}
-}
-
 static bool is_int32(const json_t *v)
 {
 	return json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
@@ -140,9 +117,7 @@ static int check_field(struct vc_admission_result *res, const json_t *obj, const
 		       enum want want, const char *where, const char *gotype)
 {
 	const json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
-	struct vc_buf b;
 	bool ok = false;
-	int rc;
 
 	if (!v || json_is_null(v))
 		return 0;
@@ -162,16 +137,7 @@ static int check_field(struct vc_admission_result *res, const json_t *obj, const
 	}
 	if (ok)
 		return 0;
-	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-	rc = vc_buf_adds(&b, "json: cannot unmarshal ");
-	if (!rc)
-		rc = json_kind(v, want == WANT_INT32 && json_is_number(v), &b);
-	if (!rc)
-		rc = vc_buf_addf(&b, " into Go struct field %s of type %s", where, gotype);
-	if (!rc)
-		rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
-	vc_buf_release(&b);
-	return rc ? VC_ENOMEM : 1;
+	return vc_admission_type_error(res, v, want == WANT_INT32, where, gotype);
 }
 
 /* A map[string]string member: an object whose values are strings. */
@@ -191,12 +157,10 @@ static int check_string_map(struct vc_admission_result *res, const json_t *obj, 
 			struct vc_buf b;
 
 			vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-			rc = vc_buf_adds(&b, "json: cannot unmarshal ");
-			if (!rc)
-				rc = json_kind(v, false, &b);
-			if (!rc)
-				rc = vc_buf_addf(&b, " into Go struct field %s of type string",
-						 where);
+			rc = vc_buf_addf(
+				&b,
+				"json: cannot unmarshal %s into Go struct field %s of type string",
+				vc_admission_json_kind(v), where);
 			if (!rc)
 				rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
 			vc_buf_release(&b);
@@ -248,10 +212,10 @@ static int queue_decode(struct vc_admission_result *res, const json_t *obj, stru
 		struct vc_buf b;
 
 		vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-		rc = vc_buf_adds(&b, "couldn't get version/kind; json parse error: json: cannot "
-				     "unmarshal ");
-		if (!rc)
-			rc = json_kind(obj, false, &b);
+		rc = vc_buf_addf(
+			&b,
+			"couldn't get version/kind; json parse error: json: cannot unmarshal %s",
+			vc_admission_json_kind(obj));
 		if (!rc)
 			rc = vc_buf_adds(&b, " into Go value of type struct { APIVersion string "
 					     "\"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
