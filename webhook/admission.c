@@ -509,3 +509,44 @@ int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bo
 	vc_buf_release(&b);
 	return rc ? VC_ENOMEM : 1;
 }
+
+int vc_admission_check_value(struct vc_admission_result *res, const json_t *v,
+			     enum vc_admission_want want, const char *where, const char *gotype)
+{
+	bool ok = false;
+
+	if (!v || json_is_null(v))
+		return 0;
+	switch (want) {
+	case VC_WANT_STRING:
+		ok = json_is_string(v);
+		break;
+	case VC_WANT_OBJECT:
+		ok = json_is_object(v);
+		break;
+	case VC_WANT_ARRAY:
+		ok = json_is_array(v);
+		break;
+	case VC_WANT_BOOL:
+		ok = json_is_boolean(v);
+		break;
+	case VC_WANT_INT:
+		ok = json_is_integer(v);
+		break;
+	case VC_WANT_INT32:
+		ok = json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
+		     json_integer_value(v) <= INT32_MAX;
+		break;
+	}
+	if (ok)
+		return 0;
+	return vc_admission_type_error(res, v, want == VC_WANT_INT || want == VC_WANT_INT32, where,
+				       gotype);
+}
+
+int vc_admission_check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
+			     enum vc_admission_want want, const char *where, const char *gotype)
+{
+	return vc_admission_check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL,
+					want, where, gotype);
+}

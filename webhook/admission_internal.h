@@ -90,6 +90,27 @@ const char *vc_admission_json_kind(const json_t *v);
 int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bool with_number,
 			    const char *where, const char *gotype);
 
+/* The Go type a decoded field must have (for vc_admission_check_value). */
+enum vc_admission_want {
+	VC_WANT_STRING,
+	VC_WANT_OBJECT,
+	VC_WANT_ARRAY,
+	VC_WANT_BOOL,
+	VC_WANT_INT,   /* Go int: any JSON integer */
+	VC_WANT_INT32, /* Go int32: an integer in range */
+};
+
+/*
+ * Deny with encoding/json's type error (vc_admission_type_error) unless v is absent, null or of
+ * the wanted type; where is "<Struct>.<json path>" and gotype the Go type. Integer fields print
+ * the offending number too, as Go does. Returns 1 when it denied, 0, or VC_ENOMEM.
+ */
+int vc_admission_check_value(struct vc_admission_result *res, const json_t *v,
+			     enum vc_admission_want want, const char *where, const char *gotype);
+/* vc_admission_check_value on obj[key] (absent when obj is not an object). */
+int vc_admission_check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
+			     enum vc_admission_want want, const char *where, const char *gotype);
+
 /* The handlers, one per path (jobs.c, queues.c, podgroups.c, pods.c). */
 int vc_admit_jobs_mutate(const struct vc_admission_ctx *ctx, const struct vc_admission_request *req,
 			 struct vc_admission_result *res);

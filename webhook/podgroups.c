@@ -23,51 +23,6 @@
 
 /* ---- decoding the request's object as Go's decoder would -------------------------------- */
 
-enum want {
-	WANT_STRING,
-	WANT_OBJECT,
-	WANT_ARRAY,
-	WANT_INT,
-};
-
-/*
- * Deny with encoding/json's type error unless v is absent, null or what the Go field holds.
- * where is "<Struct>.<json path>" and gotype the Go type. Returns 1 when it denied, 0, or
- * VC_ENOMEM.
- */
-static int check_value(struct vc_admission_result *res, const json_t *v, enum want want,
-		       const char *where, const char *gotype)
-{
-	bool ok = false;
-
-	if (!v || json_is_null(v))
-		return 0;
-	switch (want) {
-	case WANT_STRING:
-		ok = json_is_string(v);
-		break;
-	case WANT_OBJECT:
-		ok = json_is_object(v);
-		break;
-	case WANT_ARRAY:
-		ok = json_is_array(v);
-		break;
-	case WANT_INT:
-		ok = json_is_integer(v);
-		break;
-	}
-	if (ok)
-		return 0;
-	return vc_admission_type_error(res, v, want == WANT_INT, where, gotype);
-}
-
-static int check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
-		       enum want want, const char *where, const char *gotype)
-{
-	return check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL, want, where,
-			   gotype);
-}
-
 /* A NetworkTopologySpec member (spec.networkTopology or a policy's). */
 static int check_topology(struct vc_admission_result *res, const json_t *obj, const char *owner,
 			  const char *path)
@@ -77,18 +32,19 @@ static int check_topology(struct vc_admission_result *res, const json_t *obj, co
 	int rc;
 
 	snprintf(where, sizeof(where), "%s.%s.networkTopology", owner, path);
-	rc = check_field(res, obj, "networkTopology", WANT_OBJECT, where,
-			 "v1beta1.NetworkTopologySpec");
+	rc = vc_admission_check_field(res, obj, "networkTopology", VC_WANT_OBJECT, where,
+				      "v1beta1.NetworkTopologySpec");
 	if (rc)
 		return rc;
 	snprintf(where, sizeof(where), "NetworkTopologySpec.%s.networkTopology.highestTierAllowed",
 		 path);
-	rc = check_field(res, nt, "highestTierAllowed", WANT_INT, where, "int");
+	rc = vc_admission_check_field(res, nt, "highestTierAllowed", VC_WANT_INT, where, "int");
 	if (rc)
 		return rc;
 	snprintf(where, sizeof(where), "NetworkTopologySpec.%s.networkTopology.highestTierName",
 		 path);
-	return check_field(res, nt, "highestTierName", WANT_STRING, where, "string");
+	return vc_admission_check_field(res, nt, "highestTierName", VC_WANT_STRING, where,
+					"string");
 }
 
 /* Decode a PodGroup review object as DecodePodGroup does: 1 when it denied, 0, or VC_ENOMEM. */
@@ -99,24 +55,29 @@ static int podgroup_decode(struct vc_admission_result *res, const json_t *obj)
 	int rc;
 
 	if (obj && !json_is_null(obj) && !json_is_object(obj))
-		return check_value(res, obj, WANT_OBJECT, "PodGroup", "v1beta1.PodGroup");
-	if ((rc = check_field(res, obj, "metadata", WANT_OBJECT, "PodGroup.metadata",
-			      "v1.ObjectMeta")) ||
-	    (rc = check_field(res, vc_json_get_obj(obj, "metadata"), "namespace", WANT_STRING,
-			      "ObjectMeta.metadata.namespace", "string")) ||
-	    (rc = check_field(res, obj, "spec", WANT_OBJECT, "PodGroup.spec",
-			      "v1beta1.PodGroupSpec")) ||
-	    (rc = check_field(res, spec, "queue", WANT_STRING, "PodGroupSpec.spec.queue",
-			      "string")) ||
+		return vc_admission_check_value(res, obj, VC_WANT_OBJECT, "PodGroup",
+						"v1beta1.PodGroup");
+	if ((rc = vc_admission_check_field(res, obj, "metadata", VC_WANT_OBJECT,
+					   "PodGroup.metadata", "v1.ObjectMeta")) ||
+	    (rc = vc_admission_check_field(res, vc_json_get_obj(obj, "metadata"), "namespace",
+					   VC_WANT_STRING, "ObjectMeta.metadata.namespace",
+					   "string")) ||
+	    (rc = vc_admission_check_field(res, obj, "spec", VC_WANT_OBJECT, "PodGroup.spec",
+					   "v1beta1.PodGroupSpec")) ||
+	    (rc = vc_admission_check_field(res, spec, "queue", VC_WANT_STRING,
+					   "PodGroupSpec.spec.queue", "string")) ||
 	    (rc = check_topology(res, spec, "PodGroupSpec", "spec")) ||
-	    (rc = check_field(res, spec, "subGroupPolicy", WANT_ARRAY,
-			      "PodGroupSpec.spec.subGroupPolicy", "[]v1beta1.SubGroupPolicySpec")))
+	    (rc = vc_admission_check_field(res, spec, "subGroupPolicy", VC_WANT_ARRAY,
+					   "PodGroupSpec.spec.subGroupPolicy",
+					   "[]v1beta1.SubGroupPolicySpec")))
 		return rc;
 	json_array_foreach (vc_json_get_arr(spec, "subGroupPolicy"), i, policy) {
-		if ((rc = check_value(res, policy, WANT_OBJECT, "PodGroupSpec.spec.subGroupPolicy",
-				      "v1beta1.SubGroupPolicySpec")) ||
-		    (rc = check_field(res, policy, "name", WANT_STRING,
-				      "SubGroupPolicySpec.spec.subGroupPolicy.name", "string")) ||
+		if ((rc = vc_admission_check_value(res, policy, VC_WANT_OBJECT,
+						   "PodGroupSpec.spec.subGroupPolicy",
+						   "v1beta1.SubGroupPolicySpec")) ||
+		    (rc = vc_admission_check_field(res, policy, "name", VC_WANT_STRING,
+						   "SubGroupPolicySpec.spec.subGroupPolicy.name",
+						   "string")) ||
 		    (rc = check_topology(res, policy, "SubGroupPolicySpec", "spec.subGroupPolicy")))
 			return rc;
 	}

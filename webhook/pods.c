@@ -23,56 +23,17 @@
 
 /* ---- decoding the request's object as Go's decoder would -------------------------------- */
 
-enum want {
-	WANT_STRING,
-	WANT_OBJECT,
-	WANT_ARRAY,
-};
-
-/*
- * Deny with encoding/json's type error unless v is absent, null or of the wanted kind. where is
- * "<Struct>.<json path>" and gotype the Go type. Returns 1 when it denied, 0, or VC_ENOMEM.
- */
-static int check_value(struct vc_admission_result *res, const json_t *v, enum want want,
-		       const char *where, const char *gotype)
-{
-	bool ok = false;
-
-	if (!v || json_is_null(v))
-		return 0;
-	switch (want) {
-	case WANT_STRING:
-		ok = json_is_string(v);
-		break;
-	case WANT_OBJECT:
-		ok = json_is_object(v);
-		break;
-	case WANT_ARRAY:
-		ok = json_is_array(v);
-		break;
-	}
-	if (ok)
-		return 0;
-	return vc_admission_type_error(res, v, false, where, gotype);
-}
-
-static int check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
-		       enum want want, const char *where, const char *gotype)
-{
-	return check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL, want, where,
-			   gotype);
-}
-
 /* A map[string]string member: an object whose values are strings (or null). */
 static int check_string_map(struct vc_admission_result *res, const json_t *obj, const char *key,
 			    const char *where)
 {
 	const char *k;
 	json_t *v;
-	int rc = check_field(res, obj, key, WANT_OBJECT, where, "map[string]string");
+	int rc =
+		vc_admission_check_field(res, obj, key, VC_WANT_OBJECT, where, "map[string]string");
 
 	json_object_foreach (rc ? NULL : vc_json_get_obj(obj, key), k, v) {
-		rc = check_value(res, v, WANT_STRING, where, "string");
+		rc = vc_admission_check_value(res, v, VC_WANT_STRING, where, "string");
 		if (rc)
 			break;
 	}
@@ -91,10 +52,11 @@ static int pod_decode(struct vc_admission_result *res, const json_t *obj)
 	int rc;
 
 	if (obj && !json_is_null(obj) && !json_is_object(obj))
-		return check_value(res, obj, WANT_OBJECT, "Pod", "v1.Pod");
-	if ((rc = check_field(res, obj, "kind", WANT_STRING, "TypeMeta.kind", "string")) ||
-	    (rc = check_field(res, obj, "apiVersion", WANT_STRING, "TypeMeta.apiVersion",
-			      "string")))
+		return vc_admission_check_value(res, obj, VC_WANT_OBJECT, "Pod", "v1.Pod");
+	if ((rc = vc_admission_check_field(res, obj, "kind", VC_WANT_STRING, "TypeMeta.kind",
+					   "string")) ||
+	    (rc = vc_admission_check_field(res, obj, "apiVersion", VC_WANT_STRING,
+					   "TypeMeta.apiVersion", "string")))
 		return rc;
 	if ((kind && kind[0] && strcmp(kind, "Pod") != 0) ||
 	    (version && version[0] && strcmp(version, "v1") != 0)) {
@@ -105,21 +67,23 @@ static int pod_decode(struct vc_admission_result *res, const json_t *obj)
 				       version && version[0] ? version : "v1");
 		return rc ? VC_ENOMEM : 1;
 	}
-	if ((rc = check_field(res, obj, "metadata", WANT_OBJECT, "Pod.metadata",
-			      "v1.ObjectMeta")) ||
-	    (rc = check_field(res, meta, "namespace", WANT_STRING, "ObjectMeta.metadata.namespace",
-			      "string")) ||
+	if ((rc = vc_admission_check_field(res, obj, "metadata", VC_WANT_OBJECT, "Pod.metadata",
+					   "v1.ObjectMeta")) ||
+	    (rc = vc_admission_check_field(res, meta, "namespace", VC_WANT_STRING,
+					   "ObjectMeta.metadata.namespace", "string")) ||
 	    (rc = check_string_map(res, meta, "annotations", "ObjectMeta.metadata.annotations")) ||
-	    (rc = check_field(res, obj, "spec", WANT_OBJECT, "Pod.spec", "v1.PodSpec")) ||
+	    (rc = vc_admission_check_field(res, obj, "spec", VC_WANT_OBJECT, "Pod.spec",
+					   "v1.PodSpec")) ||
 	    (rc = check_string_map(res, spec, "nodeSelector", "PodSpec.spec.nodeSelector")) ||
-	    (rc = check_field(res, spec, "schedulerName", WANT_STRING, "PodSpec.spec.schedulerName",
-			      "string")) ||
-	    (rc = check_field(res, spec, "affinity", WANT_OBJECT, "PodSpec.spec.affinity",
-			      "v1.Affinity")) ||
-	    (rc = check_field(res, spec, "tolerations", WANT_ARRAY, "PodSpec.spec.tolerations",
-			      "[]v1.Toleration")) ||
-	    (rc = check_field(res, spec, "schedulingGates", WANT_ARRAY,
-			      "PodSpec.spec.schedulingGates", "[]v1.PodSchedulingGate")))
+	    (rc = vc_admission_check_field(res, spec, "schedulerName", VC_WANT_STRING,
+					   "PodSpec.spec.schedulerName", "string")) ||
+	    (rc = vc_admission_check_field(res, spec, "affinity", VC_WANT_OBJECT,
+					   "PodSpec.spec.affinity", "v1.Affinity")) ||
+	    (rc = vc_admission_check_field(res, spec, "tolerations", VC_WANT_ARRAY,
+					   "PodSpec.spec.tolerations", "[]v1.Toleration")) ||
+	    (rc = vc_admission_check_field(res, spec, "schedulingGates", VC_WANT_ARRAY,
+					   "PodSpec.spec.schedulingGates",
+					   "[]v1.PodSchedulingGate")))
 		return rc;
 	return 0;
 }

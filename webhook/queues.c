@@ -95,51 +95,6 @@ static void queue_read(const json_t *obj, struct queue *q)
 
 /* ---- decoding the request's object as Go's decoder would -------------------------------- */
 
-enum want {
-	WANT_STRING,
-	WANT_OBJECT,
-	WANT_BOOL,
-	WANT_INT32,
-};
-
-static bool is_int32(const json_t *v)
-{
-	return json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
-	       json_integer_value(v) <= INT32_MAX;
-}
-
-/*
- * Deny with encoding/json's type error unless obj[key] is absent, null or what the Go field
- * holds. where is "<Struct>.<json path>" and gotype the Go type, as Go prints them. Returns 1
- * when it denied, 0 when the member is fine, or VC_ENOMEM.
- */
-static int check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
-		       enum want want, const char *where, const char *gotype)
-{
-	const json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
-	bool ok = false;
-
-	if (!v || json_is_null(v))
-		return 0;
-	switch (want) {
-	case WANT_STRING:
-		ok = json_is_string(v);
-		break;
-	case WANT_OBJECT:
-		ok = json_is_object(v);
-		break;
-	case WANT_BOOL:
-		ok = json_is_boolean(v);
-		break;
-	case WANT_INT32:
-		ok = is_int32(v);
-		break;
-	}
-	if (ok)
-		return 0;
-	return vc_admission_type_error(res, v, want == WANT_INT32, where, gotype);
-}
-
 /* A map[string]string member: an object whose values are strings. */
 static int check_string_map(struct vc_admission_result *res, const json_t *obj, const char *key,
 			    const char *where)
@@ -147,7 +102,8 @@ static int check_string_map(struct vc_admission_result *res, const json_t *obj, 
 	const json_t *map;
 	const char *k;
 	json_t *v;
-	int rc = check_field(res, obj, key, WANT_OBJECT, where, "map[string]string");
+	int rc =
+		vc_admission_check_field(res, obj, key, VC_WANT_OBJECT, where, "map[string]string");
 
 	if (rc)
 		return rc;
@@ -177,7 +133,7 @@ static int check_resource_list(struct vc_admission_result *res, const json_t *ob
 	const json_t *list;
 	const char *k;
 	json_t *v;
-	int rc = check_field(res, obj, key, WANT_OBJECT, where, "v1.ResourceList");
+	int rc = vc_admission_check_field(res, obj, key, VC_WANT_OBJECT, where, "v1.ResourceList");
 
 	if (rc)
 		return rc;
@@ -228,27 +184,29 @@ static int queue_decode(struct vc_admission_result *res, const json_t *obj, stru
 	meta = vc_json_get_obj(obj, "metadata");
 	spec = vc_json_get_obj(obj, "spec");
 	status = vc_json_get_obj(obj, "status");
-	if ((rc = check_field(res, obj, "metadata", WANT_OBJECT, "Queue.metadata",
-			      "v1.ObjectMeta")) ||
-	    (rc = check_field(res, meta, "name", WANT_STRING, "ObjectMeta.metadata.name",
-			      "string")) ||
+	if ((rc = vc_admission_check_field(res, obj, "metadata", VC_WANT_OBJECT, "Queue.metadata",
+					   "v1.ObjectMeta")) ||
+	    (rc = vc_admission_check_field(res, meta, "name", VC_WANT_STRING,
+					   "ObjectMeta.metadata.name", "string")) ||
 	    (rc = check_string_map(res, meta, "annotations", "ObjectMeta.metadata.annotations")) ||
-	    (rc = check_field(res, obj, "spec", WANT_OBJECT, "Queue.spec", "v1beta1.QueueSpec")) ||
-	    (rc = check_field(res, spec, "weight", WANT_INT32, "QueueSpec.spec.weight", "int32")) ||
+	    (rc = vc_admission_check_field(res, obj, "spec", VC_WANT_OBJECT, "Queue.spec",
+					   "v1beta1.QueueSpec")) ||
+	    (rc = vc_admission_check_field(res, spec, "weight", VC_WANT_INT32,
+					   "QueueSpec.spec.weight", "int32")) ||
 	    (rc = check_resource_list(res, spec, "capability", "QueueSpec.spec.capability")) ||
-	    (rc = check_field(res, spec, "reclaimable", WANT_BOOL, "QueueSpec.spec.reclaimable",
-			      "bool")) ||
+	    (rc = vc_admission_check_field(res, spec, "reclaimable", VC_WANT_BOOL,
+					   "QueueSpec.spec.reclaimable", "bool")) ||
 	    (rc = check_resource_list(res, spec, "deserved", "QueueSpec.spec.deserved")) ||
-	    (rc = check_field(res, spec, "guarantee", WANT_OBJECT, "QueueSpec.spec.guarantee",
-			      "v1beta1.Guarantee")) ||
+	    (rc = vc_admission_check_field(res, spec, "guarantee", VC_WANT_OBJECT,
+					   "QueueSpec.spec.guarantee", "v1beta1.Guarantee")) ||
 	    (rc = check_resource_list(res, vc_json_get_obj(spec, "guarantee"), "resource",
 				      "Guarantee.spec.guarantee.resource")) ||
-	    (rc = check_field(res, spec, "parent", WANT_STRING, "QueueSpec.spec.parent",
-			      "string")) ||
-	    (rc = check_field(res, obj, "status", WANT_OBJECT, "Queue.status",
-			      "v1beta1.QueueStatus")) ||
-	    (rc = check_field(res, status, "state", WANT_STRING, "QueueStatus.status.state",
-			      "v1beta1.QueueState")) ||
+	    (rc = vc_admission_check_field(res, spec, "parent", VC_WANT_STRING,
+					   "QueueSpec.spec.parent", "string")) ||
+	    (rc = vc_admission_check_field(res, obj, "status", VC_WANT_OBJECT, "Queue.status",
+					   "v1beta1.QueueStatus")) ||
+	    (rc = vc_admission_check_field(res, status, "state", VC_WANT_STRING,
+					   "QueueStatus.status.state", "v1beta1.QueueState")) ||
 	    (rc = check_resource_list(res, status, "allocated", "QueueStatus.status.allocated")))
 		return rc;
 	queue_read(obj, q);
