@@ -1,0 +1,154 @@
+/*
+ * ctx.c - the informers vc-controller's parts share.
+ */
+#include "ctx.h"
+
+#include <string.h>
+
+#include "vc_json.h"
+
+static int index_node(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	const char *node = json_string_value(vc_json_path(obj, "spec.nodeName"));
+
+	(void)arg;
+	return vc_index_values_add(vals, node ? node : "");
+}
+
+/* "<ns>/<value of the annotation arg>" when the annotation is a non-empty string. */
+static int index_ns_annotation(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	const char *ns = json_string_value(vc_json_path(obj, "metadata.namespace"));
+	json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+	const char *v = json_string_value(json_object_get(ann, (const char *)arg));
+	char buf[512];
+	int n;
+
+	if (!v || !*v)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%s/%s", ns ? ns : "", v);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 0; /* longer than any valid name: not indexed */
+	return vc_index_values_add(vals, buf);
+}
+
+static int index_queue(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	const char *q = json_string_value(vc_json_path(obj, "spec.queue"));
+
+	(void)arg;
+	return vc_index_values_add(vals, q && *q ? q : "default");
+}
+
+static const struct vc_cache_index ns_index[] = {
+	{ CTX_INDEX_NAMESPACE, vc_cache_index_by_namespace, NULL },
+};
+
+static const struct vc_cache_index pod_indexes[] = {
+	{ CTX_INDEX_NAMESPACE, vc_cache_index_by_namespace, NULL },
+	{ CTX_INDEX_NODE, index_node, NULL },
+	{ CTX_INDEX_GROUP, index_ns_annotation, "scheduling.k8s.io/group-name" },
+	{ CTX_INDEX_JOB, index_ns_annotation, "volcano.sh/job-name" },
+};
+
+static const struct vc_cache_index pg_indexes[] = {
+	{ CTX_INDEX_NAMESPACE, vc_cache_index_by_namespace, NULL },
+	{ CTX_INDEX_QUEUE, index_queue, NULL },
+};
+
+static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
+		const struct vc_cache_index *idx, size_t nidx, bool strip, struct vc_informer **out,
+		struct vc_error *err)
+{
+	struct vc_informer_opts o;
+
+	*out = NULL;
+	if (!want)
+		return 0;
+	memset(&o, 0, sizeof(o));
+	o.resource = gvr;
+	o.indexes = idx;
+	o.nindexes = nidx;
+	if (strip)
+		o.transform = vc_informer_strip_managed_fields;
+	return vc_informer_new(ctx->kube, &o, out, err);
+}
+
+#define EACH_INFORMER(ctx, X)                                                  \
+	X((ctx)->jobs)                                                         \
+	X((ctx)->pods) X((ctx)->podgroups) X((ctx)->queues) X((ctx)->commands) \
+		X((ctx)->priorityclasses) X((ctx)->pvcs) X((ctx)->nodes)
+
+int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *events,
+	     const struct ctx_opts *opts, struct vc_error *err)
+{
+	int rc;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->kube = kube;
+	ctx->events = events;
+	rc = make(ctx, opts->jobs, &vc_gvr_jobs, ns_index, 1, true, &ctx->jobs, err);
+	if (!rc)
+		rc = make(ctx, opts->pods, &vc_gvr_pods, pod_indexes, VC_ARRAY_SIZE(pod_indexes),
+			  true, &ctx->pods, err);
+	if (!rc)
+		rc = make(ctx, opts->podgroups, &vc_gvr_podgroups, pg_indexes,
+			  VC_ARRAY_SIZE(pg_indexes), true, &ctx->podgroups, err);
+	if (!rc)
+		rc = make(ctx, opts->queues, &vc_gvr_queues, NULL, 0, true, &ctx->queues, err);
+	if (!rc)
+		rc = make(ctx, opts->commands, &vc_gvr_commands, NULL, 0, true, &ctx->commands,
+			  err);
+	if (!rc)
+		rc = make(ctx, opts->priorityclasses, &vc_gvr_priorityclasses, NULL, 0, true,
+			  &ctx->priorityclasses, err);
+	if (!rc)
+		rc = make(ctx, opts->pvcs, &vc_gvr_pvcs, ns_index, 1, true, &ctx->pvcs, err);
+	if (!rc)
+		rc = make(ctx, opts->nodes, &vc_gvr_nodes, NULL, 0, true, &ctx->nodes, err);
+	if (rc)
+		ctx_release(ctx);
+	return rc;
+}
+
+int ctx_start(struct vc_ctrl_ctx *ctx)
+{
+	int rc = 0;
+
+#define START(inf)        \
+	if (!rc && (inf)) \
+		rc = vc_informer_start(inf);
+	EACH_INFORMER(ctx, START)
+#undef START
+	return rc;
+}
+
+int ctx_wait_synced(struct vc_ctrl_ctx *ctx, int64_t timeout_ns)
+{
+	int rc = 0;
+
+#define WAIT(inf)         \
+	if (!rc && (inf)) \
+		rc = vc_informer_wait_synced(inf, timeout_ns);
+	EACH_INFORMER(ctx, WAIT)
+#undef WAIT
+	return rc;
+}
+
+void ctx_stop(struct vc_ctrl_ctx *ctx)
+{
+#define STOP(inf) \
+	if (inf)  \
+		vc_informer_stop(inf);
+	EACH_INFORMER(ctx, STOP)
+#undef STOP
+}
+
+void ctx_release(struct vc_ctrl_ctx *ctx)
+{
+#define FREE(inf)              \
+	vc_informer_free(inf); \
+	(inf) = NULL;
+	EACH_INFORMER(ctx, FREE)
+#undef FREE
+}

@@ -1,0 +1,31 @@
+/*
+ * gc_controller.h - the garbage collector of finished Jobs with ttlSecondsAfterFinished
+ * (job-controller.md §4.11).
+ *
+ * gcctl_new registers informer handlers on the shared context; main starts the informers, waits
+ * for them to sync, then calls gcctl_start.
+ */
+#ifndef VC_GC_CONTROLLER_H
+#define VC_GC_CONTROLLER_H
+
+#include "vc_prelude.h"
+
+#include "ctx.h"
+#include "vc_err.h"
+
+struct gcctl_config {
+	int workers; /* worker threads (1) */
+};
+
+struct gcctl;
+
+void gcctl_config_defaults(struct gcctl_config *cfg);
+
+/* ctx is borrowed and must outlive the controller. */
+int gcctl_new(struct vc_ctrl_ctx *ctx, const struct gcctl_config *cfg, struct gcctl **out,
+	      struct vc_error *err) VC_WARN_UNUSED;
+int gcctl_start(struct gcctl *c) VC_WARN_UNUSED;
+void gcctl_stop(struct gcctl *c);
+void gcctl_free(struct gcctl *c);
+
+#endif /* VC_GC_CONTROLLER_H */
