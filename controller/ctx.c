@@ -40,6 +40,89 @@ static int index_queue(const void *arg, const json_t *obj, struct vc_index_value
 	return vc_index_values_add(vals, q && *q ? q : "default");
 }
 
+/* Keep only the listed keys of the object obj (owned, changed in place). */
+static void keep_keys(json_t *obj, const char *const *keys)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	if (!json_is_object(obj))
+		return;
+	json_object_foreach_safe (obj, tmp, k, v) {
+		const char *const *p;
+
+		for (p = keys; *p && strcmp(*p, k); p++)
+			;
+		if (!*p)
+			json_object_del(obj, k);
+	}
+}
+
+static void slim_containers(json_t *arr)
+{
+	static const char *const keys[] = { "name", "resources", "ports", "restartPolicy", NULL };
+	size_t i;
+	json_t *c;
+
+	json_array_foreach (arr, i, c)
+		keep_keys(c, keys);
+}
+
+static void slim_statuses(json_t *arr)
+{
+	static const char *const keys[] = { "name", "restartCount", "state", "ready", NULL };
+	static const char *const state_keys[] = { "terminated", "running", "waiting", NULL };
+	static const char *const term_keys[] = { "exitCode", "reason", NULL };
+	size_t i;
+	json_t *c;
+
+	json_array_foreach (arr, i, c) {
+		json_t *state = json_object_get(c, "state");
+
+		keep_keys(c, keys);
+		keep_keys(state, state_keys);
+		keep_keys(json_object_get(state, "terminated"), term_keys);
+		json_object_del(state, "waiting");
+		if (json_object_get(state, "running"))
+			json_object_set_new(state, "running", json_object());
+	}
+}
+
+int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
+{
+	static const char *const spec_keys[] = {
+		"schedulerName",   "nodeName",	"nodeSelector",	     "affinity",
+		"tolerations",	   "priority",	"priorityClassName", "preemptionPolicy",
+		"schedulingGates", "overhead",	"containers",	     "initContainers",
+		"hostname",	   "subdomain", "restartPolicy",     NULL,
+	};
+	static const char *const status_keys[] = {
+		"phase",
+		"conditions",
+		"containerStatuses",
+		"initContainerStatuses",
+		"nominatedNodeName",
+		"reason",
+		"startTime",
+		NULL,
+	};
+	json_t *spec, *status;
+	int rc = vc_informer_strip_managed_fields(arg, obj, out);
+
+	if (rc)
+		return rc;
+	spec = json_object_get(*out, "spec");
+	status = json_object_get(*out, "status");
+	keep_keys(spec, spec_keys);
+	slim_containers(json_object_get(spec, "containers"));
+	slim_containers(json_object_get(spec, "initContainers"));
+	keep_keys(status, status_keys);
+	slim_statuses(json_object_get(status, "containerStatuses"));
+	slim_statuses(json_object_get(status, "initContainerStatuses"));
+	return 0;
+}
+
 static const struct vc_cache_index ns_index[] = {
 	{ CTX_INDEX_NAMESPACE, vc_cache_index_by_namespace, NULL },
 };
@@ -57,8 +140,8 @@ static const struct vc_cache_index pg_indexes[] = {
 };
 
 static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
-		const struct vc_cache_index *idx, size_t nidx, bool strip, struct vc_informer **out,
-		struct vc_error *err)
+		const struct vc_cache_index *idx, size_t nidx, vc_informer_transform_fn *transform,
+		struct vc_informer **out, struct vc_error *err)
 {
 	struct vc_informer_opts o;
 
@@ -69,15 +152,16 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	o.resource = gvr;
 	o.indexes = idx;
 	o.nindexes = nidx;
-	if (strip)
-		o.transform = vc_informer_strip_managed_fields;
+	o.transform = transform;
 	return vc_informer_new(ctx->kube, &o, out, err);
 }
 
-#define EACH_INFORMER(ctx, X)                                                  \
-	X((ctx)->jobs)                                                         \
-	X((ctx)->pods) X((ctx)->podgroups) X((ctx)->queues) X((ctx)->commands) \
-		X((ctx)->priorityclasses) X((ctx)->pvcs) X((ctx)->nodes)
+#define EACH_INFORMER(ctx, X)                                                        \
+	X((ctx)->jobs)                                                               \
+	X((ctx)->pods)                                                               \
+	X((ctx)->podgroups)                                                          \
+	X((ctx)->queues) X((ctx)->commands) X((ctx)->priorityclasses) X((ctx)->pvcs) \
+		X((ctx)->nodes)
 
 int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *events,
 	     const struct ctx_opts *opts, struct vc_error *err)
@@ -87,25 +171,30 @@ int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *ev
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->kube = kube;
 	ctx->events = events;
-	rc = make(ctx, opts->jobs, &vc_gvr_jobs, ns_index, 1, true, &ctx->jobs, err);
+	rc = make(ctx, opts->jobs, &vc_gvr_jobs, ns_index, 1, vc_informer_strip_managed_fields,
+		  &ctx->jobs, err);
 	if (!rc)
 		rc = make(ctx, opts->pods, &vc_gvr_pods, pod_indexes, VC_ARRAY_SIZE(pod_indexes),
-			  true, &ctx->pods, err);
+			  ctx_slim_pod, &ctx->pods, err);
 	if (!rc)
 		rc = make(ctx, opts->podgroups, &vc_gvr_podgroups, pg_indexes,
-			  VC_ARRAY_SIZE(pg_indexes), true, &ctx->podgroups, err);
+			  VC_ARRAY_SIZE(pg_indexes), vc_informer_strip_managed_fields,
+			  &ctx->podgroups, err);
 	if (!rc)
-		rc = make(ctx, opts->queues, &vc_gvr_queues, NULL, 0, true, &ctx->queues, err);
+		rc = make(ctx, opts->queues, &vc_gvr_queues, NULL, 0,
+			  vc_informer_strip_managed_fields, &ctx->queues, err);
 	if (!rc)
-		rc = make(ctx, opts->commands, &vc_gvr_commands, NULL, 0, true, &ctx->commands,
-			  err);
+		rc = make(ctx, opts->commands, &vc_gvr_commands, NULL, 0,
+			  vc_informer_strip_managed_fields, &ctx->commands, err);
 	if (!rc)
-		rc = make(ctx, opts->priorityclasses, &vc_gvr_priorityclasses, NULL, 0, true,
-			  &ctx->priorityclasses, err);
+		rc = make(ctx, opts->priorityclasses, &vc_gvr_priorityclasses, NULL, 0,
+			  vc_informer_strip_managed_fields, &ctx->priorityclasses, err);
 	if (!rc)
-		rc = make(ctx, opts->pvcs, &vc_gvr_pvcs, ns_index, 1, true, &ctx->pvcs, err);
+		rc = make(ctx, opts->pvcs, &vc_gvr_pvcs, ns_index, 1,
+			  vc_informer_strip_managed_fields, &ctx->pvcs, err);
 	if (!rc)
-		rc = make(ctx, opts->nodes, &vc_gvr_nodes, NULL, 0, true, &ctx->nodes, err);
+		rc = make(ctx, opts->nodes, &vc_gvr_nodes, NULL, 0,
+			  vc_informer_strip_managed_fields, &ctx->nodes, err);
 	if (rc)
 		ctx_release(ctx);
 	return rc;

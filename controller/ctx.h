@@ -9,7 +9,8 @@
  * a json_t you got from a cache; copy it with json_deep_copy first).
  *
  * Informers are created only for the resources some enabled part needs (ctx_opts); a NULL
- * informer means "not watched". The pods informer strips managedFields.
+ * informer means "not watched". Every informer drops metadata.managedFields. The pods informer
+ * caches a slim pod (ctx_slim_pod): never PUT a pod built from the cache, PATCH it.
  */
 #ifndef VC_CTRL_CTX_H
 #define VC_CTRL_CTX_H
@@ -38,6 +39,17 @@ struct vc_ctrl_ctx {
 	struct vc_informer *jobs, *pods, *podgroups, *queues, *commands, *priorityclasses, *pvcs,
 		*nodes; /* owned; NULL when not wanted */
 };
+
+/*
+ * The pods informer's transform: a deep copy of the pod without managedFields and with only the
+ * fields the parts read. spec keeps schedulerName, nodeName, nodeSelector, affinity, tolerations,
+ * priority, priorityClassName, preemptionPolicy, schedulingGates, overhead, hostname, subdomain,
+ * restartPolicy and the containers and init containers reduced to name, resources, ports and
+ * restartPolicy; status keeps phase, conditions, reason, startTime, nominatedNodeName and the
+ * container statuses reduced to name, ready, restartCount and state (terminated: exitCode and
+ * reason). Metadata is kept whole. A transform for vc_informer_opts; arg is unused.
+ */
+int ctx_slim_pod(void *arg, json_t *obj, json_t **out);
 
 /*
  * Create the informers opts asks for (not started). kube and events are borrowed. Returns 0,
