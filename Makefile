@@ -16,7 +16,7 @@ OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=thread -Wno-tsan
 else
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 endif
-CPPFLAGS := -D_GNU_SOURCE -Icommon -Icontroller -Iwebhook -Icluster/nodesim
+CPPFLAGS := -D_GNU_SOURCE -Icommon -Icontroller -Iwebhook -Icluster/nodesim -Ivcctl
 CFLAGS   := -std=c11 $(OPT) $(WARN) -Werror -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 LDFLAGS  := $(if $(SAN),$(if $(filter thread,$(SAN)),-fsanitize=thread,-fsanitize=address -fsanitize=undefined))
@@ -30,13 +30,15 @@ LIB      := $(BUILD)/libcaldera.a
 CTRL_SRC := $(sort $(filter-out controller/main.c,$(wildcard controller/*.c controller/scheduler/*.c)))
 HOOK_SRC := $(sort $(filter-out webhook/main.c,$(wildcard webhook/*.c)))
 SIM_SRC  := $(sort $(filter-out cluster/nodesim/main.c,$(wildcard cluster/nodesim/*.c)))
+VCCTL_SRC := $(sort $(filter-out vcctl/main.c,$(wildcard vcctl/*.c)))
 CTRL_OBJ := $(CTRL_SRC:%.c=$(BUILD)/obj/%.o)
 HOOK_OBJ := $(HOOK_SRC:%.c=$(BUILD)/obj/%.o)
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/obj/%.o)
+VCCTL_OBJ := $(VCCTL_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(if $(wildcard controller/main.c),$(BUILD)/vc-controller) \
             $(if $(wildcard webhook/main.c),$(BUILD)/vc-webhook) \
             $(if $(wildcard cluster/nodesim/main.c),$(BUILD)/vc-nodesim) \
-            $(if $(wildcard vcctl/main.c),$(BUILD)/vcctl)
+            $(if $(wildcard vcctl/main.c),$(BUILD)/vcctl $(BUILD)/kubectl-vc)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -99,11 +101,14 @@ $(BUILD)/vc-webhook: $(BUILD)/obj/webhook/main.o $(HOOK_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 $(BUILD)/vc-nodesim: $(BUILD)/obj/cluster/nodesim/main.o $(SIM_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
-$(BUILD)/vcctl: $(BUILD)/obj/vcctl/main.o $(LIB)
+$(BUILD)/vcctl: $(BUILD)/obj/vcctl/main.o $(VCCTL_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+# The kubectl plugin (`kubectl vc ...` with build/ on PATH) is the same program.
+$(BUILD)/kubectl-vc: $(BUILD)/vcctl
+	ln -sf vcctl $@
 
 # Unit tests link every module library; the linker keeps what each test uses.
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(CTRL_OBJ) $(HOOK_OBJ) $(SIM_OBJ) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(CTRL_OBJ) $(HOOK_OBJ) $(SIM_OBJ) $(VCCTL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@

@@ -1,0 +1,522 @@
+/*
+ * cli.c - vcctl's command tree, flag tables (pflag shorthands on top of vc_flags), help texts and
+ * the program's main flow.
+ */
+#include "vcctl.h"
+
+#include "vc_alloc.h"
+#include "vc_flags.h"
+#include "vc_kube.h"
+#include "vc_log.h"
+
+/* A flag of one command: its pflag shorthand (0: none), "--name", and the vc_flags entry. */
+struct vcctl_flag {
+	char shorthand;
+	const char *dashed;
+	struct vc_flag f;
+};
+
+#define FL(sh, nm, type, def, field, help)                                            \
+	{                                                                             \
+		sh, "--" nm,                                                          \
+		{                                                                     \
+			nm, type, def, 0, 0, offsetof(struct vcctl_opts, field), help \
+		}                                                                     \
+	}
+
+/* Volcano's util.InitFlags: every command has these two. */
+#define COMMON_FLAGS                                                               \
+	FL('s', "master", VC_FLAG_STRING, "", master, "the address of apiserver"), \
+		FL('k', "kubeconfig", VC_FLAG_STRING, "", kubeconfig,              \
+		   "(optional) absolute path to the kubeconfig file")
+
+static const struct vcctl_flag run_flags[] = {
+	COMMON_FLAGS,
+	FL('i', "image", VC_FLAG_STRING, "busybox", image, "the container image of job"),
+	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
+	FL('N', "name", VC_FLAG_STRING, "", name, "the name of job"),
+	FL('m', "min", VC_FLAG_INT, "1", min, "the minimal available tasks of job"),
+	FL('r', "replicas", VC_FLAG_INT, "1", replicas, "the total tasks of job"),
+	FL('R', "requests", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", requests,
+	   "the resource request of the task"),
+	FL('L', "limits", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", limits,
+	   "the resource limit of the task"),
+	FL('S', "scheduler", VC_FLAG_STRING, "volcano", scheduler, "the scheduler for this job"),
+	FL('f', "filename", VC_FLAG_STRING, "", filename, "the yaml file of job"),
+};
+
+static const struct vcctl_flag list_flags[] = {
+	COMMON_FLAGS,
+	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
+	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
+	   "list job with specified scheduler name"),
+	FL(0, "all-namespaces", VC_FLAG_BOOL, "false", all_namespaces,
+	   "list jobs in all namespaces"),
+	FL(0, "selector", VC_FLAG_STRING, "", selector, "fuzzy matching jobName"),
+};
+
+/* view, suspend, resume and delete. */
+static const struct vcctl_flag job_name_flags[] = {
+	COMMON_FLAGS,
+	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
+	FL('N', "name", VC_FLAG_STRING, "", name, "the name of job"),
+};
+
+static const struct vcctl_flag queue_create_flags[] = {
+	COMMON_FLAGS,
+	FL('n', "name", VC_FLAG_STRING, "test", name, "the name of queue"),
+	FL('w', "weight", VC_FLAG_INT, "1", weight, "the weight of the queue"),
+	FL('S', "state", VC_FLAG_STRING, "Open", state, "the state of queue"),
+};
+
+/* delete and get. */
+static const struct vcctl_flag queue_name_flags[] = {
+	COMMON_FLAGS,
+	FL('n', "name", VC_FLAG_STRING, "", name, "the name of queue"),
+};
+
+static const struct vcctl_flag queue_operate_flags[] = {
+	COMMON_FLAGS,
+	FL('n', "name", VC_FLAG_STRING, "", name, "the name of queue"),
+	FL('w', "weight", VC_FLAG_INT, "0", weight, "the weight of the queue"),
+	FL('a', "action", VC_FLAG_STRING, "", action,
+	   "operate action to queue, valid actions are open, close, update"),
+};
+
+static const struct vcctl_flag queue_list_flags[] = { COMMON_FLAGS };
+
+struct vcctl_verb {
+	const char *group; /* NULL: a root-level command (version) */
+	const char *name;
+	enum vcctl_cmd cmd;
+	const char *short_help;
+	const struct vcctl_flag *flags;
+	size_t nflags;
+};
+
+#define VERB(g, n, c, h, t)                     \
+	{                                       \
+		g, n, c, h, t, VC_ARRAY_SIZE(t) \
+	}
+
+static const struct vcctl_verb verbs[] = {
+	VERB("job", "delete", VCCTL_JOB_DELETE, "delete a job", job_name_flags),
+	VERB("job", "list", VCCTL_JOB_LIST, "list job information", list_flags),
+	VERB("job", "resume", VCCTL_JOB_RESUME, "resume a job", job_name_flags),
+	VERB("job", "run", VCCTL_JOB_RUN, "run job by parameters from the command line", run_flags),
+	VERB("job", "suspend", VCCTL_JOB_SUSPEND, "abort a job", job_name_flags),
+	VERB("job", "view", VCCTL_JOB_VIEW, "show job information", job_name_flags),
+	VERB("queue", "create", VCCTL_QUEUE_CREATE, "creates queue", queue_create_flags),
+	VERB("queue", "delete", VCCTL_QUEUE_DELETE, "delete queue", queue_name_flags),
+	VERB("queue", "get", VCCTL_QUEUE_GET, "get a queue", queue_name_flags),
+	VERB("queue", "list", VCCTL_QUEUE_LIST, "lists all the queue", queue_list_flags),
+	VERB("queue", "operate", VCCTL_QUEUE_OPERATE, "operate queue", queue_operate_flags),
+	{ NULL, "version", VCCTL_VERSION_CMD, "Print the version information", NULL, 0 },
+};
+
+static const struct {
+	const char *name, *short_help;
+} groups[] = {
+	{ "job", "vcctl command line operation job" },
+	{ "queue", "Queue Operations" },
+};
+
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help") || !strncmp(a, "--help=", 7);
+}
+
+static const char *group_help(const char *g)
+{
+	size_t i;
+
+	for (i = 0; i < VC_ARRAY_SIZE(groups); i++)
+		if (!strcmp(groups[i].name, g))
+			return groups[i].short_help;
+	return NULL;
+}
+
+static const struct vcctl_verb *verb_of(const struct vcctl_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < VC_ARRAY_SIZE(verbs); i++)
+		if (verbs[i].cmd == o->cmd && o->cmd != VCCTL_NONE)
+			return &verbs[i];
+	return NULL;
+}
+
+static const struct vcctl_flag *find_long(const struct vcctl_verb *v, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < v->nflags; i++)
+		if (strlen(v->flags[i].f.name) == len && !memcmp(v->flags[i].f.name, name, len))
+			return &v->flags[i];
+	return NULL;
+}
+
+static const struct vcctl_flag *find_short(const struct vcctl_verb *v, char c)
+{
+	size_t i;
+
+	for (i = 0; i < v->nflags; i++)
+		if (v->flags[i].shorthand && v->flags[i].shorthand == c)
+			return &v->flags[i];
+	return NULL;
+}
+
+static bool takes_value(const struct vcctl_flag *f)
+{
+	return f->f.type != VC_FLAG_BOOL;
+}
+
+/*
+ * pflag's command line, rewritten into the long forms vc_flags reads: shorthands become
+ * "--name" plus their value (pointing into argv, so the parsed strings outlive this call),
+ * positional arguments are dropped. outv has room for 2 * argc entries.
+ */
+static int translate(const struct vcctl_verb *v, int argc, char **argv, int start, char **outv,
+		     int *outc, struct vc_error *err)
+{
+	int i, n = 1;
+
+	outv[0] = argv[0];
+	for (i = start; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break; /* the rest is positional */
+		if (a[0] == '-' && a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct vcctl_flag *f;
+
+			if (len == 4 && !memcmp(name, "help", 4))
+				return VCCTL_HELP;
+			f = find_long(v, name, len);
+			if (!f)
+				return vc_error_set(err, VC_EINVAL, "unknown flag: --%.*s",
+						    (int)len, name);
+			outv[n++] = argv[i];
+			if (takes_value(f) && !eq) {
+				if (i + 1 >= argc)
+					return vc_error_set(err, VC_EINVAL,
+							    "flag needs an argument: --%s",
+							    f->f.name);
+				outv[n++] = argv[++i];
+			}
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			const char *p;
+
+			for (p = a + 1; *p; p++) {
+				const struct vcctl_flag *f;
+
+				if (*p == 'h')
+					return VCCTL_HELP;
+				f = find_short(v, *p);
+				if (!f)
+					return vc_error_set(err, VC_EINVAL,
+							    "unknown shorthand flag: '%c' in %s",
+							    *p, a);
+				outv[n++] = (char *)f->dashed;
+				if (!takes_value(f))
+					continue;
+				if (p[1] == '=')
+					outv[n++] = (char *)p + 2;
+				else if (p[1])
+					outv[n++] = (char *)p + 1;
+				else if (i + 1 < argc)
+					outv[n++] = argv[++i];
+				else
+					return vc_error_set(err, VC_EINVAL,
+							    "flag needs an argument: '%c' in %s",
+							    *p, a);
+				break;
+			}
+			continue;
+		}
+		/* a positional argument: cobra's leaf commands accept and ignore them */
+	}
+	*outc = n;
+	return 0;
+}
+
+static int parse_flags(const struct vcctl_verb *v, int argc, char **argv, int start,
+		       struct vcctl_opts *o, struct vc_error *err)
+{
+	struct vc_flag table[16];
+	char **outv;
+	int outc = 0, rc;
+	size_t i;
+
+	if (v->nflags > VC_ARRAY_SIZE(table))
+		return vc_error_set(err, VC_EINVAL, "too many flags");
+	outv = vc_calloc((size_t)argc * 2 + 2, sizeof(*outv));
+	if (!outv)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	rc = translate(v, argc, argv, start, outv, &outc, err);
+	if (!rc) {
+		for (i = 0; i < v->nflags; i++)
+			table[i] = v->flags[i].f;
+		rc = vc_flags_parse(table, v->nflags, o, outc, outv, NULL, err);
+	}
+	vc_free(outv);
+	return rc;
+}
+
+int vcctl_parse(int argc, char **argv, struct vcctl_opts *o, struct vc_error *err)
+{
+	const char *base;
+	const char *w;
+	size_t i;
+
+	if (!o)
+		return vc_error_set(err, VC_EINVAL, "invalid argument");
+	memset(o, 0, sizeof(*o));
+	o->prog = "vcctl";
+	if (argc < 1 || !argv || !argv[0])
+		return vc_error_set(err, VC_EINVAL, "invalid argument");
+	base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	o->prog = !strcmp(base, "kubectl-vc") ? "kubectl vc" : "vcctl";
+	if (argc < 2 || is_help(argv[1]))
+		return VCCTL_HELP;
+	w = argv[1];
+	if (w[0] == '-') {
+		size_t len = strcspn(w, "=");
+
+		return vc_error_set(err, VC_EINVAL, "unknown %sflag: %.*s",
+				    w[1] == '-' ? "" : "shorthand ", (int)len, w);
+	}
+	if (!strcmp(w, "version")) {
+		o->group = "version";
+		o->cmd = VCCTL_VERSION_CMD;
+		for (int k = 2; k < argc; k++)
+			if (is_help(argv[k]))
+				return VCCTL_HELP;
+		return 0;
+	}
+	if (!group_help(w))
+		return vc_error_set(err, VC_EINVAL, "unknown command \"%s\" for \"%s\"", w,
+				    o->prog);
+	o->group = w;
+	if (argc < 3 || is_help(argv[2]))
+		return VCCTL_HELP;
+	w = argv[2];
+	if (w[0] == '-')
+		return vc_error_set(err, VC_EINVAL, "unknown flag: %.*s", (int)strcspn(w, "="), w);
+	for (i = 0; i < VC_ARRAY_SIZE(verbs); i++) {
+		const struct vcctl_verb *v = &verbs[i];
+
+		if (!v->group || strcmp(v->group, o->group) || strcmp(v->name, w))
+			continue;
+		o->verb = v->name;
+		o->cmd = v->cmd;
+		return parse_flags(v, argc, argv, 3, o, err);
+	}
+	return vc_error_set(err, VC_EINVAL, "unknown command \"%s\" for \"%s %s\"", w, o->prog,
+			    o->group);
+}
+
+/* ---- help --------------------------------------------------------------------------------- */
+
+static void flag_usages(const struct vcctl_verb *v, const char *help_for, FILE *out)
+{
+	char left[64];
+	size_t i, width = 0;
+	int pass;
+
+	/* Two passes: the widest left part sets the column, as pflag's FlagUsages does. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i <= (v ? v->nflags : 0); i++) {
+			const struct vcctl_flag *f = v && i < v->nflags ? &v->flags[i] : NULL;
+			const char *type = "";
+
+			if (f && f->f.type == VC_FLAG_STRING)
+				type = " string";
+			else if (f && f->f.type == VC_FLAG_INT)
+				type = " int";
+			if (!f)
+				snprintf(left, sizeof(left), "  -h, --help");
+			else if (f->shorthand)
+				snprintf(left, sizeof(left), "  -%c, --%s%s", f->shorthand,
+					 f->f.name, type);
+			else
+				snprintf(left, sizeof(left), "      --%s%s", f->f.name, type);
+			if (pass == 0) {
+				if (strlen(left) > width)
+					width = strlen(left);
+				continue;
+			}
+			if (!f) {
+				fprintf(out, "%-*s   help for %s\n", (int)width, left, help_for);
+				continue;
+			}
+			fprintf(out, "%-*s   %s", (int)width, left, f->f.help);
+			if (f->f.type == VC_FLAG_STRING && f->f.def && *f->f.def)
+				fprintf(out, " (default \"%s\")", f->f.def);
+			else if (f->f.type == VC_FLAG_INT && f->f.def && strcmp(f->f.def, "0"))
+				fprintf(out, " (default %s)", f->f.def);
+			fputc('\n', out);
+		}
+	}
+}
+
+void vcctl_usage(const struct vcctl_opts *o, FILE *out)
+{
+	const struct vcctl_verb *v = verb_of(o);
+	size_t i;
+
+	if (v) {
+		fprintf(out, "%s\n\nUsage:\n  %s %s%s%s [flags]\n\nFlags:\n", v->short_help,
+			o->prog, v->group ? v->group : "", v->group ? " " : "", v->name);
+		flag_usages(v, v->name, out);
+		return;
+	}
+	if (o->group && group_help(o->group)) {
+		fprintf(out, "%s\n\nUsage:\n  %s %s [command]\n\nAvailable Commands:\n",
+			group_help(o->group), o->prog, o->group);
+		for (i = 0; i < VC_ARRAY_SIZE(verbs); i++)
+			if (verbs[i].group && !strcmp(verbs[i].group, o->group))
+				fprintf(out, "  %-11s %s\n", verbs[i].name, verbs[i].short_help);
+		fprintf(out, "\nFlags:\n");
+		flag_usages(NULL, o->group, out);
+		fprintf(out,
+			"\nUse \"%s %s [command] --help\" for more information about a command.\n",
+			o->prog, o->group);
+		return;
+	}
+	fprintf(out, "Usage:\n  %s [command]\n\nAvailable Commands:\n", o->prog);
+	for (i = 0; i < VC_ARRAY_SIZE(groups); i++)
+		fprintf(out, "  %-11s %s\n", groups[i].name, groups[i].short_help);
+	fprintf(out, "  %-11s %s\n", "version", "Print the version information");
+	fprintf(out, "\nFlags:\n");
+	flag_usages(NULL, o->prog, out);
+	fprintf(out, "\nUse \"%s [command] --help\" for more information about a command.\n",
+		o->prog);
+}
+
+static bool is_job_cmd(enum vcctl_cmd c)
+{
+	return c >= VCCTL_JOB_RUN && c <= VCCTL_JOB_DELETE;
+}
+
+static bool is_queue_cmd(enum vcctl_cmd c)
+{
+	return c >= VCCTL_QUEUE_CREATE && c <= VCCTL_QUEUE_GET;
+}
+
+int vcctl_check(const struct vcctl_opts *o, struct vc_error *err)
+{
+	if (!o)
+		return vc_error_set(err, VC_EINVAL, "invalid argument");
+	if (is_job_cmd(o->cmd))
+		return vcctl_job_check(o, err);
+	if (is_queue_cmd(o->cmd))
+		return vcctl_queue_check(o, err);
+	return 0;
+}
+
+int vcctl_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out, struct vc_error *err)
+{
+	if (!o || !kube || !out)
+		return vc_error_set(err, VC_EINVAL, "invalid argument");
+	if (is_job_cmd(o->cmd))
+		return vcctl_job_exec(o, kube, out, err);
+	if (is_queue_cmd(o->cmd))
+		return vcctl_queue_exec(o, kube, out, err);
+	return vc_error_set(err, VC_EINVAL, "nothing to run");
+}
+
+/* ---- the program -------------------------------------------------------------------------- */
+
+/*
+ * kubectl's order, which Volcano's BuildConfig follows: --kubeconfig, else $KUBECONFIG or
+ * ~/.kube/config, else the in-cluster configuration; --master overrides the server.
+ */
+static int client_from_flags(const struct vcctl_opts *o, struct vc_kube **out, struct vc_error *err)
+{
+	struct vc_kube_config kc = { 0 };
+	struct vc_error ic_err;
+	int rc;
+
+	if (o->kubeconfig && *o->kubeconfig) {
+		rc = vc_kubeconfig_load(o->kubeconfig, NULL, o->master, &kc, err);
+	} else {
+		rc = vc_kubeconfig_load(NULL, NULL, o->master, &kc, err);
+		if (rc == VC_ENOENT || rc == -ENOENT) {
+			rc = vc_kube_config_in_cluster(NULL, &kc, &ic_err);
+			if (rc == 0 && o->master && *o->master) {
+				vc_free(kc.server);
+				kc.server = vc_strdup(o->master);
+				rc = kc.server ? 0 : VC_ENOMEM;
+			}
+			if (rc) {
+				struct vc_error both;
+
+				vc_error_set(&both, rc, "%s; %s", err ? err->text : "",
+					     ic_err.text);
+				if (err)
+					*err = both;
+			}
+		}
+	}
+	if (!rc) {
+		kc.user_agent = vc_strdup("vcctl/" VCCTL_VERSION);
+		rc = kc.user_agent ? vc_kube_new(&kc, out, err)
+				   : vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	vc_kube_config_release(&kc);
+	return rc;
+}
+
+int vcctl_main(int argc, char **argv, struct vc_kube *kube, FILE *out, FILE *errout)
+{
+	struct vcctl_opts o;
+	struct vc_kube *own = NULL;
+	struct vc_error err;
+	int rc;
+
+	vc_error_clear(&err);
+	rc = vcctl_parse(argc, argv, &o, &err);
+	if (rc == VCCTL_HELP) {
+		vcctl_usage(&o, out);
+		return 0;
+	}
+	if (rc) {
+		const struct vcctl_verb *v = verb_of(&o);
+
+		fprintf(errout, "Error: %s\n", err.text);
+		if (v)
+			fprintf(errout, "Run '%s %s %s --help' for usage.\n", o.prog, v->group,
+				v->name);
+		else if (o.group)
+			fprintf(errout, "Run '%s %s --help' for usage.\n", o.prog, o.group);
+		else
+			fprintf(errout, "Run '%s --help' for usage.\n", o.prog);
+		return 1;
+	}
+	if (o.cmd == VCCTL_VERSION_CMD) {
+		fprintf(out, "Version: %s\n", VCCTL_VERSION);
+		fprintf(out, "Implementation: caldera (C)\n");
+		return 0;
+	}
+	/* Bad input first: it needs no client. */
+	rc = vcctl_check(&o, &err);
+	if (!rc && !kube) {
+		rc = client_from_flags(&o, &own, &err);
+		kube = own;
+	}
+	if (!rc)
+		rc = vcctl_exec(&o, kube, out, &err);
+	vc_kube_free(own);
+	if (rc) {
+		fflush(out);
+		fprintf(errout, "Failed to %s %s: %s\n", o.verb, o.group, err.text);
+		return 1;
+	}
+	return 0;
+}
