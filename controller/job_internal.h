@@ -1,0 +1,161 @@
+/*
+ * job_internal.h - what the Job controller's files share, and the seams its unit tests use
+ * (job-controller.md §3, §4). Not for other parts of vc-controller: they use job_controller.h.
+ */
+#ifndef JOB_INTERNAL_H
+#define JOB_INTERNAL_H
+
+#include "vc_prelude.h"
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "job_controller.h"
+#include "job_plugins.h"
+#include "job_state.h"
+#include "vc_cache.h"
+#include "vc_model.h"
+#include "vc_workqueue.h"
+
+/* ---- test seams ---------------------------------------------------------------------------- */
+
+/* Receives every Event the controller records on a Job (tests); strings borrowed for the call. */
+typedef void jobctl_event_fn(void *ctx, const char *job_key, const char *type, const char *reason,
+			     const char *message);
+
+struct jobctl_hooks {
+	const struct job_keygen *keygen; /* ssh keys; NULL = OpenSSL */
+	/* Randomness for generated names (PVCs, pod volumes); NULL = getrandom(2). */
+	uint64_t (*rand)(void *ctx);
+	void *rand_ctx;
+	jobctl_event_fn *event_sink; /* NULL = none (events still go to ctx->events) */
+	void *event_ctx;
+	/* Threads creating and deleting pods in parallel: < 0 the default (16), 0 inline. */
+	int pool_threads;
+};
+
+/* jobctl_new with hooks (copied; NULL = defaults). */
+int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
+		    const struct jobctl_hooks *hooks, struct jobctl **out,
+		    struct vc_error *err) VC_WARN_UNUSED;
+
+/*
+ * Process, in the calling thread, every key that is ready in the command and job queues
+ * (moving delayed keys whose time came first), until none is left. For tests, which do not
+ * call jobctl_start. Returns the number of keys processed.
+ */
+size_t jobctl_run_pending(struct jobctl *c);
+
+/* The informer handlers jobctl_new registers (tests call them directly). */
+void jobctl_test_handlers(struct jobctl *c, struct vc_informer_handler *jobs,
+			  struct vc_informer_handler *pods, struct vc_informer_handler *podgroups,
+			  struct vc_informer_handler *commands);
+
+/* How many delayed actions are registered for the job key (tests). */
+size_t jobctl_delayed_count(struct jobctl *c, const char *key);
+
+/* ---- the parallel runner (job_pool.c) -------------------------------------------------------- */
+
+struct job_pool;
+
+/* A pool of n threads (0: none; every batch then runs inline). NULL when out of resources. */
+struct job_pool *job_pool_new(int n) VC_WARN_UNUSED;
+/* Stop and join the threads, free the pool. NULL is a no-op. */
+void job_pool_free(struct job_pool *p);
+/*
+ * Run fn(arg, i) for every i in [0, n), on the pool's threads and the calling thread, and
+ * return when all calls have returned. Any thread may submit; batches share the threads.
+ */
+void job_pool_run(struct job_pool *p, size_t n, void (*fn)(void *arg, size_t i), void *arg);
+
+/* ---- the controller object ------------------------------------------------------------------- */
+
+struct job_entry; /* per-job state: status overlay, delayed actions (job_controller.c) */
+
+struct jobctl {
+	struct vc_ctrl_ctx *ctx;
+	struct jobctl_config cfg;
+	struct jobctl_hooks hooks;
+	struct vc_workqueue *q;	   /* "<ns>/<job>" with a list of pending requests */
+	struct vc_workqueue *cmdq; /* "<ns>/<command>" */
+	struct job_pool *pool;
+	pthread_mutex_t lock; /* guards the entries */
+	struct job_entry **buckets;
+	size_t nbuckets;
+	pthread_t *threads;
+	size_t nthreads;
+	bool started, stopped;
+};
+
+/*
+ * One job being worked on by a worker: its object (the newest of the informer's and the one
+ * this controller last wrote), a view of it, and its cached pods.
+ */
+struct job_run {
+	struct jobctl *c;
+	const char *key;
+	json_t *obj; /* new reference */
+	struct vc_job job;
+	struct vc_objs pods;
+	/* The least time left of the pod expectations a primitive relied on (0: none). */
+	int64_t exp_left;
+};
+
+/* The target of KillTarget (§4.2.2); NULL members are absent. */
+struct job_target {
+	const char *task, *pod, *partition;
+};
+
+/* Load the job key into run (NULL obj: the job is not in the cache). 0, VC_ENOENT, VC_ENOMEM. */
+int job_run_load(struct jobctl *c, const char *key, struct job_run *run) VC_WARN_UNUSED;
+void job_run_release(struct job_run *run);
+/* Replace run's object by obj (stolen) and re-read the view; remembers obj as the overlay. */
+int job_run_replace(struct job_run *run, json_t *obj) VC_WARN_UNUSED;
+
+/* The primitives (job_sync.c). 0 or a negative code (the request is retried). */
+int job_sync(struct job_run *run, enum job_status_fn fn) VC_WARN_UNUSED;
+int job_kill(struct job_run *run, const struct job_target *target, enum job_retain retain,
+	     enum job_status_fn fn) VC_WARN_UNUSED;
+
+/* Record an Event on the job (Normal/Warning), to ctx->events and the test sink. */
+void job_event(struct jobctl *c, const struct vc_job *job, const char *type, const char *reason,
+	       const char *fmt, ...) VC_PRINTF(5, 6);
+
+/*
+ * Pod expectations, as kube-controller-manager's: a creation or deletion this controller sent is
+ * remembered under the job key and the pod name until the pod informer shows it (the pod added;
+ * the pod deleted or marked for deletion) or JOB_EXPECT_TIMEOUT_NS passed. Meanwhile a sync
+ * counts the pod as created (Pending) or as terminating instead of sending the call again, so a
+ * sync that runs before the watch caught up neither repeats creations (AlreadyExists) nor
+ * deletions, nor writes a status that counts pods still on their way. Thread-safe.
+ *
+ * job_expect records one (create: uid unused; delete: the pod's uid). job_expect_observed drops
+ * it (uid NULL: any). job_expecting: whether one is pending and not expired (an expired one is
+ * dropped); a deletion must match uid. When one is pending, *left (may be NULL) is lowered to
+ * the time it has left (0 counts as "no value yet").
+ */
+#define JOB_EXPECT_TIMEOUT_NS (30 * INT64_C(1000000000))
+
+void job_expect(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid);
+void job_expect_observed(struct jobctl *c, const char *key, bool create, const char *pod,
+			 const char *uid);
+bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod,
+		   const char *uid, int64_t *left);
+/*
+ * Queue an OutOfSync request for key in delay_ns: a sync that relied on an expectation checks
+ * again once it would have expired (a pod that never shows up is then created after all).
+ */
+void job_recheck_after(struct jobctl *c, const char *key, int64_t delay_ns);
+/* How many expectations the job key has (tests). */
+size_t jobctl_expectations(struct jobctl *c, const char *key);
+
+/* Remember obj (borrowed) as the newest known state of its job (§3.3 "refresh cache"). */
+void job_overlay_store(struct jobctl *c, const char *key, json_t *obj);
+
+/* 12 random characters of [0-9a-z] into buf (13 bytes). */
+void job_random_suffix(struct jobctl *c, char buf[13]);
+
+/* The pod's controller ownerReference is a batch.volcano.sh/v1alpha1 Job: its uid, else NULL. */
+const char *job_pod_owner_uid(const json_t *pod);
+
+#endif /* JOB_INTERNAL_H */

@@ -1,0 +1,620 @@
+/*
+ * vc-controller: Volcano's controller manager (job, podgroup, queue and gc controllers) with the
+ * bundled gang / fair-share scheduler. Flags and wiring; the parts live beside this file.
+ *
+ * Start-up: flags -> API client -> event recorder -> shared informers (only those the enabled
+ * parts need) -> each part registers its handlers -> leader election (when on) -> informers
+ * start and sync -> parts start. Losing leadership ends the process (as Volcano's klog.Fatalf):
+ * a restarted replica starts from a fresh cache.
+ */
+#include "vc_prelude.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "gc_controller.h"
+#include "job_controller.h"
+#include "pg_controller.h"
+#include "queue_controller.h"
+#include "scheduler/sched_runtime.h"
+#include "vc_alloc.h"
+#include "vc_events.h"
+#include "vc_flags.h"
+#include "vc_httpd.h"
+#include "vc_kube.h"
+#include "vc_leader.h"
+#include "vc_log.h"
+#include "vc_metrics.h"
+#include "vc_str.h"
+
+#define VC_CONTROLLER_VERSION "0.1.0"
+
+struct config {
+	const char *kubeconfig;
+	const char *master;
+	double qps;
+	int burst;
+	int worker_threads;
+	int max_requeue;
+	int pg_workers;
+	int queue_workers;
+	int gc_workers;
+	const char *controllers;
+	struct vc_flag_list scheduler_names;
+	bool enable_scheduler;
+	const char *scheduler_conf;
+	int64_t schedule_period;
+	int bind_workers;
+	const char *default_queue;
+	struct vc_flag_list node_selectors;
+	int seed;
+	bool enable_healthz;
+	const char *healthz_address;
+	bool enable_metrics;
+	const char *listen_address;
+	bool version;
+	struct vc_leader_config leader;
+};
+
+#define F(name, type, def, field, help)                                     \
+	{                                                                   \
+		name, type, def, 0, 0, offsetof(struct config, field), help \
+	}
+
+static const struct vc_flag flags[] = {
+	F("kubeconfig", VC_FLAG_STRING, "", kubeconfig, "path to a kubeconfig file"),
+	F("master", VC_FLAG_STRING, "", master,
+	  "address of the Kubernetes API server (overrides the kubeconfig's)"),
+	F("kube-api-qps", VC_FLAG_DOUBLE, "50", qps, "client-side rate limit of API requests"),
+	F("kube-api-burst", VC_FLAG_INT, "100", burst, "client-side burst of API requests"),
+	F("worker-threads", VC_FLAG_INT, "3", worker_threads,
+	  "the number of threads syncing Jobs concurrently"),
+	F("max-requeue-num", VC_FLAG_INT, "15", max_requeue,
+	  "the number of times a failing Job request is retried before the Job is terminated "
+	  "(negative: unlimited)"),
+	F("worker-threads-for-podgroup", VC_FLAG_INT, "5", pg_workers,
+	  "the number of threads creating PodGroups for plain pods"),
+	F("worker-threads-for-queue", VC_FLAG_INT, "5", queue_workers,
+	  "the number of threads syncing Queues"),
+	F("worker-threads-for-gc", VC_FLAG_INT, "1", gc_workers,
+	  "the number of threads deleting finished Jobs after their TTL"),
+	F("controllers", VC_FLAG_STRING, "*", controllers,
+	  "controllers to run: '*' all, 'foo' only foo, '-foo' all but foo (job-controller, "
+	  "pg-controller, queue-controller, gc-controller)"),
+	F("scheduler-name", VC_FLAG_LIST, NULL, scheduler_names,
+	  "scheduler names handled (repeatable or a comma list; default volcano)"),
+	F("enable-scheduler", VC_FLAG_BOOL, "true", enable_scheduler,
+	  "run the bundled gang / fair-share scheduler"),
+	F("scheduler-conf", VC_FLAG_STRING, "", scheduler_conf,
+	  "the scheduler configuration file (actions and plugin tiers); re-read when it changes; "
+	  "empty: Volcano's default"),
+	F("schedule-period", VC_FLAG_DURATION, "1s", schedule_period,
+	  "the time between scheduling cycles"),
+	F("bind-workers", VC_FLAG_INT, "16", bind_workers,
+	  "the number of threads binding pods to nodes"),
+	F("default-queue", VC_FLAG_STRING, "default", default_queue,
+	  "the queue of PodGroups that name none"),
+	F("node-selector", VC_FLAG_LIST, NULL, node_selectors,
+	  "key:value; only nodes with these labels are scheduled (repeatable)"),
+	F("seed", VC_FLAG_INT, "0", seed, "seed of the node-score tie breaker (0: from the clock)"),
+	F("enable-healthz", VC_FLAG_BOOL, "false", enable_healthz, "serve /healthz"),
+	F("healthz-address", VC_FLAG_STRING, ":11251", healthz_address,
+	  "the health listener's host:port"),
+	F("enable-metrics", VC_FLAG_BOOL, "false", enable_metrics, "serve /metrics"),
+	F("listen-address", VC_FLAG_STRING, ":8081", listen_address,
+	  "the metrics listener's host:port"),
+	F("version", VC_FLAG_BOOL, "false", version, "print the version and exit"),
+	VC_LEADER_FLAGS(struct config, leader, "vc-controller-manager"),
+};
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t lost_leadership;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+enum part {
+	PART_JOB,
+	PART_PG,
+	PART_QUEUE,
+	PART_GC,
+	PART_COUNT
+};
+
+static const char *const part_names[PART_COUNT] = { "job-controller", "pg-controller",
+						    "queue-controller", "gc-controller" };
+
+/* The part called name[0..len), or -1. */
+static int part_index(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < PART_COUNT; i++)
+		if (strlen(part_names[i]) == len && !strncmp(part_names[i], name, len))
+			return i;
+	return -1;
+}
+
+/*
+ * Volcano's --controllers: "*" turns every controller on, "name" one, "-name" one off; a list
+ * of negations alone means "all but these" ("-job-controller" = "*,-job-controller").
+ */
+static int parse_controllers(const char *list, bool on[PART_COUNT], struct vc_error *err)
+{
+	bool star = false, positive = false;
+	const char *s;
+	int i, pass;
+
+	for (i = 0; i < PART_COUNT; i++)
+		on[i] = false;
+	/* Pass 0 checks and applies "*" and names; pass 1 applies the negations. */
+	for (pass = 0; pass < 2; pass++) {
+		for (s = list; s && *s;) {
+			const char *end = strchr(s, ',');
+			size_t len = end ? (size_t)(end - s) : strlen(s);
+			bool neg = len > 0 && *s == '-';
+
+			if (pass == 0 && len) {
+				if (len == 1 && *s == '*') {
+					star = positive = true;
+				} else if ((i = part_index(s + neg, len - neg)) < 0) {
+					return vc_error_set(err, VC_EINVAL,
+							    "unknown controller '%.*s'", (int)len,
+							    s);
+				} else if (!neg) {
+					on[i] = true;
+					positive = true;
+				}
+			} else if (pass == 1 && neg) {
+				on[part_index(s + 1, len - 1)] = false;
+			}
+			s += len + (end ? 1 : 0);
+		}
+		if (pass == 0 && (star || !positive))
+			for (i = 0; i < PART_COUNT; i++)
+				on[i] = true;
+	}
+	return 0;
+}
+
+/* "host:port", ":port" (every interface) or "[v6]:port". */
+static int parse_hostport(const char *s, char *host, size_t hlen, uint16_t *port,
+			  struct vc_error *err)
+{
+	const char *colon = strrchr(s, ':');
+	const char *h = s;
+	size_t n;
+	int64_t p;
+
+	if (!colon || vc_parse_int64(colon + 1, &p) || p < 0 || p > 65535)
+		return vc_error_set(err, VC_EINVAL, "invalid address '%s': want host:port", s);
+	n = (size_t)(colon - s);
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	if (n >= hlen)
+		return vc_error_set(err, VC_EINVAL, "invalid address '%s': host too long", s);
+	if (!n) {
+		snprintf(host, hlen, "0.0.0.0");
+	} else {
+		memcpy(host, h, n);
+		host[n] = '\0';
+	}
+	*port = (uint16_t)p;
+	return 0;
+}
+
+struct app {
+	struct config cfg;
+	bool on[PART_COUNT];
+	struct vc_kube *kube;
+	struct vc_kube *events_kube; /* events have a client (and a rate budget) of their own */
+	struct vc_events *events;
+	struct vc_ctrl_ctx ctx;
+	struct jobctl *job;
+	struct pgctl *pg;
+	struct queuectl *queue;
+	struct gcctl *gc;
+	struct sched_runtime *sched;
+	struct vc_leader *leader;
+	struct vc_httpd *health, *metrics_srv;
+	struct vc_metrics *metrics;
+	const char *names[SCHED_MAX_NAMES];
+	char *name_store[SCHED_MAX_NAMES];
+	size_t nnames;
+	bool running;
+};
+
+static int split_list(const struct vc_flag_list *l, char **store, const char **out, size_t max,
+		      size_t *n)
+{
+	int i;
+
+	*n = 0;
+	for (i = 0; i < l->n; i++) {
+		const char *s = l->items[i];
+
+		while (*s) {
+			const char *end = strchr(s, ',');
+			size_t len = end ? (size_t)(end - s) : strlen(s);
+
+			if (len) {
+				if (*n >= max)
+					return VC_E2BIG;
+				store[*n] = vc_strndup(s, len);
+				if (!store[*n])
+					return VC_ENOMEM;
+				out[*n] = store[*n];
+				(*n)++;
+			}
+			s += len + (end ? 1 : 0);
+		}
+	}
+	return 0;
+}
+
+static int healthz(void *ctx, struct vc_buf *reason)
+{
+	struct app *app = ctx;
+
+	(void)reason;
+	(void)app;
+	return 0;
+}
+
+static int create_parts(struct app *app, struct vc_error *err)
+{
+	const struct config *c = &app->cfg;
+	struct ctx_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if (app->on[PART_JOB]) {
+		o.jobs = o.pods = o.podgroups = o.queues = o.commands = true;
+		o.priorityclasses = o.pvcs = true;
+	}
+	if (app->on[PART_PG])
+		o.pods = true;
+	if (app->on[PART_QUEUE])
+		o.queues = o.podgroups = o.commands = true;
+	if (app->on[PART_GC])
+		o.jobs = true;
+	if (c->enable_scheduler)
+		o.pods = o.nodes = o.podgroups = o.queues = o.priorityclasses = true;
+	rc = ctx_init(&app->ctx, app->kube, app->events, &o, err);
+	if (rc)
+		return rc;
+
+	if (app->on[PART_JOB]) {
+		struct jobctl_config jc;
+
+		jobctl_config_defaults(&jc);
+		jc.workers = c->worker_threads;
+		jc.max_requeue = c->max_requeue;
+		rc = jobctl_new(&app->ctx, &jc, &app->job, err);
+		if (rc)
+			return rc;
+	}
+	if (app->on[PART_PG]) {
+		struct pgctl_config pc;
+
+		pgctl_config_defaults(&pc);
+		pc.workers = c->pg_workers;
+		rc = pgctl_new(&app->ctx, &pc, &app->pg, err);
+		if (rc)
+			return rc;
+	}
+	if (app->on[PART_QUEUE]) {
+		struct queuectl_config qc;
+
+		queuectl_config_defaults(&qc);
+		qc.workers = c->queue_workers;
+		qc.metrics = app->metrics;
+		rc = queuectl_new(&app->ctx, &qc, &app->queue, err);
+		if (rc)
+			return rc;
+	}
+	if (app->on[PART_GC]) {
+		struct gcctl_config gc;
+
+		gcctl_config_defaults(&gc);
+		gc.workers = c->gc_workers;
+		rc = gcctl_new(&app->ctx, &gc, &app->gc, err);
+		if (rc)
+			return rc;
+	}
+	if (c->enable_scheduler) {
+		struct sched_runtime_config sc;
+		char *sel_store[SCHED_MAX_NAMES] = { 0 };
+		size_t i, nsel = 0;
+
+		sched_runtime_config_defaults(&sc);
+		for (i = 0; i < app->nnames; i++)
+			sc.scheduler_names[i] = app->names[i];
+		sc.nscheduler_names = app->nnames;
+		sc.conf_path = c->scheduler_conf;
+		sc.period_ns = c->schedule_period;
+		sc.bind_workers = c->bind_workers;
+		sc.default_queue = c->default_queue;
+		sc.seed = (uint64_t)c->seed;
+		sc.metrics = app->metrics;
+		rc = split_list(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES,
+				&nsel);
+		sc.nnode_selectors = nsel;
+		if (!rc)
+			rc = sched_runtime_new(&app->ctx, &sc, &app->sched, err);
+		for (i = 0; i < SCHED_MAX_NAMES; i++)
+			vc_free(sel_store[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Start the informers, wait for the caches, start the parts. */
+static int start_parts(struct app *app)
+{
+	int rc = ctx_start(&app->ctx), waited = 0;
+
+	if (rc) {
+		VC_ERROR("cannot start the informers", "err=%d", rc);
+		return rc;
+	}
+	while (!stop_signal) {
+		rc = ctx_wait_synced(&app->ctx, 1000000000);
+		if (!rc)
+			break;
+		if (rc != VC_ETIMEDOUT)
+			return rc;
+		if (++waited % 10 == 0)
+			VC_WARN("still waiting for the caches to sync", "seconds=%d", waited);
+	}
+	if (stop_signal)
+		return VC_ESHUTDOWN;
+	if (!rc && app->queue)
+		rc = queuectl_start(app->queue);
+	if (!rc && app->pg)
+		rc = pgctl_start(app->pg);
+	if (!rc && app->job)
+		rc = jobctl_start(app->job);
+	if (!rc && app->gc)
+		rc = gcctl_start(app->gc);
+	if (!rc && app->sched)
+		rc = sched_runtime_start(app->sched);
+	if (rc)
+		VC_ERROR("cannot start the controllers", "err=%d", rc);
+	else
+		app->running = true;
+	return rc;
+}
+
+static void stop_parts(struct app *app)
+{
+	if (app->sched)
+		sched_runtime_stop(app->sched);
+	if (app->gc)
+		gcctl_stop(app->gc);
+	if (app->job)
+		jobctl_stop(app->job);
+	if (app->pg)
+		pgctl_stop(app->pg);
+	if (app->queue)
+		queuectl_stop(app->queue);
+	ctx_stop(&app->ctx);
+}
+
+static void free_parts(struct app *app)
+{
+	/* Handlers use the parts: no informer may run while they are freed. */
+	ctx_stop(&app->ctx);
+	sched_runtime_free(app->sched);
+	gcctl_free(app->gc);
+	jobctl_free(app->job);
+	pgctl_free(app->pg);
+	queuectl_free(app->queue);
+	ctx_release(&app->ctx);
+}
+
+static void on_started_leading(void *ctx)
+{
+	(void)ctx;
+	VC_INFO("became the leader", "");
+}
+
+static void on_stopped_leading(void *ctx)
+{
+	(void)ctx;
+	lost_leadership = 1;
+}
+
+static int serve(struct app *app, const char *address, bool metrics, struct vc_httpd **out,
+		 struct vc_error *err)
+{
+	struct vc_httpd_opts o;
+	char host[256];
+	int rc;
+
+	vc_httpd_opts_init(&o);
+	rc = parse_hostport(address, host, sizeof(host), &o.port, err);
+	if (rc)
+		return rc;
+	o.address = host;
+	o.threads = 2;
+	*out = vc_httpd_new(&o);
+	if (!*out)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	if (metrics)
+		rc = vc_httpd_route_metrics(*out, "/metrics", app->metrics);
+	else
+		rc = vc_httpd_route_check(*out, "/healthz", healthz, app);
+	if (rc)
+		return vc_error_set(err, rc, "cannot route the %s listener",
+				    metrics ? "metrics" : "health");
+	return vc_httpd_start(*out, err);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000L * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct vc_kube_config kc = { 0 };
+	struct vc_events_config ec;
+	struct app app;
+	struct vc_error err;
+	struct sigaction sa;
+	char host[256] = "";
+	size_t i;
+	int rc, first, status = 1;
+
+	vc_log_set_component("vc-controller");
+	vc_alloc_install_json();
+	vc_error_clear(&err);
+	memset(&app, 0, sizeof(app));
+	rc = vc_flags_parse(flags, VC_ARRAY_SIZE(flags), &app.cfg, argc, argv, &first, &err);
+	if (rc == VC_FLAGS_HELP) {
+		vc_flags_usage(flags, VC_ARRAY_SIZE(flags), "vc-controller", stdout);
+		return 0;
+	}
+	if (rc) {
+		fprintf(stderr, "vc-controller: %s\n", err.text);
+		return 2;
+	}
+	if (first < argc) {
+		fprintf(stderr, "vc-controller: unexpected argument: %s\n", argv[first]);
+		return 2;
+	}
+	if (app.cfg.version) {
+		printf("vc-controller %s (Caldera)\n", VC_CONTROLLER_VERSION);
+		return 0;
+	}
+	vc_flags_dump(flags, VC_ARRAY_SIZE(flags), &app.cfg);
+	rc = parse_controllers(app.cfg.controllers, app.on, &err);
+	if (!rc && app.cfg.worker_threads < 1)
+		rc = vc_error_set(&err, VC_EINVAL, "--worker-threads must be at least 1");
+	if (!rc && app.cfg.schedule_period <= 0)
+		rc = vc_error_set(&err, VC_EINVAL, "--schedule-period must be positive");
+	if (!rc && app.cfg.leader.leader_elect)
+		rc = vc_leader_config_validate(&app.cfg.leader, &err);
+	if (!rc) {
+		rc = split_list(&app.cfg.scheduler_names, app.name_store, app.names,
+				SCHED_MAX_NAMES, &app.nnames);
+		if (rc)
+			vc_error_set(&err, rc, "too many scheduler names (at most %d)",
+				     SCHED_MAX_NAMES);
+		else if (!app.nnames)
+			app.names[app.nnames++] = "volcano";
+	}
+	if (rc) {
+		fprintf(stderr, "vc-controller: %s\n", err.text);
+		return 2;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	rc = vc_kube_config_from_flags(app.cfg.kubeconfig, app.cfg.master, &kc, &err);
+	if (!rc) {
+		kc.qps = app.cfg.qps;
+		kc.burst = app.cfg.burst;
+		kc.user_agent = vc_strdup("vc-controller/" VC_CONTROLLER_VERSION);
+		rc = kc.user_agent ? vc_kube_new(&kc, &app.kube, &err) : VC_ENOMEM;
+	}
+	/*
+	 * Events get their own client, as in kube-scheduler and Volcano, so a burst of Scheduled
+	 * events never takes the binder's or the job controller's request budget.
+	 */
+	if (!rc)
+		rc = vc_kube_new(&kc, &app.events_kube, &err);
+	if (rc) {
+		VC_ERROR("cannot set up the API client", "err=\"%s\"", err.text);
+		goto out;
+	}
+	app.metrics = vc_metrics_new();
+	if (!app.metrics) {
+		VC_ERROR("out of memory", "");
+		goto out;
+	}
+	memset(&ec, 0, sizeof(ec));
+	ec.component = "vc-controller-manager";
+	if (!gethostname(host, sizeof(host) - 1))
+		ec.host = host;
+	rc = vc_events_new(app.events_kube, &ec, &app.events, &err);
+	if (!rc)
+		rc = vc_events_start(app.events);
+	if (!rc)
+		rc = create_parts(&app, &err);
+	if (rc) {
+		VC_ERROR("cannot set up the controllers", "err=\"%s\"", err.text);
+		goto out;
+	}
+	if (app.cfg.enable_healthz &&
+	    serve(&app, app.cfg.healthz_address, false, &app.health, &err)) {
+		VC_ERROR("cannot serve /healthz", "err=\"%s\"", err.text);
+		goto out;
+	}
+	if (app.cfg.enable_metrics &&
+	    serve(&app, app.cfg.listen_address, true, &app.metrics_srv, &err)) {
+		VC_ERROR("cannot serve /metrics", "err=\"%s\"", err.text);
+		goto out;
+	}
+
+	if (app.cfg.leader.leader_elect) {
+		struct vc_leader_callbacks cb = { .on_started_leading = on_started_leading,
+						  .on_stopped_leading = on_stopped_leading };
+
+		rc = vc_leader_new(app.kube, &app.cfg.leader, NULL, &cb, &app.leader, &err);
+		if (!rc) {
+			vc_leader_set_recorder(app.leader, app.events);
+			rc = vc_leader_start(app.leader);
+		}
+		if (rc) {
+			VC_ERROR("cannot start leader election", "err=\"%s\"", err.text);
+			goto out;
+		}
+		while (!stop_signal && !vc_leader_is_leader(app.leader))
+			sleep_ms(100);
+	}
+	if (!stop_signal && start_parts(&app) && !stop_signal)
+		goto out;
+	VC_INFO("started", "scheduler=%s", app.sched ? "on" : "off");
+	while (!stop_signal && !lost_leadership)
+		sleep_ms(200);
+	if (lost_leadership) {
+		VC_ERROR("leaderelection lost", "");
+		stop_parts(&app);
+		goto out;
+	}
+	VC_INFO("stopping", "signal=%d", (int)stop_signal);
+	stop_parts(&app);
+	status = 0;
+out:
+	if (app.leader)
+		vc_leader_stop(app.leader);
+	vc_httpd_free(app.health);
+	vc_httpd_free(app.metrics_srv);
+	free_parts(&app);
+	vc_leader_free(app.leader);
+	if (app.events)
+		vc_events_stop(app.events, 2000000000);
+	vc_events_free(app.events);
+	vc_metrics_free(app.metrics);
+	vc_kube_free(app.kube);
+	vc_kube_free(app.events_kube);
+	vc_kube_config_release(&kc);
+	for (i = 0; i < SCHED_MAX_NAMES; i++)
+		vc_free(app.name_store[i]);
+	return status;
+}
