@@ -1,0 +1,592 @@
+/*
+ * ctl_fake.h - a fake API server for the controller tests (queue, podgroup and gc controllers).
+ *
+ * It keeps an object store per resource. Lists serve the store, so the informers of a
+ * struct vc_ctrl_ctx built on fake_kube() start from it. A watch delivers the events a test
+ * pushes with fake_emit(), which returns only once the informer delivered the event (the cache
+ * holds it and the controller's handlers ran), so tests never race their informers. Every other
+ * call (get, create, update, patch, delete) is appended to a log as one line,
+ *   VERB PATH [PATCHTYPE] BODY
+ * with the body compact and its keys sorted, and applied to the store (writes do not emit
+ * events: a test that wants the informers to see a write emits it). A rule makes a call fail.
+ *
+ * Test data is written with single quotes for readability: J() and fake_expect() turn every '
+ * into ". Everything here is static: the header is included by each test that uses it.
+ */
+#ifndef CTL_FAKE_H
+#define CTL_FAKE_H
+
+#include "vc_prelude.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "ctx.h"
+#include "vc_alloc.h"
+#include "vc_json.h"
+#include "vc_jsonpatch.h"
+#include "vc_kube.h"
+#include "vc_log.h"
+#include "vc_time.h"
+
+#define FAKE_LOG_MAX   65536
+#define FAKE_MAX_RULES 16
+
+struct fake_rule {
+	char verb[8];
+	char path[256];
+	int rc;
+	int times; /* < 0: always */
+};
+
+struct fake {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	json_t *store;	 /* resource -> { key -> object } */
+	json_t *pending; /* resource -> [ [type, object], ... ] */
+	unsigned long pushed, delivered;
+	long rv;
+	char log[FAKE_LOG_MAX];
+	struct fake_rule rules[FAKE_MAX_RULES];
+	size_t nrules;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+/* JSON text with ' for " (a new reference; aborts the test on bad JSON). */
+static VC_UNUSED json_t *J(const char *text)
+{
+	char *s = strdup(text), *p;
+	json_error_t e;
+	json_t *v;
+
+	assert_non_null(s);
+	for (p = s; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	v = json_loads(s, JSON_DECODE_ANY, &e);
+	if (!v)
+		fprintf(stderr, "bad test JSON (%s): %s\n", e.text, s);
+	free(s);
+	assert_non_null(v);
+	return v;
+}
+
+static void fake_logf(struct fake *f, const char *fmt, ...) VC_PRINTF(2, 3);
+
+static void fake_logf(struct fake *f, const char *fmt, ...)
+{
+	size_t at = strlen(f->log);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->log + at, sizeof(f->log) - at, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Compact, sorted JSON (free with fake_undump). Under allocation-failure injection the fake's
+ * own allocations may fail too: then the text is "(nomem)" and the call fails with VC_ENOMEM.
+ */
+static char *fake_dump(const json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+
+	return s ? s : (char *)"(nomem)";
+}
+
+static void fake_undump(char *s)
+{
+	if (strcmp(s, "(nomem)"))
+		free(s);
+}
+
+static void fake_key(const char *ns, const char *name, char *buf, size_t len)
+{
+	if (ns && *ns)
+		snprintf(buf, len, "%s/%s", ns, name);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+static json_t *fake_bucket(json_t *root, const struct vc_gvr *r)
+{
+	json_t *b = json_object_get(root, r->resource);
+
+	if (!b) {
+		b = json_object();
+		json_object_set_new(root, r->resource, b);
+	}
+	return b;
+}
+
+/* The pending events of r (borrowed). Lock held. */
+static json_t *fake_queue(struct fake *f, const struct vc_gvr *r)
+{
+	json_t *q = json_object_get(f->pending, r->resource);
+
+	if (!q) {
+		q = json_array();
+		json_object_set_new(f->pending, r->resource, q);
+	}
+	return q;
+}
+
+/* The rule for verb and path, consumed once: its code, or 0. Called with the lock held. */
+static int fake_rule_rc(struct fake *f, const char *verb, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < f->nrules; i++) {
+		struct fake_rule *r = &f->rules[i];
+
+		if (r->times && !strcmp(r->verb, verb) && !strcmp(r->path, path)) {
+			if (r->times > 0)
+				r->times--;
+			return r->rc;
+		}
+	}
+	return 0;
+}
+
+/* Store a copy of obj under its key with a fresh resourceVersion. Lock held. */
+static json_t *fake_store_put(struct fake *f, const struct vc_gvr *r, const json_t *obj)
+{
+	json_t *copy = json_deep_copy(obj), *meta;
+	char key[512], rv[32];
+
+	if (!copy)
+		return NULL;
+	meta = json_object_get(copy, "metadata");
+	snprintf(rv, sizeof(rv), "%ld", ++f->rv);
+	json_object_set_new(meta, "resourceVersion", json_string(rv));
+	fake_key(json_string_value(json_object_get(meta, "namespace")),
+		 json_string_value(json_object_get(meta, "name")), key, sizeof(key));
+	json_object_set(fake_bucket(f->store, r), key, copy);
+	return copy; /* the caller's reference */
+}
+
+/* ---- the operations --------------------------------------------------------------------- */
+
+static int fake_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		    const char *sub, json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	char path[512], key[512];
+	json_t *o;
+	int rc;
+
+	vc_kube_path(r, ns, name, sub, path, sizeof(path));
+	fake_key(r->namespaced ? ns : NULL, name, key, sizeof(key));
+	pthread_mutex_lock(&f->lock);
+	fake_logf(f, "GET %s\n", path);
+	rc = fake_rule_rc(f, "GET", path);
+	o = json_object_get(json_object_get(f->store, r->resource), key);
+	if (!rc && o && out && !(*out = json_deep_copy(o)))
+		rc = VC_ENOMEM;
+	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return vc_error_set(err, rc, "scripted failure of GET %s", path);
+	if (!o)
+		return vc_error_set(err, VC_ENOTFOUND, "%s \"%s\" not found", r->resource, name);
+	return 0;
+}
+
+static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
+		     const struct vc_list_opts *opts, json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	json_t *items = json_array(), *o;
+	const char *k;
+	char rv[32];
+
+	(void)opts;
+	(void)err;
+	pthread_mutex_lock(&f->lock);
+	json_object_foreach (json_object_get(f->store, r->resource), k, o) {
+		const char *ons = json_string_value(vc_json_path(o, "metadata.namespace"));
+
+		if (ns && *ns && (!ons || strcmp(ns, ons)))
+			continue;
+		json_array_append_new(items, json_deep_copy(o));
+	}
+	snprintf(rv, sizeof(rv), "%ld", f->rv);
+	pthread_mutex_unlock(&f->lock);
+	if (!items)
+		return VC_ENOMEM;
+	*out = json_pack("{s:{s:s}, s:o}", "metadata", "resourceVersion", rv, "items", items);
+	return *out ? 0 : VC_ENOMEM;
+}
+
+static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		       const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	char path[512], key[512], *body = fake_dump(obj);
+	const char *oname = json_string_value(vc_json_path(obj, "metadata.name"));
+	int rc;
+
+	vc_kube_path(r, ns, sub ? name : NULL, sub, path, sizeof(path));
+	pthread_mutex_lock(&f->lock);
+	fake_logf(f, "POST %s %s\n", path, body);
+	fake_undump(body);
+	rc = fake_rule_rc(f, "POST", path);
+	fake_key(r->namespaced ? ns : NULL, oname ? oname : "", key, sizeof(key));
+	if (!rc && !sub && json_object_get(json_object_get(f->store, r->resource), key))
+		rc = VC_EALREADYEXISTS;
+	if (!rc && !sub) {
+		json_t *copy = json_deep_copy(obj), *stored;
+
+		if (r->namespaced && ns)
+			json_object_set_new(json_object_get(copy, "metadata"), "namespace",
+					    json_string(ns));
+		stored = copy ? fake_store_put(f, r, copy) : NULL;
+		json_decref(copy);
+		if (!stored)
+			rc = VC_ENOMEM;
+		else if (out)
+			*out = stored;
+		else
+			json_decref(stored);
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return vc_error_set(err, rc, "scripted failure of POST %s", path);
+	return 0;
+}
+
+static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		       const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	char path[512], *body = fake_dump(obj);
+	json_t *stored;
+	int rc;
+
+	vc_kube_path(r, ns, name, sub, path, sizeof(path));
+	pthread_mutex_lock(&f->lock);
+	fake_logf(f, "PUT %s %s\n", path, body);
+	fake_undump(body);
+	rc = fake_rule_rc(f, "PUT", path);
+	if (!rc) {
+		stored = fake_store_put(f, r, obj);
+		if (!stored)
+			rc = VC_ENOMEM;
+		else if (out)
+			*out = stored;
+		else
+			json_decref(stored);
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return vc_error_set(err, rc, "scripted failure of PUT %s", path);
+	return 0;
+}
+
+static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		      const char *sub, enum vc_patch_type type, const json_t *patch, json_t **out,
+		      struct vc_error *err)
+{
+	static const char *const types[] = { "merge", "json", "strategic" };
+	struct fake *f = ctx;
+	char path[512], key[512], *body = fake_dump(patch);
+	json_t *cur, *res = NULL;
+	int rc;
+
+	vc_kube_path(r, ns, name, sub, path, sizeof(path));
+	fake_key(r->namespaced ? ns : NULL, name, key, sizeof(key));
+	pthread_mutex_lock(&f->lock);
+	fake_logf(f, "PATCH %s %s %s\n", path, types[type], body);
+	fake_undump(body);
+	rc = fake_rule_rc(f, "PATCH", path);
+	cur = json_object_get(json_object_get(f->store, r->resource), key);
+	if (!rc && !cur)
+		rc = VC_ENOTFOUND;
+	if (!rc) {
+		if (type == VC_PATCH_JSON)
+			rc = vc_json_patch_apply(cur, patch, &res, NULL);
+		else
+			rc = vc_json_merge_patch_apply(cur, patch, &res, NULL);
+	}
+	if (!rc) {
+		json_t *stored = fake_store_put(f, r, res);
+
+		if (!stored)
+			rc = VC_ENOMEM;
+		else if (out)
+			*out = stored;
+		else
+			json_decref(stored);
+	}
+	json_decref(res);
+	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return vc_error_set(err, rc, "failure of PATCH %s", path);
+	return 0;
+}
+
+static int fake_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		    const struct vc_delete_opts *opts, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	char path[512], key[512];
+	json_t *bucket;
+	int rc;
+
+	vc_kube_path(r, ns, name, NULL, path, sizeof(path));
+	fake_key(r->namespaced ? ns : NULL, name, key, sizeof(key));
+	pthread_mutex_lock(&f->lock);
+	fake_logf(f, "DELETE %s", path);
+	if (opts && opts->propagation_policy)
+		fake_logf(f, " propagation=%s", opts->propagation_policy);
+	if (opts && opts->precondition_uid)
+		fake_logf(f, " uid=%s", opts->precondition_uid);
+	fake_logf(f, "\n");
+	rc = fake_rule_rc(f, "DELETE", path);
+	bucket = json_object_get(f->store, r->resource);
+	if (!rc && !json_object_get(bucket, key))
+		rc = VC_ENOTFOUND;
+	if (!rc)
+		json_object_del(bucket, key);
+	pthread_mutex_unlock(&f->lock);
+	if (rc)
+		return vc_error_set(err, rc, "%s \"%s\" not found", r->resource, name);
+	return 0;
+}
+
+static int fake_watch(void *ctx, const struct vc_gvr *r, const char *ns,
+		      const struct vc_watch_opts *opts, vc_watch_fn fn, void *fn_ctx,
+		      const volatile int *stop, struct vc_error *err)
+{
+	struct fake *f = ctx;
+
+	(void)ns;
+	(void)opts;
+	(void)err;
+	pthread_mutex_lock(&f->lock);
+	while (!(stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE))) {
+		json_t *q = json_object_get(f->pending, r->resource), *ev;
+
+		if (json_array_size(q)) {
+			json_int_t type;
+
+			ev = json_incref(json_array_get(q, 0));
+			json_array_remove(q, 0);
+			type = json_integer_value(json_array_get(ev, 0));
+			pthread_mutex_unlock(&f->lock);
+			fn(fn_ctx, (enum vc_watch_event_type)type, json_array_get(ev, 1));
+			json_decref(ev);
+			pthread_mutex_lock(&f->lock);
+			f->delivered++;
+			pthread_cond_broadcast(&f->cond);
+		} else {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 2000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&f->cond, &f->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return VC_ESHUTDOWN;
+}
+
+static const struct vc_kube_ops fake_ops = {
+	.get = fake_get,
+	.list = fake_list,
+	.create = fake_create,
+	.update = fake_update,
+	.patch = fake_patch,
+	.del = fake_del,
+	.watch = fake_watch,
+};
+
+/* ---- what tests call ---------------------------------------------------------------------- */
+
+/* The controllers' log lines, shown only when CTL_FAKE_LOG is set (failures are expected). */
+static void fake_log_sink(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	(void)level;
+	if (getenv("CTL_FAKE_LOG"))
+		fprintf(stderr, "%s\n", line);
+}
+
+static VC_UNUSED void fake_init(struct fake *f)
+{
+	vc_log_set_sink(fake_log_sink, NULL);
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	f->store = json_object();
+	f->pending = json_object();
+	assert_non_null(f->store);
+	assert_non_null(f->pending);
+}
+
+static VC_UNUSED void fake_release(struct fake *f)
+{
+	json_decref(f->store);
+	json_decref(f->pending);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+}
+
+/* Put obj (stolen) into the store without an event: what the informers' first list sees. */
+static VC_UNUSED void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj)
+{
+	pthread_mutex_lock(&f->lock);
+	json_decref(fake_store_put(f, r, obj));
+	pthread_mutex_unlock(&f->lock);
+	json_decref(obj);
+}
+
+/*
+ * Apply an event to the store and deliver it through the watch of resource r: type ADDED,
+ * MODIFIED or DELETED, obj stolen. Returns once the informer has handled it.
+ */
+static VC_UNUSED void fake_emit(struct fake *f, const struct vc_gvr *r,
+				enum vc_watch_event_type type, json_t *obj)
+{
+	struct timespec deadline;
+	json_t *ev, *stored;
+	char key[512];
+	unsigned long want;
+
+	pthread_mutex_lock(&f->lock);
+	if (type == VC_WATCH_DELETED) {
+		char rv[32];
+
+		fake_key(json_string_value(vc_json_path(obj, "metadata.namespace")),
+			 json_string_value(vc_json_path(obj, "metadata.name")), key, sizeof(key));
+		json_object_del(fake_bucket(f->store, r), key);
+		stored = json_deep_copy(obj);
+		snprintf(rv, sizeof(rv), "%ld", ++f->rv);
+		json_object_set_new(json_object_get(stored, "metadata"), "resourceVersion",
+				    json_string(rv));
+	} else {
+		stored = fake_store_put(f, r, obj);
+	}
+	ev = json_pack("[i, o]", (int)type, stored);
+	assert_non_null(ev);
+	json_array_append_new(fake_queue(f, r), ev);
+	want = ++f->pushed;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 10;
+	pthread_cond_broadcast(&f->cond);
+	while (f->delivered < want) {
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &deadline)) {
+			pthread_mutex_unlock(&f->lock);
+			fprintf(stderr, "fake: event for %s not delivered\n", r->resource);
+			fail();
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	json_decref(obj);
+}
+
+/* Deliver the stored object under key as a MODIFIED event (what a write would cause). */
+static VC_UNUSED void fake_touch(struct fake *f, const struct vc_gvr *r, const char *key)
+{
+	json_t *o;
+
+	pthread_mutex_lock(&f->lock);
+	o = json_deep_copy(json_object_get(json_object_get(f->store, r->resource), key));
+	pthread_mutex_unlock(&f->lock);
+	assert_non_null(o);
+	fake_emit(f, r, VC_WATCH_MODIFIED, o);
+}
+
+/* A copy of the stored object under key (NULL when absent); new reference. */
+static VC_UNUSED json_t *fake_stored(struct fake *f, const struct vc_gvr *r, const char *key)
+{
+	json_t *o;
+
+	pthread_mutex_lock(&f->lock);
+	o = json_deep_copy(json_object_get(json_object_get(f->store, r->resource), key));
+	pthread_mutex_unlock(&f->lock);
+	return o;
+}
+
+/* Whether the store holds key. */
+static VC_UNUSED bool fake_has(struct fake *f, const struct vc_gvr *r, const char *key)
+{
+	bool has;
+
+	pthread_mutex_lock(&f->lock);
+	has = json_object_get(json_object_get(f->store, r->resource), key) != NULL;
+	pthread_mutex_unlock(&f->lock);
+	return has;
+}
+
+/* Make the next `times` calls VERB PATH fail with rc (times < 0: every call). */
+static VC_UNUSED void fake_fail(struct fake *f, const char *verb, const char *path, int rc,
+				int times)
+{
+	struct fake_rule *r;
+
+	pthread_mutex_lock(&f->lock);
+	assert_true(f->nrules < FAKE_MAX_RULES);
+	r = &f->rules[f->nrules++];
+	snprintf(r->verb, sizeof(r->verb), "%s", verb);
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->rc = rc;
+	r->times = times;
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Assert that the log is exactly `want` (with ' for "), then clear it. */
+static VC_UNUSED void fake_expect(struct fake *f, const char *want)
+{
+	char *w = strdup(want), *p;
+
+	assert_non_null(w);
+	for (p = w; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	pthread_mutex_lock(&f->lock);
+	if (strcmp(f->log, w))
+		fprintf(stderr, "fake: log differs\n--- want\n%s--- got\n%s---\n", w, f->log);
+	assert_string_equal(f->log, w);
+	f->log[0] = '\0';
+	pthread_mutex_unlock(&f->lock);
+	free(w);
+}
+
+/* Clear the log. */
+static VC_UNUSED void fake_clear(struct fake *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->log[0] = '\0';
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- the injected clock ------------------------------------------------------------------ */
+
+static int64_t fake_now_ns; /* both clocks read it */
+
+static int64_t fake_clock(void *ctx)
+{
+	(void)ctx;
+	return __atomic_load_n(&fake_now_ns, __ATOMIC_ACQUIRE);
+}
+
+/* Install the fake clock at Unix time sec. */
+static VC_UNUSED void fake_clock_set(int64_t sec)
+{
+	__atomic_store_n(&fake_now_ns, sec * VC_NSEC_PER_SEC, __ATOMIC_RELEASE);
+	vc_time_set_source(fake_clock, fake_clock, NULL);
+}
+
+static VC_UNUSED void fake_clock_advance(int64_t ns)
+{
+	__atomic_add_fetch(&fake_now_ns, ns, __ATOMIC_ACQ_REL);
+}
+
+#endif /* CTL_FAKE_H */
