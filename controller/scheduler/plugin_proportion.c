@@ -156,7 +156,7 @@ out:
 	return rc;
 }
 
-int proportion_compute(struct sched_queue *queues, size_t n, const struct vc_resource *total)
+int proportion_compute_ptrs(struct sched_queue **queues, size_t n, const struct vc_resource *total)
 {
 	struct vc_resource total_guarantee = VC_RESOURCE_INIT, remaining = VC_RESOURCE_INIT;
 	struct vc_resource old_remaining = VC_RESOURCE_INIT;
@@ -171,14 +171,14 @@ int proportion_compute(struct sched_queue *queues, size_t n, const struct vc_res
 	if (!met)
 		return VC_ENOMEM;
 	for (i = 0; i < n; i++)
-		if (vc_resource_add(&total_guarantee, &queues[i].guarantee) < 0)
+		if (vc_resource_add(&total_guarantee, &queues[i]->guarantee) < 0)
 			goto out;
 	for (i = 0; i < n; i++) {
-		vc_resource_clear(&queues[i].deserved);
-		queues[i].share = 0;
-		if (real_capability(&queues[i], total, &total_guarantee) < 0)
+		vc_resource_clear(&queues[i]->deserved);
+		queues[i]->share = 0;
+		if (real_capability(queues[i], total, &total_guarantee) < 0)
 			goto out;
-		met[i] = !queues[i].active;
+		met[i] = !queues[i]->active;
 	}
 	if (vc_resource_copy(&remaining, total) < 0)
 		goto out;
@@ -187,7 +187,7 @@ int proportion_compute(struct sched_queue *queues, size_t n, const struct vc_res
 
 		for (i = 0; i < n; i++)
 			if (!met[i])
-				weight += queues[i].weight;
+				weight += queues[i]->weight;
 		if (weight == 0)
 			break;
 		vc_resource_clear(&inc);
@@ -197,8 +197,8 @@ int proportion_compute(struct sched_queue *queues, size_t n, const struct vc_res
 		for (i = 0; i < n; i++) {
 			if (met[i])
 				continue;
-			if (fill_one(&queues[i], &remaining,
-				     (double)queues[i].weight / (double)weight, &inc, &dec,
+			if (fill_one(queues[i], &remaining,
+				     (double)queues[i]->weight / (double)weight, &inc, &dec,
 				     &met[i]) < 0)
 				goto out;
 		}
@@ -216,6 +216,24 @@ out:
 	vc_resource_release(&old_remaining);
 	vc_resource_release(&inc);
 	vc_resource_release(&dec);
+	return rc;
+}
+
+int proportion_compute(struct sched_queue *queues, size_t n, const struct vc_resource *total)
+{
+	struct sched_queue **ptrs;
+	size_t i;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	ptrs = vc_calloc(n, sizeof(struct sched_queue *));
+	if (!ptrs)
+		return VC_ENOMEM;
+	for (i = 0; i < n; i++)
+		ptrs[i] = &queues[i];
+	rc = proportion_compute_ptrs(ptrs, n, total);
+	vc_free(ptrs);
 	return rc;
 }
 

@@ -24,6 +24,10 @@
 int proportion_compute(struct sched_queue *queues, size_t n,
 		       const struct vc_resource *total) VC_WARN_UNUSED;
 
+/* As proportion_compute over an array of pointers (the session's queues). */
+int proportion_compute_ptrs(struct sched_queue **queues, size_t n,
+			    const struct vc_resource *total) VC_WARN_UNUSED;
+
 /* share = max over deserved's dimensions (≥ 0.1) of sched_share(allocated, deserved). */
 void proportion_update_share(struct sched_queue *q);
 

@@ -58,6 +58,7 @@ enum sched_task_status sched_task_status_of_pod(const struct vc_pod *pod);
 
 struct sched_job;
 struct sched_node;
+struct sched_stask; /* a session's view of a task (sched_framework.h) */
 
 struct sched_task {
 	char *uid;  /* owned; the pod UID, or ns/name when it has none */
@@ -72,6 +73,7 @@ struct sched_task {
 	char *node_name;	  /* owned; NULL when not placed */
 	struct sched_job *job;	  /* the owning job, set by sched_job_add_task */
 	const struct vc_pod *pod; /* borrowed, may be NULL */
+	struct sched_stask *ssn;  /* set while a session runs over the task, else NULL */
 };
 
 /*

@@ -13,8 +13,18 @@
 
 #include "ctx.h"
 #include "vc_err.h"
+#include "vc_metrics.h"
 
 #define SCHED_MAX_NAMES 8
+
+struct sched_conf;
+struct sched_snapshot;
+struct sched_result;
+
+/* sched_session_run's signature (sched_session.h): the session a runtime runs each cycle. */
+typedef int sched_session_run_fn(const struct sched_conf *conf, struct sched_snapshot *snap,
+				 const char *session_uid, const char *now, uint64_t seed,
+				 struct sched_result *out, struct vc_error *err);
 
 struct sched_runtime_config {
 	const char *scheduler_names[SCHED_MAX_NAMES]; /* --scheduler-name (volcano), borrowed */
@@ -26,17 +36,32 @@ struct sched_runtime_config {
 	uint64_t seed;		   /* --seed for node-score ties (0 = from the clock) */
 	const char *node_selectors[SCHED_MAX_NAMES]; /* --node-selector key:value */
 	size_t nnode_selectors;
+	/* Optional: where the scheduler's metrics go (borrowed; NULL = none). */
+	struct vc_metrics *metrics;
+	/* An early cycle runs this long after the first informer event that may make progress. */
+	int64_t debounce_ns; /* 20 ms */
+	/* Tests: the session to run; NULL = sched_session_run. */
+	sched_session_run_fn *session_run;
 };
 
 struct sched_runtime;
 
 void sched_runtime_config_defaults(struct sched_runtime_config *cfg);
 
-/* ctx is borrowed and must outlive the runtime. Fails on an unreadable --scheduler-conf. */
+/*
+ * ctx is borrowed and must outlive the runtime; the strings of cfg are borrowed too. The
+ * runtime's informer handlers stay registered: free the runtime only after the informers are
+ * stopped (ctx_stop). Fails on a --scheduler-conf that cannot be read or parsed (err names the
+ * file), VC_EINVAL when ctx lacks the pods, nodes, podgroups or queues informer, VC_ENOMEM.
+ */
 int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config *cfg,
 		      struct sched_runtime **out, struct vc_error *err) VC_WARN_UNUSED;
-/* Create the default and root queues if missing, start the loop and binders. */
+/*
+ * Start the loop and the bind/write workers. The loop's first act is to create the root and
+ * default queues when the queues cache lacks them (retried every cycle until done).
+ */
 int sched_runtime_start(struct sched_runtime *s) VC_WARN_UNUSED;
+/* Stop the loop and the workers; writes still queued are dropped (the next cycle redoes them). */
 void sched_runtime_stop(struct sched_runtime *s);
 void sched_runtime_free(struct sched_runtime *s);
 

@@ -88,6 +88,12 @@ struct sched_job_result {
 	const char *event_type;	  /* "Warning", "Normal" or NULL for none */
 	const char *event_reason; /* static */
 	char *event_message;	  /* owned */
+	/*
+	 * enqueue's rejection (§3.1), for a PodGroup event `Normal Unschedulable <message>`
+	 * ("resource in cluster is overused: …" / "queue resource quota insufficient: …");
+	 * owned, NULL when the job was not rejected this cycle.
+	 */
+	char *reject_message;
 };
 
 /*

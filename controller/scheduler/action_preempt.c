@@ -1,0 +1,295 @@
+/*
+ * action_preempt.c - preemption inside a queue (scheduler.md §3.4, with REC (b) and (d) of §6),
+ * and the per-node eviction search shared with reclaim (§3.5).
+ *
+ * For a preemptor task: nodes that pass the predicates that eviction cannot fix are ranked by
+ * score; on each, the candidates the action's filter admits are put in victim order (§3.6),
+ * the victim filters of every enabled plugin are intersected, and victims are evicted in order
+ * until the task fits the node's FutureIdle; it is then pipelined there. Evictions of a node
+ * that does not work out are undone. When a preemptor of strictly higher priority breaks a ready
+ * gang (evicts one of its core pods), the rest of that gang is evicted too (REC (d)): a gang is
+ * never left half-running.
+ */
+#include "sched_internal.h"
+
+#include "vc_alloc.h"
+
+static int cmp_node_score(struct sched_session *ssn, const void *a, const void *b)
+{
+	double sa = ssn->priv->node_score[(uintptr_t)a], sb = ssn->priv->node_score[(uintptr_t)b];
+
+	if (sa == sb)
+		return 0;
+	return sa > sb ? -1 : 1;
+}
+
+static bool fits(struct sched_session *ssn, const struct sched_stask *t, uint32_t node,
+		 bool reclaim)
+{
+	double *fi = ssn->priv->vec + 2 * ssn->ndims;
+
+	if (!reclaim && t->job && t->job->queue && !sched_ssn_allocatable(ssn, t->job->queue, t))
+		return false;
+	sched_ssn_future_idle(ssn, &ssn->nodes[node], fi);
+	return sched_res_le(ssn, t->req, fi);
+}
+
+/* REC (d): once a ready gang lost a core pod, evict the rest of it. */
+static int evict_rest_of_gang(struct sched_session *ssn, struct sched_stmt *s,
+			      struct sched_sjob *vj, const char *reason)
+{
+	size_t k;
+	int rc;
+
+	for (k = 0; k < vj->ntasks; k++) {
+		struct sched_stask *v = &vj->tasks[k];
+		enum sched_task_status st = v->t->status;
+
+		if ((st != SCHED_TASK_RUNNING && st != SCHED_TASK_BOUND) || v->node == SCHED_NONE)
+			continue;
+		rc = sched_stmt_evict(ssn, s, v, reason);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_stask *t,
+		       bool reclaim,
+		       bool (*filter)(struct sched_session *ssn,
+				      const struct sched_stask *preemptor,
+				      const struct sched_stask *victim),
+		       bool *assigned)
+{
+	struct sched_session_priv *p = ssn->priv;
+	const char *reason = reclaim ? "reclaim" : "preempt";
+	struct sched_stask **cands = NULL;
+	void **order = NULL, **tmp = NULL;
+	bool *keep = NULL;
+	struct sched_stmt ns;
+	size_t n, i, k, maxpods = 1;
+	int rc;
+
+	*assigned = false;
+	if (t->preempt_never)
+		return 0;
+	sched_stmt_init(&ns);
+	rc = sched_predicate_nodes(ssn, t, SCHED_SEARCH_PREEMPT, false, &n);
+	if (rc < 0 || n == 0)
+		return rc;
+	for (i = 0; i < ssn->nnodes; i++)
+		if (ssn->nodes[i].n->ntasks > maxpods)
+			maxpods = ssn->nodes[i].n->ntasks;
+	order = vc_calloc(n, sizeof(*order));
+	tmp = vc_calloc(n > maxpods ? n : maxpods, sizeof(*tmp));
+	cands = vc_calloc(maxpods, sizeof(struct sched_stask *));
+	keep = vc_calloc(maxpods, sizeof(*keep));
+	rc = VC_ENOMEM;
+	if (!order || !tmp || !cands || !keep)
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint32_t node = p->feasible[i];
+
+		p->node_score[node] = sched_ssn_node_score(ssn, t, &ssn->nodes[node]);
+		order[i] = (void *)(uintptr_t)node;
+	}
+	sched_sort(ssn, order, n, tmp, cmp_node_score);
+	rc = 0;
+	for (i = 0; i < n && !*assigned; i++) {
+		uint32_t node = (uint32_t)(uintptr_t)order[i];
+		struct sched_snode *sn = &ssn->nodes[node];
+		double *avail = p->vec + 3 * ssn->ndims;
+		size_t nc = 0, nv = 0, d;
+		bool evicted = false;
+
+		for (k = 0; k < sn->n->ntasks && nc < maxpods; k++) {
+			struct sched_stask *v = sn->n->tasks[k]->ssn;
+
+			if (v && v != t && filter(ssn, t, v))
+				cands[nc++] = v;
+		}
+		p->victim_preemptor = t;
+		sched_sort(ssn, (void **)cands, nc, tmp, sched_cmp_victims);
+		if (reclaim)
+			sched_ssn_reclaimable(ssn, t, cands, nc, keep);
+		else
+			sched_ssn_preemptable(ssn, t, cands, nc, keep);
+		for (k = 0; k < nc; k++)
+			if (keep[k])
+				cands[nv++] = cands[k];
+		sched_ssn_future_idle(ssn, sn, avail);
+		for (k = 0; k < nv; k++)
+			for (d = 0; d < ssn->ndims; d++)
+				avail[d] += cands[k]->req[d];
+		if (!sched_res_le(ssn, t->req, avail))
+			continue;
+		for (k = 0; k < nv && !fits(ssn, t, node, reclaim); k++) {
+			struct sched_stask *v = cands[k];
+			struct sched_sjob *vj = v->job;
+			bool was_ready;
+
+			if (v->t->status != SCHED_TASK_RUNNING && v->t->status != SCHED_TASK_BOUND)
+				continue; /* already evicted with its gang */
+			was_ready = vj && (int64_t)sched_sjob_ready(vj) >= vj->j->min_member;
+			rc = sched_stmt_evict(ssn, &ns, v, reason);
+			if (rc < 0)
+				goto out;
+			evicted = true;
+			if (!reclaim && vj && vj != t->job && was_ready &&
+			    (int64_t)sched_sjob_ready(vj) < vj->j->min_member) {
+				rc = evict_rest_of_gang(ssn, &ns, vj, reason);
+				if (rc < 0)
+					goto out;
+			}
+		}
+		if (!fits(ssn, t, node, reclaim)) {
+			sched_stmt_discard(ssn, &ns);
+			continue;
+		}
+		rc = sched_stmt_pipeline(ssn, &ns, t, node, evicted);
+		if (rc == 0)
+			rc = sched_stmt_merge(stmt, &ns);
+		if (rc < 0)
+			goto out;
+		*assigned = true;
+	}
+out:
+	if (rc < 0)
+		sched_stmt_discard(ssn, &ns);
+	sched_stmt_release(&ns);
+	vc_free(order);
+	vc_free(tmp);
+	vc_free(cands);
+	vc_free(keep);
+	return rc;
+}
+
+/* ---- the preempt action --------------------------------------------------------------------- */
+
+static bool preemptable_status(const struct sched_stask *v)
+{
+	return v->t->status == SCHED_TASK_BOUND || v->t->status == SCHED_TASK_RUNNING;
+}
+
+/* (A): other jobs of the same queue. */
+static bool filter_between_jobs(struct sched_session *ssn, const struct sched_stask *p,
+				const struct sched_stask *v)
+{
+	(void)ssn;
+	if (!preemptable_status(v) || (p->t->best_effort && !v->t->best_effort))
+		return false;
+	if (!v->t->preemptable || !v->job || !p->job)
+		return false;
+	return v->job->queue == p->job->queue && v->job != p->job;
+}
+
+/* (B): tasks of the preemptor's own job. */
+static bool filter_within_job(struct sched_session *ssn, const struct sched_stask *p,
+			      const struct sched_stask *v)
+{
+	(void)ssn;
+	if (!preemptable_status(v) || (p->t->best_effort && !v->t->best_effort))
+		return false;
+	return v->job == p->job;
+}
+
+size_t sched_pending_tasks(struct sched_session *ssn, struct sched_sjob *j,
+			   struct sched_stask **out, void **tmp)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < j->ntasks; k++)
+		if (j->tasks[k].t->status == SCHED_TASK_PENDING && !j->tasks[k].gated)
+			out[n++] = &j->tasks[k];
+	sched_sort(ssn, (void **)out, n, tmp, sched_cmp_tasks);
+	return n;
+}
+
+bool sched_preemptor_job(struct sched_session *ssn, struct sched_sjob *j)
+{
+	struct gang_validity v;
+
+	if (!j->queue || sched_sjob_pending(j) || !j->count[SCHED_TASK_PENDING])
+		return false;
+	sched_ssn_job_valid(ssn, j, &v);
+	return v.valid && sched_ssn_job_starving(ssn, j);
+}
+
+int sched_action_preempt(struct sched_session *ssn)
+{
+	struct sched_squeue **queues = NULL;
+	struct sched_sjob **jobs = NULL;
+	struct sched_stask **tasks = NULL;
+	void **tmp = NULL;
+	struct sched_stmt stmt;
+	size_t i, k, m, nj, nt, cap = ssn->ntasks + ssn->njobs + ssn->nqueues + 1;
+	int rc = VC_ENOMEM;
+
+	sched_stmt_init(&stmt);
+	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_squeue *));
+	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_sjob *));
+	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_stask *));
+	tmp = vc_calloc(cap, sizeof(*tmp));
+	if (!queues || !jobs || !tasks || !tmp)
+		goto out;
+	for (i = 0; i < ssn->nqueues; i++)
+		queues[i] = &ssn->queues[i];
+	sched_sort(ssn, (void **)queues, ssn->nqueues, tmp, sched_cmp_queues);
+	for (i = 0; i < ssn->nqueues; i++) {
+		nj = 0;
+		for (k = 0; k < ssn->njobs; k++)
+			if (ssn->jobs[k].queue == queues[i] &&
+			    sched_preemptor_job(ssn, &ssn->jobs[k]))
+				jobs[nj++] = &ssn->jobs[k];
+		sched_sort(ssn, (void **)jobs, nj, tmp, sched_cmp_jobs);
+		/* (A) between jobs of the queue. */
+		for (k = 0; k < nj; k++) {
+			struct sched_sjob *j = jobs[k];
+
+			nt = sched_pending_tasks(ssn, j, tasks, tmp);
+			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
+				bool assigned;
+
+				rc = sched_preempt_task(ssn, &stmt, tasks[m], false,
+							filter_between_jobs, &assigned);
+				if (rc < 0)
+					goto out;
+			}
+			if (sched_ssn_job_pipelined(ssn, j))
+				sched_stmt_commit(ssn, &stmt);
+			else
+				sched_stmt_discard(ssn, &stmt);
+		}
+		/* (B) inside each job that was starving. */
+		for (k = 0; k < nj; k++) {
+			struct sched_sjob *j = jobs[k];
+
+			nt = sched_pending_tasks(ssn, j, tasks, tmp);
+			for (m = 0; m < nt; m++) {
+				bool assigned;
+
+				if (tasks[m]->t->status != SCHED_TASK_PENDING)
+					continue;
+				rc = sched_preempt_task(ssn, &stmt, tasks[m], false,
+							filter_within_job, &assigned);
+				if (rc < 0)
+					goto out;
+				if (!assigned) {
+					sched_stmt_discard(ssn, &stmt);
+					break;
+				}
+				sched_stmt_commit(ssn, &stmt);
+			}
+		}
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		sched_stmt_discard(ssn, &stmt);
+	sched_stmt_release(&stmt);
+	vc_free(queues);
+	vc_free(jobs);
+	vc_free(tasks);
+	vc_free(tmp);
+	return rc;
+}

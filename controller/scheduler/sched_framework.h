@@ -1,0 +1,303 @@
+/*
+ * sched_framework.h - the session as plugins and actions see it, and how plugins plug in
+ * (scheduler.md §1.2-§1.5, §3).
+ *
+ * A session wraps the snapshot's model structs (sched_api.h) in session views that carry what
+ * the hot loops need without allocating: every resource is a dense vector of doubles with one
+ * slot per dimension (ssn->dims: "cpu", "memory", then the scalar names in name order; `pods` is
+ * not a dimension, the pod count is checked against the node's allocatable max_task_num).
+ * During a cycle the dense vectors are the truth; the model's task status is kept live, and the
+ * model's node/job/queue resources and task node names are written back when the session closes.
+ *
+ * Writing a plugin: define a `const struct sched_plugin sched_plugin_<x>` whose on_session_open
+ * fills the callbacks it implements in *cb (others stay NULL) and may allocate a state that
+ * on_session_close frees; then add it to the table in sched_framework.c. Callbacks receive the
+ * plugin's state first. The framework drops the callbacks the plugin's configuration disabled
+ * (the enable* flags of sched_conf.h) and combines the rest as §1.4 says:
+ *   job/task/queue order   tiers then plugins in order, first non-zero comparison wins; then
+ *                          the fallbacks (creation time, pod-name index, uid/name)
+ *   job_ready, allocatable, predicate, preemptive     AND over every plugin
+ *   overused                                          OR
+ *   job_pipelined, job_enqueueable                    votes: any Reject -> false; a tier with a
+ *                                                     Permit -> true; no votes -> true
+ *   job_starving           the first tier that registers any: AND of those; none -> false
+ *   job_valid              the first plugin saying "not valid" wins
+ *   node_order             scores summed
+ *   preemptable/reclaimable (victim filters)  the intersection over every enabled filter,
+ *                          whatever its tier (the REC of §1.4); no filter at all, or an empty
+ *                          intersection, means no victims
+ *   on_allocate/on_deallocate, job_enqueued   every plugin, in order
+ *
+ * Nothing here locks: a session belongs to the thread running the cycle.
+ */
+#ifndef SCHED_FRAMEWORK_H
+#define SCHED_FRAMEWORK_H
+
+#include "vc_prelude.h"
+
+#include "plugins.h"
+#include "sched_api.h"
+#include "sched_conf.h"
+#include "sched_session.h"
+
+#define SCHED_NONE UINT32_MAX
+
+enum sched_vote {
+	SCHED_REJECT = -1,
+	SCHED_ABSTAIN = 0,
+	SCHED_PERMIT = 1,
+};
+
+/*
+ * Node fit errors of one task (Volcano's FitErrors): a histogram of failure reasons over the
+ * nodes that failed, or a task-level error text. Owned by the session.
+ */
+struct sched_fit_errors;
+
+/* A task in the session. */
+struct sched_stask {
+	struct sched_task *t; /* the model task; t->status is kept live */
+	struct sched_sjob *job;
+	const double *req;	/* ssn->ndims values (InitResreq) */
+	uint32_t index;		/* in ssn->tasks */
+	uint32_t node;		/* index in ssn->nodes, or SCHED_NONE */
+	int64_t created;	/* pod creationTimestamp in ns since the epoch, 0 when unknown */
+	int64_t name_index;	/* N of a pod name <a>-<b>-<N>, or -1 */
+	int32_t pod_index;	/* position in its node's task list (internal) */
+	bool gated;		/* spec.schedulingGates is not empty */
+	bool preempt_never;	/* spec.preemptionPolicy: Never */
+	bool critical;		/* system-*-critical priority class or kube-system (conformance) */
+	bool constrained;	/* has a nodeSelector, node affinity, host ports or tolerations */
+	bool eviction_occurred; /* pipelined after evicting (nominatedNodeName) */
+	bool has_last;		/* a discarded transaction was remembered */
+	enum sched_task_status last_status;
+	uint32_t last_node;
+	uint32_t nominated; /* status.nominatedNodeName's node, or SCHED_NONE */
+	uint32_t heap_pos;  /* internal */
+	uint32_t shape;	    /* tasks with equal request vectors share a shape (score caches) */
+	struct sched_fit_errors *fit; /* this session's node fit errors, or NULL */
+};
+
+/* A job (PodGroup) in the session. */
+struct sched_sjob {
+	struct sched_job *j;
+	struct sched_squeue *queue; /* NULL when the job's queue is not in the snapshot */
+	struct sched_stask *tasks;  /* j->ntasks tasks, in the job's order */
+	size_t ntasks;
+	uint32_t index;	  /* in ssn->jobs */
+	double *alloc;	  /* Σ req of tasks in allocated states (live) */
+	double *min_res;  /* minResources, dense (zeros when has_min_res is false) */
+	bool has_min_res; /* spec.minResources is set */
+	uint32_t count[SCHED_TASK_STATUS_COUNT]; /* tasks per status (live) */
+	uint32_t pending_be;			 /* Pending best-effort tasks (live) */
+	int64_t created;			 /* PodGroup creationTimestamp (ns), 0 unknown */
+	int64_t min_task_total;			 /* Σ minTaskMember */
+	bool roles_enforced;			 /* minMember >= Σ minTaskMember > 0 */
+	enum vc_pg_phase phase_at_open;
+	char *fit_error_msg; /* JobFitErrors: gang's "k/n tasks in gang unschedulable: ..." */
+	char *enqueue_msg;   /* enqueue's rejection message, or NULL */
+	uint32_t heap_pos;   /* internal */
+};
+
+/* A node in the session. */
+struct sched_snode {
+	struct sched_node *n; /* the model node; n->tasks is kept live */
+	uint32_t index;
+	double *alloc, *idle, *used, *releasing, *pipelined; /* ssn->ndims each (live) */
+	int64_t max_pods;				     /* allocatable pods, 0 = unlimited */
+	double nz_cpu, nz_mem; /* Kubernetes' non-zero requests of the non-Pipelined tasks */
+	bool plain;	       /* not unschedulable and no taints: cheap predicates */
+	/*
+	 * Bumped whenever the node's accounting or task list changes: a score that depends only
+	 * on the node and the task's request can be cached under (version, task shape).
+	 */
+	uint32_t version;
+};
+
+/* A queue in the session. */
+struct sched_squeue {
+	struct sched_queue *q; /* the model queue */
+	uint32_t index;
+	int64_t created;   /* creationTimestamp (ns), 0 unknown */
+	bool active;	   /* has at least one job in the session */
+	uint32_t heap_pos; /* internal */
+};
+
+/* ---- plugins ------------------------------------------------------------------------------- */
+
+struct sched_session;
+
+struct sched_callbacks {
+	/* Orders: negative puts a first, positive b, 0 is a tie. */
+	int (*job_order)(void *st, const struct sched_sjob *a, const struct sched_sjob *b);
+	int (*task_order)(void *st, const struct sched_stask *a, const struct sched_stask *b);
+	int (*queue_order)(void *st, const struct sched_squeue *a, const struct sched_squeue *b);
+	/*
+	 * A node filter: set out->fit (and out->reason when it fails); *unresolvable tells the
+	 * preempt/reclaim search that evicting would not help (Kubernetes'
+	 * UnschedulableAndUnresolvable). The resource check is the action's, not a plugin's.
+	 * Returns 0 or VC_ENOMEM.
+	 */
+	int (*predicate)(void *st, const struct sched_stask *t, const struct sched_snode *n,
+			 struct pred_result *out, bool *unresolvable);
+	double (*node_order)(void *st, const struct sched_stask *t, const struct sched_snode *n);
+	bool (*job_ready)(void *st, const struct sched_sjob *j);
+	enum sched_vote (*job_pipelined)(void *st, const struct sched_sjob *j);
+	/* Fill out; out->valid false = the job is skipped by the actions. */
+	void (*job_valid)(void *st, const struct sched_sjob *j, struct gang_validity *out);
+	/* A Reject may set *message (vc_malloc'd) for the PodGroup's Normal Unschedulable event. */
+	enum sched_vote (*job_enqueueable)(void *st, const struct sched_sjob *j, char **message);
+	void (*job_enqueued)(void *st, const struct sched_sjob *j);
+	bool (*job_starving)(void *st, const struct sched_sjob *j);
+	bool (*allocatable)(void *st, const struct sched_squeue *q, const struct sched_stask *t);
+	bool (*overused)(void *st, const struct sched_squeue *q);
+	bool (*preemptive)(void *st, const struct sched_squeue *q, const struct sched_stask *t);
+	/*
+	 * Victim filters: cands[0..n) are candidates in victim order (§3.6); clear keep[i] for
+	 * each candidate that must not be a victim (keep[] starts all true and may already have
+	 * been cleared by another filter). Return SCHED_ABSTAIN to take no part.
+	 */
+	enum sched_vote (*preemptable)(void *st, const struct sched_stask *preemptor,
+				       struct sched_stask *const *cands, size_t n, bool *keep);
+	enum sched_vote (*reclaimable)(void *st, const struct sched_stask *reclaimer,
+				       struct sched_stask *const *cands, size_t n, bool *keep);
+	/*
+	 * Events: a task was allocated or pipelined (or an eviction undone); a task was evicted
+	 * (or an allocation/pipelining undone). Called after the session state changed.
+	 */
+	void (*on_allocate)(void *st, const struct sched_stask *t);
+	void (*on_deallocate)(void *st, const struct sched_stask *t);
+};
+
+struct sched_plugin {
+	const char *name; /* as in the configuration: "gang", "task-topology", … */
+	/*
+	 * Register: fill cb (zeroed by the caller) and *state. conf is the plugin's entry in the
+	 * configuration (arguments, enable flags). Returns 0, VC_ENOMEM or VC_EINVAL (with err).
+	 */
+	int (*on_session_open)(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+			       struct sched_callbacks *cb, void **state, struct vc_error *err);
+	/* Optional: called at close before the session writes its results; frees state. */
+	void (*on_session_close)(struct sched_session *ssn, void *state);
+};
+
+/* The built-in plugins (defined in plugin_*.c / sched_plugins_builtin.c). */
+extern const struct sched_plugin sched_plugin_priority;
+extern const struct sched_plugin sched_plugin_gang;
+extern const struct sched_plugin sched_plugin_conformance;
+extern const struct sched_plugin sched_plugin_overcommit;
+extern const struct sched_plugin sched_plugin_drf;
+extern const struct sched_plugin sched_plugin_predicates;
+extern const struct sched_plugin sched_plugin_proportion;
+extern const struct sched_plugin sched_plugin_nodeorder;
+extern const struct sched_plugin sched_plugin_binpack;
+/* Defined by plugin_tasktopology.c; the table takes it when it is linked in (weak). */
+extern const struct sched_plugin sched_plugin_tasktopology;
+
+/* The plugin called name, or NULL when this scheduler has none by that name. */
+const struct sched_plugin *sched_plugin_find(const char *name);
+
+/* The actions this scheduler implements ("enqueue", "allocate", …). */
+bool sched_action_known(const char *name);
+
+/* ---- the session ----------------------------------------------------------------------------- */
+
+struct sched_plugin_slot; /* internal */
+struct sched_session_priv;
+
+struct sched_session {
+	const struct sched_conf *conf;
+	struct sched_snapshot *snap;
+	const char *uid; /* session uid (transitionID) */
+	const char *now; /* RFC 3339 */
+
+	size_t ndims;
+	const char **dims; /* borrowed names: "cpu", "memory", scalars by name */
+	uint32_t gpu_dim;  /* "nvidia.com/gpu" or SCHED_NONE */
+	double *total;	   /* Σ node allocatable */
+
+	struct sched_stask *tasks; /* every task, grouped by job */
+	size_t ntasks;
+	struct sched_sjob *jobs; /* snapshot order */
+	size_t njobs;
+	struct sched_snode *nodes;
+	size_t nnodes;
+	struct sched_squeue *queues;
+	size_t nqueues;
+
+	struct sched_session_priv *priv; /* plugin slots, statements, results, scratch */
+};
+
+/* ---- helpers for plugins and actions ----------------------------------------------------------
+ */
+
+/* The session view of a model task/job/queue/node (NULL when not in the session). */
+struct sched_stask *sched_ssn_task_of(const struct sched_session *ssn, const struct sched_task *t);
+struct sched_squeue *sched_ssn_queue(const struct sched_session *ssn, const char *name);
+struct sched_snode *sched_ssn_node(const struct sched_session *ssn, const char *name);
+
+/* A dimension's index or SCHED_NONE. */
+uint32_t sched_ssn_dim(const struct sched_session *ssn, const char *name);
+
+/*
+ * Make out (ndims doubles) the dense form of r; names that are not dimensions are ignored.
+ * vc_resource values are converted exactly.
+ */
+void sched_ssn_dense(const struct sched_session *ssn, const struct vc_resource *r, double *out);
+
+/* out = idle + releasing − pipelined. */
+void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_snode *n,
+			   double *out);
+
+/*
+ * Volcano's LessEqual(a, b, Zero) on dense vectors: every dimension a ≤ b or within 0.1;
+ * scalar dimensions where a is 0 are not looked at.
+ */
+bool sched_res_le(const struct sched_session *ssn, const double *a, const double *b);
+
+/* Whether every dimension is below 0.1 (IsEmpty). */
+bool sched_res_empty(const struct sched_session *ssn, const double *a);
+
+/* Gang counters: Ready (allocated states + Succeeded), Waiting (Pipelined). */
+uint32_t sched_sjob_ready(const struct sched_sjob *j);
+uint32_t sched_sjob_waiting(const struct sched_sjob *j);
+/* Tasks in the role counted by Volcano's occupied rules (mode as in plugin_gang.c). */
+bool sched_sjob_gang_ready(const struct sched_sjob *j);
+bool sched_sjob_gang_pipelined(const struct sched_sjob *j);
+
+/* The combined extension points (§1.4), for actions. */
+int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
+			const struct sched_sjob *b);
+int sched_ssn_task_order(struct sched_session *ssn, const struct sched_stask *a,
+			 const struct sched_stask *b);
+int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_squeue *a,
+			  const struct sched_squeue *b);
+bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_sjob *j);
+bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_sjob *j);
+bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_sjob *j);
+void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_sjob *j,
+			 struct gang_validity *out);
+/* *message receives the first rejecting plugin's message (vc_malloc'd) or NULL. */
+bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_sjob *j,
+			       char **message);
+void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_sjob *j);
+bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_squeue *q,
+			   const struct sched_stask *t);
+bool sched_ssn_overused(struct sched_session *ssn, const struct sched_squeue *q);
+bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_squeue *q,
+			  const struct sched_stask *t);
+int sched_ssn_predicate(struct sched_session *ssn, const struct sched_stask *t,
+			const struct sched_snode *n, struct pred_result *out,
+			bool *unresolvable) VC_WARN_UNUSED;
+double sched_ssn_node_score(struct sched_session *ssn, const struct sched_stask *t,
+			    const struct sched_snode *n);
+/* Victim filters: keep[] as for the callbacks; returns how many are kept. */
+size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_stask *preemptor,
+			     struct sched_stask *const *cands, size_t n, bool *keep);
+size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_stask *reclaimer,
+			     struct sched_stask *const *cands, size_t n, bool *keep);
+
+/* Whether the configuration has this action (Pending->Inqueue promotion in allocate). */
+bool sched_ssn_has_action(const struct sched_session *ssn, const char *action);
+
+#endif /* SCHED_FRAMEWORK_H */

@@ -1,0 +1,217 @@
+/*
+ * sched_internal.h - what the session, the statement and the actions share (not for plugins).
+ */
+#ifndef SCHED_INTERNAL_H
+#define SCHED_INTERNAL_H
+
+#include "sched_framework.h"
+#include "vc_buf.h"
+
+/* ---- node fit errors (Volcano's FitErrors) ------------------------------------------------- */
+
+struct sched_fit_entry {
+	uint32_t reason; /* index in priv->reasons */
+	uint32_t count;
+};
+
+struct sched_fit_errors {
+	char *err;	 /* task-level text (SetError), or NULL */
+	uint32_t nnodes; /* nodes that failed */
+	uint32_t nentries;
+	struct sched_fit_entry entries[];
+};
+
+/*
+ * Volcano's FitErrors.Error(): "<err or 0/N nodes are unavailable>: <count reason>, ....",
+ * the histogram entries as strings in sort order; just err when there are no node entries.
+ */
+int sched_fit_format(const struct sched_session *ssn, const struct sched_fit_errors *f,
+		     struct vc_buf *out) VC_WARN_UNUSED;
+/* Replace t's fit errors by a task-level text. 0 or VC_ENOMEM. */
+int sched_fit_set_error(struct sched_session *ssn, struct sched_stask *t,
+			const char *msg) VC_WARN_UNUSED;
+
+/* ---- binary heap over pointers -----------------------------------------------------------------
+ */
+
+typedef int (*sched_cmp_fn)(struct sched_session *ssn, const void *a, const void *b);
+
+struct sched_heap {
+	void **items;
+	size_t n, cap;
+	sched_cmp_fn cmp;
+	struct sched_session *ssn;
+};
+
+/* A heap with room for cap items (pushing never allocates). 0 or VC_ENOMEM. */
+int sched_heap_init(struct sched_heap *h, size_t cap, sched_cmp_fn cmp,
+		    struct sched_session *ssn) VC_WARN_UNUSED;
+void sched_heap_release(struct sched_heap *h);
+/* Push (no-op when full: callers size heaps to what they can hold). */
+void sched_heap_push(struct sched_heap *h, void *item);
+/* The smallest item, or NULL when empty. */
+void *sched_heap_pop(struct sched_heap *h);
+
+/* Sort items by cmp (stable merge sort; tmp has room for n items). */
+void sched_sort(struct sched_session *ssn, void **items, size_t n, void **tmp, sched_cmp_fn cmp);
+
+/* Comparators for heaps and sorts over sched_sjob / sched_squeue / sched_stask pointers. */
+int sched_cmp_jobs(struct sched_session *ssn, const void *a, const void *b);
+int sched_cmp_queues(struct sched_session *ssn, const void *a, const void *b);
+int sched_cmp_tasks(struct sched_session *ssn, const void *a, const void *b);
+/* §3.6: the first to evict first, against preemptor (set priv->victim_preemptor). */
+int sched_cmp_victims(struct sched_session *ssn, const void *a, const void *b);
+
+/* ---- plugins in the session -------------------------------------------------------------------
+ */
+
+struct sched_plugin_slot {
+	const struct sched_plugin *plugin;
+	const struct sched_plugin_conf *conf;
+	size_t tier;
+	struct sched_callbacks cb;
+	void *state;
+	bool opened;
+};
+
+/* ---- statements (§1.5) ---------------------------------------------------------------------- */
+
+enum sched_op_kind {
+	SCHED_OP_ALLOCATE,
+	SCHED_OP_PIPELINE,
+	SCHED_OP_EVICT,
+};
+
+struct sched_op {
+	enum sched_op_kind kind;
+	struct sched_stask *task;
+	const char *reason; /* evict: "preempt" / "reclaim" */
+};
+
+struct sched_stmt {
+	struct sched_op *ops;
+	size_t n, cap;
+};
+
+void sched_stmt_init(struct sched_stmt *s);
+void sched_stmt_release(struct sched_stmt *s);
+int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+			uint32_t node) VC_WARN_UNUSED;
+int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+			uint32_t node, bool eviction_occurred) VC_WARN_UNUSED;
+int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+		     const char *reason) VC_WARN_UNUSED;
+/* Allocations go to the binder (Binding), evictions to the result; the statement is emptied. */
+void sched_stmt_commit(struct sched_session *ssn, struct sched_stmt *s);
+/* Undo in reverse order, remembering each task's last transaction; the statement is emptied. */
+void sched_stmt_discard(struct sched_session *ssn, struct sched_stmt *s);
+/* Move src's operations to the end of dst (src emptied). 0 or VC_ENOMEM (nothing moved). */
+int sched_stmt_merge(struct sched_stmt *dst, struct sched_stmt *src) VC_WARN_UNUSED;
+
+/* Session operations without a statement (backfill). */
+int sched_ssn_allocate(struct sched_session *ssn, struct sched_stask *t,
+		       uint32_t node) VC_WARN_UNUSED;
+/* Allocated -> Binding and into the result's binds. */
+void sched_ssn_dispatch(struct sched_session *ssn, struct sched_stask *t);
+
+/* Change a task's status keeping the job's counters and allocated vector right. */
+void sched_ssn_set_status(struct sched_session *ssn, struct sched_stask *t,
+			  enum sched_task_status s);
+
+/* ---- node search (§3.2.1, §3.2.2) ------------------------------------------------------------ */
+
+enum sched_search_mode {
+	SCHED_SEARCH_ALLOCATE, /* resource fit on FutureIdle, every predicate failure counts */
+	SCHED_SEARCH_PREEMPT,  /* only unresolvable predicate failures count */
+};
+
+/* Volcano's CalculateNumOfFeasibleNodesToFind. */
+uint32_t sched_num_to_find(uint32_t nnodes);
+
+/*
+ * Find feasible nodes for t from the rotating offset: up to sched_num_to_find nodes, into
+ * priv->feasible (*n of them). In allocate mode with use_cache the per-(job, role) error cache
+ * is used and filled; when no node fits, t->fit records the failures. 0 or VC_ENOMEM.
+ */
+int sched_predicate_nodes(struct sched_session *ssn, struct sched_stask *t,
+			  enum sched_search_mode mode, bool use_cache, size_t *n) VC_WARN_UNUSED;
+
+/* The best of cands by summed node score, ties broken by the session's seeded PRNG. */
+uint32_t sched_best_node(struct sched_session *ssn, const struct sched_stask *t,
+			 const uint32_t *cands, size_t n);
+
+/* Start a predicate-cache scope (one job's pass in allocate). */
+void sched_cache_reset(struct sched_session *ssn);
+
+/* ---- the session's private state ------------------------------------------------------------ */
+
+struct sched_session_priv {
+	struct sched_plugin_slot *slots;
+	size_t nslots;
+	/* The slots with a predicate / node_order callback (hot loops). */
+	struct sched_plugin_slot **pred_slots, **score_slots;
+	size_t npred, nscore;
+	struct sched_result *res;
+	uint64_t rng;
+	uint32_t node_offset;
+	uint32_t *feasible; /* nnodes */
+	uint32_t *scratch_nodes;
+	double *node_score; /* nnodes: preempt's node ranking */
+	double *vec;	    /* 4 × ndims scratch vectors */
+	/* Failure reasons, interned. */
+	char **reasons;
+	size_t nreasons, reasons_cap;
+	uint32_t *reason_count; /* reasons_cap */
+	uint32_t *touched;	/* reasons_cap */
+	size_t ntouched;
+	uint32_t reason_dims; /* "Insufficient <dim k>" = reason_dims + k */
+	uint32_t reason_pods;
+	/* Predicate error cache: node -> stamp/reason of the current (pass, role). */
+	uint32_t *cache_stamp, *cache_reason;
+	uint32_t stamp_next;
+	const char *cache_roles[16];
+	uint32_t cache_role_stamp[16];
+	size_t ncache_roles;
+	bool predicate_cache;
+	/* Victim ordering context. */
+	const struct sched_stask *victim_preemptor;
+	/* Storage. */
+	double *arena;
+	const char **dim_names;
+	bool gang_configured;
+	uint64_t predicate_calls, score_calls;
+};
+
+/* Intern a reason text; returns its index or SCHED_NONE when out of memory. */
+uint32_t sched_reason_intern(struct sched_session *ssn, const char *text);
+
+/* ---- actions (§3) ------------------------------------------------------------------------------
+ */
+
+int sched_action_enqueue(struct sched_session *ssn) VC_WARN_UNUSED;
+int sched_action_allocate(struct sched_session *ssn) VC_WARN_UNUSED;
+int sched_action_backfill(struct sched_session *ssn) VC_WARN_UNUSED;
+int sched_action_preempt(struct sched_session *ssn) VC_WARN_UNUSED;
+int sched_action_reclaim(struct sched_session *ssn) VC_WARN_UNUSED;
+
+/* Job helpers for actions. */
+bool sched_sjob_pending(const struct sched_sjob *j); /* phase "" or Pending */
+/* Set the phase of a job (model job->phase). */
+void sched_sjob_set_phase(struct sched_sjob *j, enum vc_pg_phase p);
+
+/* Preempt/reclaim's per-node eviction search (shared). */
+int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_stask *t,
+		       bool reclaim,
+		       bool (*filter)(struct sched_session *ssn,
+				      const struct sched_stask *preemptor,
+				      const struct sched_stask *victim),
+		       bool *assigned) VC_WARN_UNUSED;
+
+/* The Pending, ungated tasks of j in task order, into out (returns how many). */
+size_t sched_pending_tasks(struct sched_session *ssn, struct sched_sjob *j,
+			   struct sched_stask **out, void **tmp);
+
+/* Starving, valid, admitted jobs with a queue and pending tasks: preemptors / reclaimers. */
+bool sched_preemptor_job(struct sched_session *ssn, struct sched_sjob *j);
+
+#endif /* SCHED_INTERNAL_H */

@@ -1,0 +1,723 @@
+/*
+ * sched_runtime.c - the bundled scheduler's loop (scheduler.md §1.1, §1.2): configuration and
+ * its reloads, the informer handlers that ask for early cycles, the default and root queues,
+ * and one cycle: snapshot, session, write-back.
+ */
+#include "sched_runtime.h"
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "sched_runtime_internal.h"
+#include "vc_alloc.h"
+#include "vc_json.h"
+#include "vc_log.h"
+#include "vc_str.h"
+#include "vc_time.h"
+
+#define NS_PER_SEC INT64_C(1000000000)
+/* A scheduler configuration file is small; anything bigger is a mistake. */
+#define CONF_MAX ((size_t)1 << 20)
+
+void sched_runtime_config_defaults(struct sched_runtime_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->scheduler_names[0] = "volcano";
+	cfg->nscheduler_names = 1;
+	cfg->period_ns = NS_PER_SEC;
+	cfg->bind_workers = 16;
+	cfg->default_queue = "default";
+	cfg->debounce_ns = 20 * INT64_C(1000000);
+}
+
+/* The loop's own clock: real monotonic time, whatever the tests do to vc_time. */
+static int64_t loop_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+static uint64_t rng_next(uint64_t *st)
+{
+	/* xorshift64* */
+	uint64_t x = *st;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*st = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+/* ---- configuration --------------------------------------------------------------------------- */
+
+static int read_file(const char *path, char **out, size_t *len, struct stat *st,
+		     struct vc_error *err)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+	int fd, rc;
+
+	*out = NULL;
+	memset(st, 0, sizeof(*st));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno ? errno : EIO;
+
+		return vc_error_set(err, -e, "cannot read scheduler configuration '%s': %s", path,
+				    strerror(e));
+	}
+	if (fstat(fd, st) < 0 || (size_t)st->st_size > CONF_MAX) {
+		rc = vc_error_set(err, VC_E2BIG,
+				  "cannot read scheduler configuration '%s': larger than %zu bytes",
+				  path, CONF_MAX);
+		goto fail;
+	}
+	buf = vc_malloc((size_t)st->st_size + 1);
+	if (!buf) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	while (n <= (size_t)st->st_size) {
+		r = read(fd, buf + n, (size_t)st->st_size + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno ? errno : EIO;
+
+			rc = vc_error_set(err, -e, "cannot read scheduler configuration '%s': %s",
+					  path, strerror(e));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > (size_t)st->st_size) {
+		rc = vc_error_set(err, VC_EIO, "scheduler configuration '%s' changed while read",
+				  path);
+		goto fail;
+	}
+	buf[n] = '\0';
+	close(fd);
+	*out = buf;
+	*len = n;
+	return 0;
+fail:
+	vc_free(buf);
+	close(fd);
+	return rc;
+}
+
+static void conf_free(struct sched_conf *c)
+{
+	if (!c)
+		return;
+	sched_conf_release(c);
+	vc_free(c);
+}
+
+static void remember_stat(struct sched_runtime *s, const struct stat *st)
+{
+	s->conf_stat_ok = true;
+	s->conf_dev = (uint64_t)st->st_dev;
+	s->conf_ino = (uint64_t)st->st_ino;
+	s->conf_size = (int64_t)st->st_size;
+	s->conf_mtime_ns = (int64_t)st->st_mtim.tv_sec * NS_PER_SEC + st->st_mtim.tv_nsec;
+}
+
+static bool stat_changed(const struct sched_runtime *s, const struct stat *st)
+{
+	return !s->conf_stat_ok || s->conf_dev != (uint64_t)st->st_dev ||
+	       s->conf_ino != (uint64_t)st->st_ino || s->conf_size != (int64_t)st->st_size ||
+	       s->conf_mtime_ns != (int64_t)st->st_mtim.tv_sec * NS_PER_SEC + st->st_mtim.tv_nsec;
+}
+
+/* Read and parse the file into a new conf. On success *text and *conf are the caller's. */
+static int load_conf_file(struct sched_runtime *s, char **text, struct sched_conf **conf,
+			  struct vc_error *err)
+{
+	struct sched_conf *c;
+	struct stat st;
+	size_t len = 0;
+	int rc;
+
+	*conf = NULL;
+	rc = read_file(s->cfg.conf_path, text, &len, &st, err);
+	if (rc)
+		return rc;
+	remember_stat(s, &st);
+	c = vc_calloc(1, sizeof(*c));
+	if (!c) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	rc = sched_conf_parse(*text, len, c, err);
+	if (rc) {
+		vc_free(c);
+		vc_error_prefix(err, "invalid scheduler configuration '%s'", s->cfg.conf_path);
+		goto fail;
+	}
+	*conf = c;
+	return 0;
+fail:
+	vc_free(*text);
+	*text = NULL;
+	return rc;
+}
+
+/*
+ * Volcano re-reads the file when it changes. A stat per cycle tells; a new file that does not
+ * parse is logged once and the running configuration stays.
+ */
+static void reload_conf(struct sched_runtime *s)
+{
+	struct sched_conf *c = NULL;
+	struct vc_error err;
+	struct stat st;
+	char *text = NULL;
+
+	if (!s->cfg.conf_path || !*s->cfg.conf_path)
+		return;
+	if (stat(s->cfg.conf_path, &st) < 0) {
+		if (s->conf_stat_ok)
+			VC_WARN("cannot read scheduler configuration, keeping the current one",
+				"file=%s error=\"%s\"", s->cfg.conf_path, strerror(errno));
+		s->conf_stat_ok = false;
+		return;
+	}
+	if (!stat_changed(s, &st))
+		return;
+	remember_stat(s, &st);
+	vc_error_clear(&err);
+	if (load_conf_file(s, &text, &c, &err)) {
+		pthread_mutex_lock(&s->mu);
+		s->stats.conf_errors++;
+		pthread_mutex_unlock(&s->mu);
+		VC_ERROR("invalid scheduler configuration, keeping the current one",
+			 "file=%s error=\"%s\"", s->cfg.conf_path, err.text);
+		return;
+	}
+	if (s->conf_text && text && strcmp(s->conf_text, text) == 0) {
+		conf_free(c);
+		vc_free(text);
+		return;
+	}
+	conf_free(s->conf);
+	vc_free(s->conf_text);
+	s->conf = c;
+	s->conf_text = text;
+	pthread_mutex_lock(&s->mu);
+	s->stats.conf_reloads++;
+	pthread_mutex_unlock(&s->mu);
+	VC_INFO("scheduler configuration reloaded", "file=%s", s->cfg.conf_path);
+}
+
+/* ---- informer handlers: which events may let a cycle make progress --------------------------- */
+
+static bool ours(const struct sched_runtime *s, const json_t *pod)
+{
+	const char *name = json_string_value(vc_json_path(pod, "spec.schedulerName"));
+	size_t i;
+
+	for (i = 0; i < s->cfg.nscheduler_names; i++)
+		if (vc_str_eq(s->cfg.scheduler_names[i],
+			      name && *name ? name : "default-scheduler"))
+			return true;
+	return false;
+}
+
+static bool pod_terminal(const json_t *pod)
+{
+	const char *ph = json_string_value(vc_json_path(pod, "status.phase"));
+
+	return vc_str_eq(ph, "Succeeded") || vc_str_eq(ph, "Failed");
+}
+
+static const char *pod_node(const json_t *pod)
+{
+	const char *n = json_string_value(vc_json_path(pod, "spec.nodeName"));
+
+	return n ? n : "";
+}
+
+/* A pod this scheduler could place now: ours, unbound, in a group, not finished or deleting. */
+static bool pod_waiting(const struct sched_runtime *s, const json_t *pod)
+{
+	const char *g = vc_json_get_str(vc_json_path(pod, "metadata.annotations"),
+					"scheduling.k8s.io/group-name");
+
+	return !*pod_node(pod) && g && *g && !pod_terminal(pod) &&
+	       !vc_json_path(pod, "metadata.deletionTimestamp") && ours(s, pod);
+}
+
+/* A pod that holds resources on a node. */
+static bool pod_holding(const json_t *pod)
+{
+	return *pod_node(pod) && !pod_terminal(pod);
+}
+
+void srt_on_pod_add(void *ctx, json_t *obj)
+{
+	struct sched_runtime *s = ctx;
+
+	if (pod_waiting(s, obj))
+		sched_runtime_kick(s);
+}
+
+void srt_on_pod_update(void *ctx, json_t *old_obj, json_t *new_obj)
+{
+	struct sched_runtime *s = ctx;
+
+	if (old_obj == new_obj)
+		return;
+	if (pod_waiting(s, new_obj) && !pod_waiting(s, old_obj)) {
+		sched_runtime_kick(s);
+		return;
+	}
+	/* Resources freed or about to be (a Releasing pod makes room for pipelining). */
+	if (pod_holding(old_obj) &&
+	    (!pod_holding(new_obj) || strcmp(pod_node(old_obj), pod_node(new_obj)) != 0 ||
+	     (vc_json_path(new_obj, "metadata.deletionTimestamp") &&
+	      !vc_json_path(old_obj, "metadata.deletionTimestamp"))))
+		sched_runtime_kick(s);
+}
+
+void srt_on_pod_delete(void *ctx, json_t *obj, bool final_state_unknown)
+{
+	struct sched_runtime *s = ctx;
+
+	(void)final_state_unknown;
+	if (pod_holding(obj))
+		sched_runtime_kick(s);
+}
+
+static void on_any_add(void *ctx, json_t *obj)
+{
+	(void)obj;
+	sched_runtime_kick(ctx);
+}
+
+static void on_any_delete(void *ctx, json_t *obj, bool final_state_unknown)
+{
+	(void)obj;
+	(void)final_state_unknown;
+	sched_runtime_kick(ctx);
+}
+
+static bool path_changed(const json_t *a, const json_t *b, const char *path)
+{
+	const json_t *x = vc_json_path(a, path), *y = vc_json_path(b, path);
+
+	if (!x || !y)
+		return x != y;
+	return !json_equal((json_t *)x, (json_t *)y);
+}
+
+/* PodGroups: a spec change (the scheduler's own status writes are not news). */
+void srt_on_pg_update(void *ctx, json_t *old_obj, json_t *new_obj)
+{
+	if (old_obj != new_obj && path_changed(old_obj, new_obj, "spec"))
+		sched_runtime_kick(ctx);
+}
+
+void srt_on_queue_update(void *ctx, json_t *old_obj, json_t *new_obj)
+{
+	if (old_obj != new_obj && (path_changed(old_obj, new_obj, "spec") ||
+				   path_changed(old_obj, new_obj, "status.state")))
+		sched_runtime_kick(ctx);
+}
+
+/* Nodes: what the snapshot reads, not the heartbeats. */
+void srt_on_node_update(void *ctx, json_t *old_obj, json_t *new_obj)
+{
+	if (old_obj != new_obj && (path_changed(old_obj, new_obj, "status.allocatable") ||
+				   path_changed(old_obj, new_obj, "spec.unschedulable") ||
+				   path_changed(old_obj, new_obj, "spec.taints") ||
+				   path_changed(old_obj, new_obj, "metadata.labels")))
+		sched_runtime_kick(ctx);
+}
+
+static void on_any_update(void *ctx, json_t *old_obj, json_t *new_obj)
+{
+	if (old_obj != new_obj)
+		sched_runtime_kick(ctx);
+}
+
+static int add_handlers(struct sched_runtime *s)
+{
+	struct vc_ctrl_ctx *c = s->ctx;
+	const struct vc_informer_handler pods = { srt_on_pod_add, srt_on_pod_update,
+						  srt_on_pod_delete, s };
+	const struct vc_informer_handler pgs = { on_any_add, srt_on_pg_update, on_any_delete, s };
+	const struct vc_informer_handler queues = { on_any_add, srt_on_queue_update, on_any_delete,
+						    s };
+	const struct vc_informer_handler nodes = { on_any_add, srt_on_node_update, on_any_delete,
+						   s };
+	const struct vc_informer_handler pcs = { on_any_add, on_any_update, on_any_delete, s };
+	int rc;
+
+	rc = vc_informer_add_handler(c->pods, &pods);
+	if (!rc)
+		rc = vc_informer_add_handler(c->podgroups, &pgs);
+	if (!rc)
+		rc = vc_informer_add_handler(c->queues, &queues);
+	if (!rc)
+		rc = vc_informer_add_handler(c->nodes, &nodes);
+	if (!rc && c->priorityclasses)
+		rc = vc_informer_add_handler(c->priorityclasses, &pcs);
+	return rc;
+}
+
+/* ---- the default and root queues ------------------------------------------------------------- */
+
+/* Volcano's newDefaultAndRootQueue, plus state Open (scheduler.md §2.4's REC). */
+static int ensure_queue(struct sched_runtime *s, const char *name, bool reclaimable)
+{
+	json_t *cached = vc_cache_get(vc_informer_cache(s->ctx->queues), name);
+	struct vc_error err;
+	json_t *q, *st;
+	int rc;
+
+	if (cached) {
+		json_decref(cached);
+		return 0;
+	}
+	vc_error_clear(&err);
+	q = json_pack("{s:s, s:s, s:{s:s}, s:{s:i, s:b}}", "apiVersion",
+		      "scheduling.volcano.sh/v1beta1", "kind", "Queue", "metadata", "name", name,
+		      "spec", "weight", 1, "reclaimable", reclaimable);
+	if (!q)
+		return VC_ENOMEM;
+	rc = vc_kube_create(s->ctx->kube, &vc_gvr_queues, NULL, NULL, NULL, q, NULL, &err);
+	json_decref(q);
+	if (rc == VC_EALREADYEXISTS)
+		return 0;
+	if (rc) {
+		VC_WARN("cannot create queue", "queue=%s error=\"%s\"", name, err.text);
+		return rc;
+	}
+	VC_INFO("queue created", "queue=%s", name);
+	st = json_pack("{s:{s:s}}", "status", "state", "Open");
+	if (!st)
+		return VC_ENOMEM;
+	rc = vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", VC_PATCH_MERGE, st,
+			   NULL, &err);
+	json_decref(st);
+	if (rc)
+		VC_WARN("cannot open queue", "queue=%s error=\"%s\"", name, err.text);
+	return 0;
+}
+
+static void ensure_queues(struct sched_runtime *s)
+{
+	if (s->queues_ok)
+		return;
+	if (ensure_queue(s, "root", false) == 0 && ensure_queue(s, s->cfg.default_queue, true) == 0)
+		s->queues_ok = true;
+}
+
+/* ---- one cycle ------------------------------------------------------------------------------- */
+
+static void format_uuid(uint64_t a, uint64_t b, char *buf, size_t len)
+{
+	a = (a & ~UINT64_C(0xf000)) | UINT64_C(0x4000);	      /* version 4 */
+	b = (b & ~(UINT64_C(3) << 62)) | (UINT64_C(2) << 62); /* variant 10 */
+	snprintf(buf, len, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
+		 a >> 32, (a >> 16) & 0xffff, a & 0xffff, b >> 48, b & UINT64_C(0xffffffffffff));
+}
+
+int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
+{
+	struct sched_result res;
+	struct srt_snap sn;
+	char uid[40], now[40];
+	int64_t t0 = loop_now();
+	uint64_t seed, a, b;
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	s->cycle++;
+	s->stats.cycles++;
+	pthread_mutex_unlock(&s->mu);
+	reload_conf(s);
+	ensure_queues(s);
+	rc = srt_snap_build(s, &sn, err);
+	if (rc)
+		return rc;
+	a = rng_next(&s->rng);
+	b = rng_next(&s->rng);
+	seed = rng_next(&s->rng);
+	format_uuid(a, b, uid, sizeof(uid));
+	if (vc_time_format_rfc3339(vc_time_now_ns() / NS_PER_SEC, now, sizeof(now)) < 0)
+		snprintf(now, sizeof(now), "1970-01-01T00:00:00Z");
+	memset(&res, 0, sizeof(res));
+	rc = s->run(s->conf, &sn.snap, uid, now, seed, &res, err);
+	if (rc) {
+		pthread_mutex_lock(&s->mu);
+		s->stats.session_errors++;
+		pthread_mutex_unlock(&s->mu);
+		srt_snap_release(&sn);
+		return rc;
+	}
+	srt_apply_result(s, &res);
+	VC_LOG(VC_LOG_V(3), "scheduling cycle done",
+	       "session=%s jobs=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f", uid, sn.snap.njobs,
+	       sn.snap.nnodes, res.nbinds, res.nevicts, (double)(loop_now() - t0) / 1e6);
+	sched_result_release(&res);
+	srt_snap_release(&sn);
+	srt_gc(s);
+	if (s->m_latency)
+		if (vc_metric_observe(s->m_latency, NULL, (double)(loop_now() - t0) / 1e6) < 0)
+			VC_LOG(VC_LOG_V(4), "cannot record metric", "");
+	return 0;
+}
+
+static void *loop_main(void *arg)
+{
+	struct sched_runtime *s = arg;
+	int64_t next = loop_now();
+	struct vc_error err;
+
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping) {
+		int64_t now = loop_now(), due = next;
+
+		if (s->kick_at && s->kick_at < due)
+			due = s->kick_at;
+		if (now < due) {
+			struct timespec ts = { .tv_sec = due / NS_PER_SEC,
+					       .tv_nsec = due % NS_PER_SEC };
+
+			pthread_cond_timedwait(&s->cond, &s->mu, &ts);
+			continue;
+		}
+		s->kick_at = 0;
+		pthread_mutex_unlock(&s->mu);
+		vc_error_clear(&err);
+		if (sched_runtime_cycle(s, &err))
+			VC_ERROR("scheduling cycle failed", "error=\"%s\"", err.text);
+		pthread_mutex_lock(&s->mu);
+		/* The period is measured from the end of the previous cycle (§1.1). */
+		next = loop_now() + s->cfg.period_ns;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+void srt_kick(struct sched_runtime *s, int64_t delay_ns)
+{
+	int64_t at = loop_now() + delay_ns;
+
+	pthread_mutex_lock(&s->mu);
+	if (!s->kick_at || at < s->kick_at) {
+		s->kick_at = at;
+		pthread_cond_signal(&s->cond);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+void sched_runtime_kick(struct sched_runtime *s)
+{
+	srt_kick(s, s->cfg.debounce_ns);
+}
+
+void sched_runtime_stats(struct sched_runtime *s, struct sched_runtime_stats *out)
+{
+	pthread_mutex_lock(&s->mu);
+	*out = s->stats;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------- */
+
+static void assumed_free(void *val)
+{
+	struct srt_assumed *a = val;
+
+	vc_free(a->node);
+	vc_free(a);
+}
+
+static void track_free_val(void *val)
+{
+	struct srt_track *t = val;
+
+	vc_free(t->want);
+	vc_free(t->rv);
+	vc_free(t);
+}
+
+static void register_metrics(struct sched_runtime *s)
+{
+	static const char *const result[] = { "result", NULL };
+	double buckets[12];
+	struct vc_error err;
+
+	if (!s->cfg.metrics)
+		return;
+	if (vc_metrics_exponential_buckets(5, 2, VC_ARRAY_SIZE(buckets), buckets) == 0 &&
+	    vc_metrics_histogram(s->cfg.metrics, "volcano_e2e_scheduling_latency_milliseconds",
+				 "E2e scheduling latency in milliseconds (scheduling algorithm)",
+				 NULL, buckets, VC_ARRAY_SIZE(buckets), &s->m_latency, &err) < 0)
+		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+	if (vc_metrics_counter(s->cfg.metrics, "volcano_schedule_attempts_total",
+			       "Number of attempts to bind pods, by the result: 'scheduled' or "
+			       "'error'",
+			       result, &s->m_attempts, &err) < 0)
+		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+}
+
+int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config *cfg,
+		      struct sched_runtime **out, struct vc_error *err)
+{
+	struct sched_runtime *s;
+	pthread_condattr_t ca;
+	int rc;
+
+	*out = NULL;
+	if (!ctx || !cfg || !ctx->kube || !ctx->pods || !ctx->nodes || !ctx->podgroups ||
+	    !ctx->queues)
+		return vc_error_set(err, VC_EINVAL,
+				    "the scheduler needs the pods, nodes, podgroups and queues "
+				    "informers");
+	s = vc_calloc(1, sizeof(*s));
+	if (!s)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	s->ctx = ctx;
+	s->cfg = *cfg;
+	if (!s->cfg.nscheduler_names) {
+		s->cfg.scheduler_names[0] = "volcano";
+		s->cfg.nscheduler_names = 1;
+	}
+	s->cfg.nscheduler_names = VC_MIN(s->cfg.nscheduler_names, SCHED_MAX_NAMES);
+	s->cfg.nnode_selectors = VC_MIN(s->cfg.nnode_selectors, SCHED_MAX_NAMES);
+	if (s->cfg.period_ns <= 0)
+		s->cfg.period_ns = NS_PER_SEC;
+	if (!s->cfg.default_queue || !*s->cfg.default_queue)
+		s->cfg.default_queue = "default";
+	if (s->cfg.debounce_ns <= 0)
+		s->cfg.debounce_ns = 20 * INT64_C(1000000);
+	s->run = s->cfg.session_run ? s->cfg.session_run : sched_session_run;
+	s->rng =
+		s->cfg.seed ? s->cfg.seed : (uint64_t)vc_time_now_ns() ^ ((uint64_t)getpid() << 32);
+	if (!s->rng)
+		s->rng = 1;
+
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->pool_mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&s->pool_cond, NULL);
+	pthread_cond_init(&s->idle_cond, NULL);
+
+	if (srt_map_init(&s->assumed, 64, assumed_free) < 0 ||
+	    srt_map_init(&s->evicted, 16, vc_free) < 0 ||
+	    srt_map_init(&s->track, 64, track_free_val) < 0 ||
+	    srt_map_init(&s->throttle, 64, vc_free) < 0 ||
+	    srt_map_init(&s->pod_views, 1024, srt_pod_view_free) < 0 ||
+	    srt_map_init(&s->pg_views, 256, srt_pg_view_free) < 0 ||
+	    srt_map_init(&s->node_views, 256, srt_node_view_free) < 0) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (s->cfg.conf_path && *s->cfg.conf_path) {
+		rc = load_conf_file(s, &s->conf_text, &s->conf, err);
+		if (rc)
+			goto fail;
+	} else {
+		s->conf = vc_calloc(1, sizeof(*s->conf));
+		if (!s->conf) {
+			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+			goto fail;
+		}
+		rc = sched_conf_default(s->conf);
+		if (rc) {
+			vc_free(s->conf);
+			s->conf = NULL;
+			rc = vc_error_set(err, rc,
+					  "cannot make the default scheduler configuration");
+			goto fail;
+		}
+	}
+	register_metrics(s);
+	/*
+	 * Last: handlers cannot be removed, so nothing may fail after they are in. (A failure
+	 * part-way leaves a handler behind; main exits on it.)
+	 */
+	rc = add_handlers(s);
+	if (rc) {
+		rc = vc_error_set(err, rc, "cannot register the scheduler's informer handlers");
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	sched_runtime_free(s);
+	return rc;
+}
+
+int sched_runtime_start(struct sched_runtime *s)
+{
+	int rc;
+
+	if (s->loop_started)
+		return VC_EINVAL;
+	rc = srt_pool_start(s);
+	if (rc)
+		return rc;
+	s->stopping = false;
+	rc = pthread_create(&s->loop, NULL, loop_main, s);
+	if (rc) {
+		srt_pool_stop(s);
+		return -rc;
+	}
+	s->loop_started = true;
+	VC_INFO("scheduler started", "schedulers=%s period_ms=%" PRId64 " bind_workers=%d",
+		s->cfg.scheduler_names[0], s->cfg.period_ns / 1000000, s->nworkers);
+	return 0;
+}
+
+void sched_runtime_stop(struct sched_runtime *s)
+{
+	if (!s)
+		return;
+	if (s->loop_started) {
+		pthread_mutex_lock(&s->mu);
+		s->stopping = true;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->loop, NULL);
+		s->loop_started = false;
+	}
+	srt_pool_stop(s);
+}
+
+void sched_runtime_free(struct sched_runtime *s)
+{
+	if (!s)
+		return;
+	sched_runtime_stop(s);
+	conf_free(s->conf);
+	vc_free(s->conf_text);
+	srt_map_release(&s->assumed);
+	srt_map_release(&s->evicted);
+	srt_map_release(&s->track);
+	srt_map_release(&s->throttle);
+	srt_map_release(&s->pod_views);
+	srt_map_release(&s->pg_views);
+	srt_map_release(&s->node_views);
+	pthread_cond_destroy(&s->cond);
+	pthread_cond_destroy(&s->pool_cond);
+	pthread_cond_destroy(&s->idle_cond);
+	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->pool_mu);
+	vc_free(s);
+}

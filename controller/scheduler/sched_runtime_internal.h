@@ -1,0 +1,266 @@
+/*
+ * sched_runtime_internal.h - what sched_runtime.c, sched_runtime_snap.c and
+ * sched_runtime_write.c share, and the hooks the unit tests drive (one cycle on the caller's
+ * thread, running queued writes inline, counters). Not for other modules: main uses
+ * sched_runtime.h only.
+ *
+ * Threads and locks. The loop thread builds the snapshot, runs the session and queues writes.
+ * Worker threads run the writes (binds and evictions first, then status writes). s->mu guards
+ * the loop's wake-up state and the four maps (assumed binds, evictions in flight, write
+ * tracking, event throttle); s->pool_mu guards the work lists. Neither lock is held while the
+ * session runs or while a request is on the wire, and the two are never held together.
+ */
+#ifndef SCHED_RUNTIME_INTERNAL_H
+#define SCHED_RUNTIME_INTERNAL_H
+
+#include "sched_runtime.h"
+
+#include <pthread.h>
+
+#include <jansson.h>
+
+#include "sched_conf.h"
+#include "sched_session.h"
+#include "vc_metrics.h"
+#include "vc_model.h"
+
+/* ---- a string-keyed hash map (keys copied, values owned through free_val) -------------------- */
+
+struct srt_map_node {
+	struct srt_map_node *next;
+	uint64_t hash;
+	char *key; /* owned */
+	void *val; /* owned (free_val) */
+};
+
+struct srt_map {
+	struct srt_map_node **buckets;
+	size_t nbuckets, count;
+	void (*free_val)(void *val); /* NULL: values are not freed */
+};
+
+int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val)) VC_WARN_UNUSED;
+void srt_map_release(struct srt_map *m);
+void *srt_map_get(const struct srt_map *m, const char *key);
+/* Add or replace (the old value is freed). On VC_ENOMEM the map and val are untouched. */
+int srt_map_put(struct srt_map *m, const char *key, void *val) VC_WARN_UNUSED;
+/* Remove key (its value is freed); false when absent. */
+bool srt_map_del(struct srt_map *m, const char *key);
+/* Call fn for every entry; entries for which it returns true are removed (values freed). */
+void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx);
+
+/* FNV-1a of a string. */
+uint64_t srt_hash(const char *s);
+
+/* ---- per-object state the runtime keeps between cycles (under s->mu) ------------------------- */
+
+/* A bind the runtime sent (or is sending): the task counts as Binding on node until the
+ * informer shows the pod bound (scheduler.md §1.1's cache update rule). */
+struct srt_assumed {
+	char *node;
+	bool in_flight;
+	int64_t done_at;     /* monotonic time the bind succeeded */
+	uint64_t seen_cycle; /* last cycle whose snapshot held the pod */
+};
+
+/* An eviction sent: the task counts as Releasing until the pod shows its deletion. */
+struct srt_evicted {
+	bool in_flight;
+	int64_t at;
+	uint64_t seen_cycle;
+};
+
+/* The last write of one object (PodGroup status, Queue status, pod condition). */
+struct srt_track {
+	char *want; /* what was written, normalised (times and session ids left out) */
+	char *rv;   /* the cached resourceVersion the write was decided on */
+	bool in_flight;
+	int rc; /* the write's outcome (0, VC_ECONFLICT, ...) */
+	int64_t done_at;
+	uint64_t seen_cycle;
+};
+
+/* The last time an event was recorded for (object, type, reason). */
+struct srt_evthrottle {
+	uint64_t hash; /* of the message */
+	int64_t at;
+};
+
+/*
+ * A view kept from one cycle to the next: cached objects are immutable and replaced on every
+ * change, so the same object pointer means the same content and the view (with its parsed
+ * quantities) is reused. The entry's reference keeps the object, so a pointer is never reused
+ * for another object while the entry lives. Only the loop thread touches these.
+ */
+struct srt_view {
+	json_t *obj; /* own reference */
+	int rc;	     /* the view's outcome; a malformed object is not parsed again */
+	uint64_t seen_cycle;
+	union {
+		struct vc_pod pod;
+		struct vc_podgroup pg;
+		struct vc_node node;
+	} v;
+};
+
+/* ---- queued writes --------------------------------------------------------------------------- */
+
+enum srt_work_kind {
+	SRT_W_BIND,	/* POST pods/<name>/binding */
+	SRT_W_EVICT,	/* event, pods/status, DELETE */
+	SRT_W_PG,	/* PUT podgroups/<name> */
+	SRT_W_QUEUE,	/* PATCH queues/<name>/status */
+	SRT_W_POD_COND, /* PATCH pods/<name>/status */
+};
+
+struct srt_work {
+	struct srt_work *next;
+	enum srt_work_kind kind;
+	char *key;    /* owned: tracking key, or the pod uid for binds and evictions */
+	char *ns;     /* owned */
+	char *name;   /* owned */
+	char *node;   /* owned: bind target */
+	json_t *obj;  /* new reference: the object the request is about (events, bodies) */
+	json_t *body; /* new reference: the request body (NULL for binds: built by the worker) */
+	const char *reason;	/* static: eviction reason; event reason after a status write */
+	char *event_message;	/* owned: event to record after a successful write, or NULL */
+	const char *event_type; /* static */
+};
+
+/* Counters for tests and logs (read with sched_runtime_stats). */
+struct sched_runtime_stats {
+	uint64_t cycles;
+	uint64_t binds, bind_errors;
+	uint64_t evictions, eviction_errors;
+	uint64_t pg_writes, pg_conflicts, pg_errors;
+	uint64_t queue_writes, queue_errors;
+	uint64_t pod_cond_writes, pod_cond_errors;
+	uint64_t skipped_writes; /* identical writes not repeated */
+	uint64_t conf_reloads, conf_errors;
+	uint64_t session_errors;
+};
+
+/* ---- the runtime ----------------------------------------------------------------------------- */
+
+struct sched_runtime {
+	struct vc_ctrl_ctx *ctx;
+	struct sched_runtime_config cfg;
+	sched_session_run_fn *run;
+
+	/* Configuration: only the loop thread touches it. */
+	struct sched_conf *conf;
+	char *conf_text; /* the file's bytes that conf came from; NULL for the default */
+	bool conf_stat_ok;
+	uint64_t conf_dev, conf_ino;
+	int64_t conf_size, conf_mtime_ns;
+
+	/* Loop state (mu). */
+	pthread_mutex_t mu;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
+	pthread_t loop;
+	bool loop_started, stopping;
+	int64_t kick_at; /* monotonic ns of the early cycle asked for; 0 = none */
+	uint64_t cycle;
+	uint64_t rng;
+	bool queues_ok;
+	struct srt_map assumed;	 /* pod uid -> struct srt_assumed */
+	struct srt_map evicted;	 /* pod uid -> struct srt_evicted */
+	struct srt_map track;	 /* "pg/ns/name", "queue/name", "pod/uid" -> struct srt_track */
+	struct srt_map throttle; /* "uid\ttype\treason" -> struct srt_evthrottle */
+	/* Views by cache key (loop thread only). */
+	struct srt_map pod_views, pg_views, node_views;
+	struct sched_runtime_stats stats;
+
+	/* Work lists (pool_mu). */
+	pthread_mutex_t pool_mu;
+	pthread_cond_t pool_cond; /* work arrived or stop */
+	pthread_cond_t idle_cond; /* the lists are empty and no worker is busy */
+	struct srt_work *hi_head, *hi_tail, *lo_head, *lo_tail;
+	size_t queued, busy;
+	pthread_t *workers;
+	int nworkers;
+	bool pool_stop;
+
+	/* Metrics (NULL when cfg.metrics is NULL). */
+	struct vc_metric *m_latency, *m_attempts;
+};
+
+/* Snapshot of the caches for one cycle: the session's snapshot plus what its views borrow. */
+struct srt_snap {
+	struct sched_snapshot snap;
+	struct vc_queue *queues;
+	size_t nqueues;
+	/* Pods, PodGroups and nodes are borrowed from the runtime's view maps. */
+	struct sched_task **loose; /* owned: bound pods in no job, charged to their node only */
+	size_t nloose;
+};
+
+/*
+ * Build the snapshot from the context's caches (scheduler.md §1.1, §1.2) and account the
+ * assumed binds and evictions. Returns 0 or VC_ENOMEM (out then empty).
+ */
+int srt_snap_build(struct sched_runtime *s, struct srt_snap *out,
+		   struct vc_error *err) VC_WARN_UNUSED;
+void srt_snap_release(struct srt_snap *sn);
+/* Free functions of the view maps' values. */
+void srt_pod_view_free(void *val);
+void srt_pg_view_free(void *val);
+void srt_node_view_free(void *val);
+
+/* Queue the writes a cycle's result asks for (§1.6, §1.7, §1.8). */
+void srt_apply_result(struct sched_runtime *s, const struct sched_result *r);
+
+/* Forget tracking and throttle entries of objects no cycle saw lately. */
+void srt_gc(struct sched_runtime *s);
+
+/* Work lists. srt_work_push takes w; workers run items until stopped. */
+void srt_work_push(struct sched_runtime *s, struct srt_work *w);
+void srt_work_free(struct srt_work *w);
+void srt_work_run(struct sched_runtime *s, struct srt_work *w);
+int srt_pool_start(struct sched_runtime *s) VC_WARN_UNUSED;
+void srt_pool_stop(struct sched_runtime *s);
+void srt_pool_discard(struct sched_runtime *s);
+
+/* Ask for an early cycle in delay_ns (the earliest request wins). */
+void srt_kick(struct sched_runtime *s, int64_t delay_ns);
+
+/* Record an event; with throttle, an identical one within a minute is skipped. */
+void srt_event(struct sched_runtime *s, const json_t *obj, const char *type, const char *reason,
+	       const char *message, bool throttle);
+
+/* How long an identical event is not repeated, and how long bookkeeping entries live. */
+#define SRT_EVENT_THROTTLE_NS (60 * INT64_C(1000000000))
+#define SRT_ASSUME_TTL_NS     (60 * INT64_C(1000000000))
+#define SRT_EVICT_TTL_NS      (120 * INT64_C(1000000000))
+#define SRT_RETRY_NS	      INT64_C(1000000000)	 /* a failed write is retried after this */
+#define SRT_UNSEEN_TTL_NS     (30 * INT64_C(1000000000)) /* a successful write not yet seen */
+#define SRT_CONFLICT_KICK_NS  (100 * INT64_C(1000000000) / 1000)
+
+/*
+ * The informer handlers that ask for an early cycle (sched_runtime_kick) when an event may let
+ * a cycle make progress: a pod waiting to be placed appears; resources are freed (a pod ends,
+ * is deleted or starts terminating); a PodGroup, Queue or node changes in what the snapshot
+ * reads. The scheduler's own writes (bind echoes, PodGroup status) and node heartbeats do not.
+ */
+void srt_on_pod_add(void *ctx, json_t *obj);
+void srt_on_pod_update(void *ctx, json_t *old_obj, json_t *new_obj);
+void srt_on_pod_delete(void *ctx, json_t *obj, bool final_state_unknown);
+void srt_on_pg_update(void *ctx, json_t *old_obj, json_t *new_obj);
+void srt_on_queue_update(void *ctx, json_t *old_obj, json_t *new_obj);
+void srt_on_node_update(void *ctx, json_t *old_obj, json_t *new_obj);
+
+/* ---- test hooks ------------------------------------------------------------------------------ */
+
+/* Run one cycle on the calling thread (the loop must not be running). */
+int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * Without started workers: run every queued write on the calling thread (binds and evictions
+ * first, in order) and return how many ran. With workers: wait until they are idle; returns 0.
+ */
+size_t sched_runtime_drain(struct sched_runtime *s);
+/* Ask for an early cycle (as an informer event does). */
+void sched_runtime_kick(struct sched_runtime *s);
+/* A copy of the counters. */
+void sched_runtime_stats(struct sched_runtime *s, struct sched_runtime_stats *out);
+
+#endif /* SCHED_RUNTIME_INTERNAL_H */

@@ -1,0 +1,208 @@
+/* Unit tests for the scheduler configuration file (scheduler.md §1.3). */
+#include "vc_prelude.h"
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "scheduler/sched_conf.h"
+#include "vc_alloc.h"
+
+static int parse(const char *text, struct sched_conf *c, struct vc_error *err)
+{
+	vc_error_clear(err);
+	return sched_conf_parse(text, strlen(text), c, err);
+}
+
+static void test_default(void **state)
+{
+	struct sched_conf c;
+	const struct sched_plugin_conf *p;
+	size_t f;
+
+	(void)state;
+	assert_int_equal(sched_conf_default(&c), 0);
+	assert_int_equal(c.nactions, 3);
+	assert_string_equal(c.actions[0], "enqueue");
+	assert_string_equal(c.actions[1], "allocate");
+	assert_string_equal(c.actions[2], "backfill");
+	assert_int_equal(c.ntiers, 2);
+	assert_int_equal(c.tiers[0].nplugins, 3);
+	assert_string_equal(c.tiers[0].plugins[0].name, "priority");
+	assert_string_equal(c.tiers[0].plugins[1].name, "gang");
+	assert_string_equal(c.tiers[0].plugins[2].name, "conformance");
+	assert_int_equal(c.tiers[1].nplugins, 5);
+	assert_string_equal(c.tiers[1].plugins[0].name, "overcommit");
+	assert_string_equal(c.tiers[1].plugins[4].name, "nodeorder");
+	p = sched_conf_plugin(&c, "proportion");
+	assert_non_null(p);
+	for (f = 0; f < SCHED_PLUGIN_FLAG_COUNT; f++)
+		assert_true(p->enabled[f]);
+	assert_int_equal(json_object_size(p->arguments), 0);
+	assert_null(sched_conf_plugin(&c, "binpack"));
+	assert_true(sched_conf_has_action(&c, "backfill"));
+	assert_false(sched_conf_has_action(&c, "preempt"));
+	sched_conf_release(&c);
+}
+
+static const char helm_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
+				"tiers:\n"
+				"- plugins:\n"
+				"  - name: priority\n"
+				"  - name: gang\n"
+				"    enablePreemptable: false\n"
+				"  - name: conformance\n"
+				"- plugins:\n"
+				"  - name: overcommit\n"
+				"  - name: drf\n"
+				"    enablePreemptable: false\n"
+				"  - name: predicates\n"
+				"  - name: proportion\n"
+				"  - name: nodeorder\n"
+				"  - name: binpack\n"
+				"    arguments:\n"
+				"      binpack.weight: 10\n"
+				"      binpack.cpu: \"2\"\n"
+				"      binpack.resources: nvidia.com/gpu\n"
+				"      binpack.resources.nvidia.com/gpu: 5.0\n"
+				"      overcommit-factor: 1.5\n"
+				"      flag: \"true\"\n"
+				"configurations:\n"
+				"- name: allocate\n"
+				"  arguments:\n"
+				"    predicateErrorCacheEnable: false\n";
+
+static void test_helm(void **state)
+{
+	struct sched_conf c;
+	struct vc_error err;
+	const struct sched_plugin_conf *gang, *bp;
+
+	(void)state;
+	assert_int_equal(parse(helm_conf, &c, &err), 0);
+	assert_int_equal(c.ntiers, 2);
+	assert_int_equal(c.tiers[1].nplugins, 6);
+	gang = sched_conf_plugin(&c, "gang");
+	assert_false(gang->enabled[SCHED_ENABLE_PREEMPTABLE]);
+	assert_true(gang->enabled[SCHED_ENABLE_JOB_READY]);
+	assert_false(sched_conf_plugin(&c, "drf")->enabled[SCHED_ENABLE_PREEMPTABLE]);
+	bp = sched_conf_plugin(&c, "binpack");
+	assert_int_equal(sched_arg_int(bp, "binpack.weight", 1), 10);
+	assert_int_equal(sched_arg_int(bp, "binpack.cpu", 1), 2);
+	assert_int_equal(sched_arg_int(bp, "binpack.resources.nvidia.com/gpu", 1), 5);
+	assert_int_equal(sched_arg_int(bp, "binpack.memory", 7), 7);
+	assert_true(sched_arg_float(bp, "overcommit-factor", 1.2) == 1.5);
+	assert_true(sched_arg_float(bp, "missing", 1.2) == 1.2);
+	assert_string_equal(sched_arg_string(bp, "binpack.resources", ""), "nvidia.com/gpu");
+	assert_string_equal(sched_arg_string(bp, "binpack.weight", "d"), "d");
+	assert_true(sched_arg_bool(bp, "flag", false));
+	assert_false(sched_arg_bool(bp, "binpack.resources", false));
+	assert_true(json_is_false(json_object_get(json_object_get(c.configurations, "allocate"),
+						  "predicateErrorCacheEnable")));
+	assert_string_equal(sched_plugin_flag_key(SCHED_ENABLE_OVERUSED), "enabledOverused");
+	assert_string_equal(sched_plugin_flag_key(SCHED_PLUGIN_FLAG_COUNT), "");
+	sched_conf_release(&c);
+}
+
+static void expect_error(const char *text, int code, const char *msg)
+{
+	struct sched_conf c;
+	struct vc_error err;
+
+	assert_int_equal(parse(text, &c, &err), code);
+	assert_string_equal(err.text, msg);
+	assert_int_equal(c.nactions, 0);
+	assert_int_equal(c.ntiers, 0);
+	assert_null(c.configurations);
+}
+
+static void test_errors(void **state)
+{
+	struct sched_conf c;
+	struct vc_error err;
+
+	(void)state;
+	expect_error("actions: allocate\nbogus: 1\n", VC_EINVALID,
+		     "unknown key 'bogus' in scheduler configuration");
+	expect_error("actions: \"enqueue, shuffle\"\n", VC_EINVALID, "unknown action 'shuffle'");
+	expect_error("actions: allocate\ntiers:\n- plugins:\n  - name: sla\n", VC_EINVALID,
+		     "unknown plugin 'sla'");
+	expect_error("actions: allocate\ntiers:\n- plugins: []\n", VC_EINVALID,
+		     "tiers[0] has no plugins");
+	expect_error("tiers:\n- plugins:\n  - name: gang\n    enableJobReady: maybe\n", VC_EINVALID,
+		     "plugin 'gang': enableJobReady must be a boolean");
+	expect_error("tiers:\n- plugins:\n  - name: gang\n    argument: {}\n", VC_EINVALID,
+		     "plugin 'gang': unknown key 'argument'");
+	expect_error("tiers:\n- plugins:\n  - name: gang\n    arguments: 3\n", VC_EINVALID,
+		     "plugin 'gang': arguments must be a mapping");
+	expect_error("actions: [allocate]\n", VC_EINVALID, "actions must be a string");
+	expect_error("- a\n", VC_EINVALID, "scheduler configuration must be a mapping");
+	expect_error("configurations:\n- arguments: {}\n", VC_EINVALID,
+		     "configurations[0] needs a name");
+	/* Malformed YAML: a parse error with its position. */
+	assert_int_equal(parse("actions: \"allocate\ntiers: [\n", &c, &err), VC_EPARSE);
+	assert_true(err.line > 0);
+	/* An empty file is Volcano's default. */
+	assert_int_equal(parse("", &c, &err), 0);
+	assert_int_equal(c.nactions, 3);
+	assert_int_equal(c.ntiers, 2);
+	sched_conf_release(&c);
+	/* Other Volcano switches are accepted, and the enabled ones kept. */
+	assert_int_equal(parse("actions: \" allocate ,, preempt \"\ntiers:\n- plugins:\n"
+			       "  - name: drf\n    enableHierarchy: true\n"
+			       "    enabledOverused: false\n",
+			       &c, &err),
+			 0);
+	assert_int_equal(c.nactions, 2);
+	assert_string_equal(c.actions[1], "preempt");
+	assert_false(c.tiers[0].plugins[0].enabled[SCHED_ENABLE_OVERUSED]);
+	sched_conf_release(&c);
+}
+
+static void test_alloc_failures(void **state)
+{
+	long n;
+
+	(void)state;
+	for (n = 0;; n++) {
+		struct sched_conf c;
+		struct vc_error err;
+		int rc;
+
+		vc_alloc_fail_after(n);
+		rc = parse(helm_conf, &c, &err);
+		vc_alloc_fail_reset();
+		if (rc == 0) {
+			sched_conf_release(&c);
+			break;
+		}
+		assert_true(rc == VC_ENOMEM || rc == VC_EPARSE);
+		assert_int_equal(c.ntiers, 0);
+	}
+	assert_true(n > 10);
+	for (n = 0;; n++) {
+		struct sched_conf c;
+		int rc;
+
+		vc_alloc_fail_after(n);
+		rc = sched_conf_default(&c);
+		vc_alloc_fail_reset();
+		if (rc == 0) {
+			sched_conf_release(&c);
+			break;
+		}
+		assert_int_equal(rc, VC_ENOMEM);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_helm),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_alloc_failures),
+	};
+
+	vc_alloc_install_json();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
