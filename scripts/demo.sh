@@ -2,10 +2,12 @@
 # make demo / make demo-down.
 #
 # Brings up the local Kubernetes control plane with Volcano's CRDs, four simulated GPU nodes
-# (vc-nodesim) and the admission webhook (vc-webhook, registered with the API server), then
-# shows a Job getting Volcano's defaults and a bad Job refused with Volcano's message. The job
-# controller and scheduler join when they land (see README.md): until then Jobs are admitted
-# and stored but not run. Everything runs on 127.0.0.1; `make demo-down` stops it all by PID.
+# (vc-nodesim), the admission webhook (vc-webhook, registered with the API server) and
+# vc-controller (job controller + gang scheduler); applies the examples and shows, as it
+# happens, the jobs moving through their phases and their pods being placed, then a summary.
+# It also shows a Job getting Volcano's defaults and a bad Job refused with Volcano's message.
+# Everything runs on 127.0.0.1; `make demo-down` stops it all by PID.
+# DEMO_TIMEOUT (seconds, default 180) bounds the wait for the jobs to finish.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -27,6 +29,7 @@ stop_pidfile() { # NAME: TERM the process in $RUN/NAME.pid, wait, KILL if needed
 }
 
 if [ "${1:-}" = "--down" ]; then
+	stop_pidfile controller
 	stop_pidfile webhook
 	stop_pidfile nodesim
 	[ -d "$DIR" ] && cluster/down.sh "$DIR"
@@ -81,47 +84,76 @@ for _ in $(seq 100); do
 done
 k get mutatingwebhookconfigurations,validatingwebhookconfigurations
 
-say "the default queue (its state is written by the queue controller, here by hand)"
-k apply -f - <<'EOF'
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: default
-spec:
-  reclaimable: true
-EOF
-k patch queue default --subresource=status --type=merge -p '{"status":{"state":"Open"}}'
-k get queue default -o jsonpath='{.spec}{"\n"}'
+say "vc-controller: the job, queue, podgroup and gc controllers and the gang scheduler"
+stop_pidfile controller
+"$BUILD/vc-controller" --kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps 200 \
+	--kube-api-burst 400 >"$RUN/controller.log" 2>&1 &
+echo $! >"$RUN/controller.pid"
+for _ in $(seq 100); do
+	kubectl get queue default >/dev/null 2>&1 && break
+	sleep 0.2
+done
+k get queues
 
-say "a TensorFlow Job: the webhook fills in Volcano's defaults"
+say "the examples: TensorFlow benchmark (ps + workers), MPI (ssh + svc), PyTorch, TF MNIST"
+jobs="tensorflow-benchmark lm-mpi-job pytorch-mnist tf-mnist"
+for f in tensorflow-benchmark mpi pytorch tf-mnist; do
+	k apply -f "examples/$f.yaml"
+done
+
+say "watching: job phases and pod placements as they happen"
+declare -A phase_of node_of
+t0=$(date +%s)
+deadline=$((t0 + ${DEMO_TIMEOUT:-180}))
+finished=0
+while [ "$(date +%s)" -lt "$deadline" ]; do
+	while read -r name ph; do
+		[ -n "$name" ] || continue
+		if [ "${phase_of[$name]:-}" != "$ph" ]; then
+			printf '%4ss  job %-22s %s\n' "$(($(date +%s) - t0))" "$name" "${ph:-(new)}"
+			phase_of[$name]=$ph
+		fi
+	done < <(kubectl get vcjob -o jsonpath='{range .items[*]}{.metadata.name} {.status.state.phase}{"\n"}{end}' 2>/dev/null)
+	while read -r pod node; do
+		{ [ -n "$pod" ] && [ -n "$node" ]; } || continue
+		if [ "${node_of[$pod]:-}" != "$node" ]; then
+			printf '%4ss  pod %-32s -> %s\n' "$(($(date +%s) - t0))" "$pod" "$node"
+			node_of[$pod]=$node
+		fi
+	done < <(kubectl get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' 2>/dev/null)
+	finished=0
+	for j in $jobs; do
+		case ${phase_of[$j]:-} in Completed | Failed | Terminated | Aborted) finished=$((finished + 1)) ;; esac
+	done
+	[ "$finished" -eq 4 ] && break
+	sleep 1
+done
+[ "$finished" -eq 4 ] || echo "not every job finished within ${DEMO_TIMEOUT:-180}s (see $RUN/controller.log)"
+
+say "summary"
+k get vcjob,podgroup,queue
+"$BUILD/vcctl" job list 2>&1 || true
+
+say "a Job without its defaults: the webhook fills them in"
 k apply -f - <<'EOF'
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata:
-  name: tensorflow-benchmark
+  name: defaults-demo
 spec:
-  plugins:
-    env: []
-    svc: []
   tasks:
   - replicas: 1
-    name: ps
-    template:
-      spec:
-        containers:
-        - name: tensorflow
-          image: volcanosh/example-tf:0.0.1
-          resources: {requests: {cpu: "1", memory: 2Gi}}
-  - replicas: 2
     name: worker
     template:
+      metadata:
+        annotations: {sandbox.caldera.dev/run-seconds: "2"}
       spec:
         containers:
-        - name: tensorflow
-          image: volcanosh/example-tf:0.0.1
-          resources: {requests: {cpu: "2", memory: 4Gi, nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}
+        - name: c
+          image: busybox
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
 EOF
-k get vcjob tensorflow-benchmark -o \
+k get vcjob defaults-demo -o \
 	jsonpath='queue={.spec.queue} schedulerName={.spec.schedulerName} maxRetry={.spec.maxRetry} minAvailable={.spec.minAvailable}{"\n"}'
 
 say "a bad Job is refused at kubectl apply with Volcano's message"
@@ -143,16 +175,18 @@ EOF
 
 cat <<EOT
 
-The local cluster is up with Volcano's CRDs, 4 simulated GPU nodes and the admission webhook.
-The job controller and the gang scheduler are not part of Caldera yet (README.md), so Jobs are
-admitted and stored but not run; pods you bind yourself run on the simulated nodes.
+The local cluster runs Volcano's CRDs, 4 simulated GPU nodes, vc-webhook and vc-controller.
+The kubeconfig is $KUBECONFIG.
 
 Keep playing:
   export KUBECONFIG=$KUBECONFIG
   kubectl get vcjob,podgroup,queue -A
   kubectl describe vcjob tensorflow-benchmark
   kubectl get nodes -o wide
-Logs: $RUN/nodesim.log, $RUN/webhook.log
+  $BUILD/vcctl job list          (Volcano's CLI; also kubectl vc with $BUILD on PATH)
+  kubectl apply -f examples/queues.yaml; $BUILD/vcctl queue list
+  kubectl apply -f examples/gang-deadlock.yaml   (see examples/README.md)
+Logs: $RUN/controller.log, $RUN/nodesim.log, $RUN/webhook.log
 Stop everything:
   make demo-down
 EOT

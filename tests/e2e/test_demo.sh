@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # make demo, non-interactively, in a scratch folder: it must show 4 Ready simulated GPU nodes,
+# the TensorFlow and MPI examples Completed (and the PyTorch and MNIST ones), their pods placed,
 # the webhook's defaults on a Job and a refusal with Volcano's message, and `demo --down` must
 # leave no process behind.
 # shellcheck source=tests/e2e/lib.sh
@@ -13,12 +14,16 @@ step "scripts/demo.sh"
 # So the harness tears it down even if a check below fails.
 touch "$DEMO_DIR/.caldera-cluster"
 for want in "gpu-node-3   Ready" \
-	"queue=default schedulerName=volcano maxRetry=3 minAvailable=3" \
+	"pod tensorflow-benchmark-ps-0 " "pod lm-mpi-job-mpimaster-0 " \
+	"queue=default schedulerName=volcano maxRetry=3 minAvailable=1" \
 	'admission webhook "validatejob.volcano.sh" denied the request: duplicated task name worker' \
 	"make demo-down"; do
 	grep -qF "$want" "$out" || fail "the demo's output lacks '$want'" "$(cat "$out")"
 done
-pass "the demo showed nodes, defaults and a refusal"
+for job in tensorflow-benchmark lm-mpi-job pytorch-mnist tf-mnist; do
+	grep -qE "job +$job +Completed" "$out" || fail "the demo did not show $job Completed" "$(cat "$out")"
+done
+pass "the demo ran the examples to Completed and showed defaults and a refusal"
 
 step "scripts/demo.sh --down"
 pids=$(cat "$DEMO_DIR"/demo/*.pid "$DEMO_DIR"/run/*.pid 2>/dev/null | awk '{ print $1 }' || true)

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# bench_controller.sh - how fast vc-controller turns Jobs into pods, next to kube-controller-
+# manager's Job controller doing the same from batch/v1 Jobs, in one fresh local cluster and one
+# run. Both get the same client rate limits (--kube-api-qps/--kube-api-burst) and the same
+# number of jobs and pods; the jobs are created while the controller is stopped, then the
+# controller starts and the clock runs until every pod exists. Reported: pods created per
+# second, CPU seconds of the controller process, and vc-controller's RSS with every pod cached.
+#
+# vc-controller runs with its scheduler limited to the enqueue action (PodGroups are admitted
+# so pods can be created; nothing is bound), as kube-controller-manager's pods are not bound
+# either. No nodes are needed.
+#
+#   bench/bench_controller.sh [JOBS] [PODS_PER_JOB] [QPS]     (defaults 1000 10 1000)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JOBS=${1:-1000}
+PER=${2:-10}
+QPS=${3:-1000}
+TOTAL=$((JOBS * PER))
+CTRL=$ROOT/build/vc-controller
+CACHE=${CALDERA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/caldera}
+KCM=${CALDERA_KUBE_BIN:-$CACHE/kubernetes-1.20.2/bin}/kube-controller-manager
+[ -x "$CTRL" ] || { echo "bench: run make first" >&2; exit 1; }
+[ -x "$KCM" ] || { echo "bench: run cluster/build.sh first" >&2; exit 1; }
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench_controller.XXXXXX")
+cluster=$scratch/cluster
+pid=
+stop() {
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	pid=
+}
+cleanup() {
+	stop
+	"$ROOT/cluster/down.sh" "$cluster" --purge >/dev/null 2>&1 || true
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+"$ROOT/cluster/up.sh" "$cluster" >/dev/null 2>"$scratch/up.log"
+export KUBECONFIG=$cluster/kubeconfig
+k() { kubectl "$@" 2>/dev/null; }
+now() { date +%s.%N; }
+k apply -f "$ROOT/crds/" >/dev/null
+for _ in $(seq 60); do
+	k wait --for condition=established --timeout=5s crd --all >/dev/null && break
+	sleep 1
+done
+
+# Pods in namespace NS, from one cheap request (remainingItemCount of a 1-item page).
+count_pods() {
+	k get --raw "/api/v1/namespaces/$1/pods?limit=1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d.get("items", [])) + d.get("metadata", {}).get("remainingItemCount", 0))'
+}
+cpu_seconds() { # PID: user + system time
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"
+}
+# Start the clock when the process starts, stop it when NS has TOTAL pods.
+time_until_all() { # NS -> "seconds cpu"
+	local t0 n
+	t0=$(now)
+	while :; do
+		n=$(count_pods "$1")
+		[ "$n" -ge "$TOTAL" ] && break
+		kill -0 "$pid" 2>/dev/null || { echo "bench: the controller died" >&2; exit 1; }
+		sleep 0.2
+	done
+	echo "$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') $(cpu_seconds "$pid")"
+}
+
+gen() { # KIND NS -> a List of JOBS objects
+	python3 - "$1" "$2" "$JOBS" "$PER" <<'PY'
+import json, sys
+kind, ns, jobs, per = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+items = []
+pod = {"containers": [{"name": "c", "image": "busybox",
+                       "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}],
+       "restartPolicy": "Never"}
+for i in range(jobs):
+    name = "job-%04d" % i
+    if kind == "batch":
+        items.append({"apiVersion": "batch/v1", "kind": "Job",
+                      "metadata": {"name": name, "namespace": ns},
+                      "spec": {"parallelism": per, "completions": per,
+                               "template": {"spec": pod}}})
+    else:
+        items.append({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                      "metadata": {"name": name, "namespace": ns},
+                      "spec": {"minAvailable": per, "schedulerName": "volcano",
+                               "tasks": [{"name": "w", "replicas": per,
+                                          "template": {"spec": pod}}]}})
+print(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+PY
+}
+
+# --- kube-controller-manager's Job controller -----------------------------------------------
+k create namespace kcm >/dev/null
+gen batch kcm >"$scratch/batch.json"
+k create -f "$scratch/batch.json" >/dev/null
+"$KCM" --kubeconfig="$cluster/kube-controller-manager.kubeconfig" --controllers=job \
+	--leader-elect=false --secure-port=0 --port=0 --kube-api-qps="$QPS" \
+	--kube-api-burst="$QPS" >"$scratch/kcm.log" 2>&1 &
+pid=$!
+read -r kcm_s kcm_cpu < <(time_until_all kcm)
+stop
+
+# --- vc-controller -------------------------------------------------------------------------
+cat >"$scratch/enqueue.conf" <<'CONF'
+actions: "enqueue"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+CONF
+k create namespace vc >/dev/null
+k apply -f - >/dev/null <<'Q'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: default}
+spec: {weight: 1, reclaimable: true}
+Q
+gen volcano vc >"$scratch/vc.json"
+k create -f "$scratch/vc.json" >/dev/null
+"$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps "$QPS" \
+	--kube-api-burst "$QPS" --scheduler-conf "$scratch/enqueue.conf" \
+	--controllers=-gc-controller,-pg-controller >"$scratch/vc.log" 2>&1 &
+pid=$!
+read -r vc_s vc_cpu < <(time_until_all vc)
+sleep 3 # let the informers take in the last pods and their updates
+rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+stop
+
+awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s" \
+	-v kc="$kcm_cpu" -v vs="$vc_s" -v vcpu="$vc_cpu" -v rss="$rss" \
+	-v cpu="$(lscpu | sed -n 's/^Model name: *//p')" -v n="$(nproc)" 'BEGIN {
+	printf "machine: %s, %d CPUs\n", cpu, n
+	printf "workload: %d jobs x %d pods = %d pods, client qps/burst %d\n", jobs, per, total, qps
+	printf "kube-controller-manager (job): %6.1f s  %7.0f pods/s  %6.2f CPU s\n", ks, total / ks, kc
+	printf "vc-controller:                 %6.1f s  %7.0f pods/s  %6.2f CPU s\n", vs, total / vs, vcpu
+	printf "ratio (vc / kcm pods/s):       %.2f   (floor 2.0)\n", ks / vs
+	printf "vc-controller RSS with %d pods cached: %.1f MiB (floor 64 MB)\n", total, rss / 1024
+}'
