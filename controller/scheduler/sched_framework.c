@@ -234,9 +234,11 @@ bool sched_sjob_gang_pipelined(const struct sched_sjob *j)
 /* ---- combination rules (§1.4) ------------------------------------------------------------------
  */
 
-#define FOR_SLOTS(ssn, s)                                      \
-	for (struct sched_plugin_slot *s = (ssn)->priv->slots; \
-	     s < (ssn)->priv->slots + (ssn)->priv->nslots; s++)
+/* One past the session's last plugin slot. */
+static struct sched_plugin_slot *slots_end(const struct sched_session *ssn)
+{
+	return ssn->priv->slots + ssn->priv->nslots;
+}
 
 static int cmp_i64(int64_t a, int64_t b)
 {
@@ -248,8 +250,7 @@ int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
 {
 	int c;
 
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.job_order && (c = s->cb.job_order(s->state, a, b)) != 0)
 			return c;
 	}
@@ -263,8 +264,7 @@ int sched_ssn_task_order(struct sched_session *ssn, const struct sched_stask *a,
 {
 	int c;
 
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.task_order && (c = s->cb.task_order(s->state, a, b)) != 0)
 			return c;
 	}
@@ -280,8 +280,7 @@ int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_squeue *
 {
 	int c;
 
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.queue_order && (c = s->cb.queue_order(s->state, a, b)) != 0)
 			return c;
 	}
@@ -292,8 +291,7 @@ int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_squeue *
 
 bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_sjob *j)
 {
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.job_ready && !s->cb.job_ready(s->state, j))
 			return false;
 	}
@@ -305,8 +303,7 @@ bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_sjob 
 	size_t tier = SIZE_MAX;
 	bool permit = false;
 
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		enum sched_vote v;
 
 		if (s->tier != tier) {
@@ -332,8 +329,7 @@ bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_sjo
 	bool permit = false;
 
 	*message = NULL;
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		enum sched_vote v;
 		char *msg = NULL;
 
@@ -358,8 +354,7 @@ bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_sjo
 
 void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_sjob *j)
 {
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.job_enqueued)
 			s->cb.job_enqueued(s->state, j);
 	}
@@ -370,8 +365,7 @@ bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_sjob *
 	size_t tier = SIZE_MAX;
 	bool any = false, all = true;
 
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->tier != tier) {
 			if (any)
 				return all;
@@ -392,8 +386,7 @@ void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_sjob *j,
 	out->valid = true;
 	out->reason = NULL;
 	out->message[0] = '\0';
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (!s->cb.job_valid)
 			continue;
 		s->cb.job_valid(s->state, j, out);
@@ -405,8 +398,7 @@ void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_sjob *j,
 bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_squeue *q,
 			   const struct sched_stask *t)
 {
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.allocatable && !s->cb.allocatable(s->state, q, t))
 			return false;
 	}
@@ -415,8 +407,7 @@ bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_squeue 
 
 bool sched_ssn_overused(struct sched_session *ssn, const struct sched_squeue *q)
 {
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.overused && s->cb.overused(s->state, q))
 			return true;
 	}
@@ -426,8 +417,7 @@ bool sched_ssn_overused(struct sched_session *ssn, const struct sched_squeue *q)
 bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_squeue *q,
 			  const struct sched_stask *t)
 {
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.preemptive && !s->cb.preemptive(s->state, q, t))
 			return false;
 	}
@@ -475,8 +465,7 @@ static size_t victims(struct sched_session *ssn, const struct sched_stask *preem
 
 	for (i = 0; i < n; i++)
 		keep[i] = true;
-	FOR_SLOTS(ssn, s)
-	{
+	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		enum sched_vote v = SCHED_ABSTAIN;
 
 		if (reclaim && s->cb.reclaimable)

@@ -321,8 +321,6 @@ struct drf_state {
 	double *alloc; /* njobs × ndims */
 	double *share; /* njobs */
 	double *tmp;   /* ndims × 2 */
-	uint32_t *seen;
-	uint32_t call;
 };
 
 static double dense_share(const struct sched_session *ssn, const double *alloc, const double *total)
@@ -429,12 +427,10 @@ static int drf_open(struct sched_session *ssn, const struct sched_plugin_conf *c
 	s->alloc = vc_calloc(ssn->njobs * nd + 1, sizeof(double));
 	s->share = vc_calloc(ssn->njobs + 1, sizeof(double));
 	s->tmp = vc_calloc(2 * nd, sizeof(double));
-	s->seen = vc_calloc(ssn->njobs + 1, sizeof(uint32_t));
-	if (!s->alloc || !s->share || !s->tmp || !s->seen) {
+	if (!s->alloc || !s->share || !s->tmp) {
 		vc_free(s->alloc);
 		vc_free(s->share);
 		vc_free(s->tmp);
-		vc_free(s->seen);
 		vc_free(s);
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	}
@@ -463,7 +459,6 @@ static void drf_close(struct sched_session *ssn, void *state)
 	vc_free(s->alloc);
 	vc_free(s->share);
 	vc_free(s->tmp);
-	vc_free(s->seen);
 	vc_free(s);
 }
 
