@@ -133,6 +133,7 @@ e2e: deps
 test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit-run
+	@scripts/gen-config-doc.sh --check $(BUILD)
 	@cluster/build.sh >/dev/null
 	@CALDERA_REQUIRE_SWAGGER=1 crds/gen/check.sh
 	@tests/e2e/run.sh
@@ -145,7 +146,7 @@ asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-run
 
 # The threaded modules under ThreadSanitizer.
-TSAN_TESTS := $(filter $(addprefix build/tsan/tests/test_,workqueue httpd cache informer leader events kube metrics webhook_server),$(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%))
+TSAN_TESTS := $(filter $(addprefix build/tsan/tests/test_,workqueue httpd cache informer leader events kube metrics webhook_server job_controller sched_runtime queue_controller),$(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%))
 tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(TSAN_TESTS)
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" scripts/run-unit.sh $(TSAN_TESTS)

@@ -37,7 +37,12 @@ The scheduler's configuration file (`--scheduler-conf`) is described in
 HEAD
 	section vc-controller "vc-controller" "The job, podgroup, queue and gc controllers and the bundled scheduler (Volcano's vc-controller-manager and vc-scheduler in one process)."
 	section vc-webhook "vc-webhook" "The admission webhooks (Volcano's vc-webhook-manager)."
-	section vcctl "vcctl" "The command line (also installed as the kubectl plugin \`kubectl-vc\`). Each verb has its own flags: \`vcctl job run --help\`."
+	section vcctl "vcctl" "The command line (also installed as the kubectl plugin \`kubectl-vc\`), Volcano's verbs and flags."
+	for verb in "job run" "job list" "job view" "job suspend" "job resume" "job delete" \
+		"queue create" "queue delete" "queue operate" "queue list" "queue get"; do
+		# shellcheck disable=SC2086,SC2016 # two-word verbs; printf formats in single quotes
+		printf '\n### vcctl %s\n\n```\n%s\n```\n' "$verb" "$("$build/vcctl" $verb --help | sed -e 's/[[:space:]]*$//')"
+	done
 	section vc-nodesim "vc-nodesim (local cluster only)" "The node simulator of the local cluster: it plays the kubelet of simulated nodes."
 } >"$tmp"
 
