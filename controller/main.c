@@ -279,7 +279,7 @@ static int create_parts(struct app *app, struct vc_error *err)
 		o.priorityclasses = o.pvcs = true;
 	}
 	if (app->on[PART_PG])
-		o.pods = true;
+		o.pods = o.podgroups = true; /* the podgroups cache saves a create per pod */
 	if (app->on[PART_QUEUE])
 		o.queues = o.podgroups = o.commands = true;
 	if (app->on[PART_GC])
@@ -305,6 +305,9 @@ static int create_parts(struct app *app, struct vc_error *err)
 
 		pgctl_config_defaults(&pc);
 		pc.workers = c->pg_workers;
+		for (size_t i = 0; i < app->nnames && i < PGCTL_MAX_SCHEDULER_NAMES; i++)
+			pc.scheduler_names[i] = app->names[i];
+		pc.nscheduler_names = VC_MIN(app->nnames, (size_t)PGCTL_MAX_SCHEDULER_NAMES);
 		rc = pgctl_new(&app->ctx, &pc, &app->pg, err);
 		if (rc)
 			return rc;
@@ -315,6 +318,7 @@ static int create_parts(struct app *app, struct vc_error *err)
 		queuectl_config_defaults(&qc);
 		qc.workers = c->queue_workers;
 		qc.metrics = app->metrics;
+		qc.max_requeue = c->max_requeue;
 		rc = queuectl_new(&app->ctx, &qc, &app->queue, err);
 		if (rc)
 			return rc;

@@ -387,16 +387,14 @@ static int handle_pod(struct pgctl *c, const char *key, struct vc_error *err)
 		if (rc)
 			goto out;
 		rc = vc_kube_create(c->ctx->kube, &vc_gvr_podgroups, ns, NULL, NULL, pg, NULL, err);
-		if (rc == VC_EALREADYEXISTS) {
-			rc = 0;
-		} else if (rc) {
+		if (rc && rc != VC_EALREADYEXISTS) {
 			vc_error_prefix(err, "failed to create normal PodGroup for Pod <%s/%s>", ns,
 					name);
 			goto out;
-		} else {
+		}
+		if (!rc)
 			VC_INFO("created a PodGroup for a pod", "pod=%s podgroup=%s/%s", key, ns,
 				pg_name);
-		}
 	}
 	patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", GROUP_NAME_KEY, pg_name);
 	if (!patch) {

@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+#
+# Caldera's image: vc-controller, vc-webhook and vcctl (plus kubectl-vc, the same program) in
+# /usr/local/bin of a slim Debian, running as the unprivileged user 65532. manifests/ uses it as
+# caldera:latest. How to build and install: docs/install.md.
+#
+#   docker build -t caldera:latest .
+
+ARG DEBIAN_RELEASE=bookworm
+
+# ---- build: the -dev packages and make --------------------------------------------------------
+FROM debian:${DEBIAN_RELEASE}-slim AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      gcc libc6-dev make pkg-config binutils \
+      libmicrohttpd-dev libssl-dev libjansson-dev libyaml-dev libcurl4-openssl-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+# Only the three programs (not `make`, whose default target also installs the developer tools).
+RUN make -j"$(nproc)" build/vc-controller build/vc-webhook build/vcctl \
+ && strip build/vc-controller build/vc-webhook build/vcctl
+
+# ---- runtime: only the shared libraries the programs link -------------------------------------
+FROM debian:${DEBIAN_RELEASE}-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /src/build/vc-controller /src/build/vc-webhook /src/build/vcctl /usr/local/bin/
+RUN ln -s vcctl /usr/local/bin/kubectl-vc
+LABEL org.opencontainers.image.title="caldera" \
+      org.opencontainers.image.description="Volcano-compatible batch controller, scheduler and admission webhook in C"
+USER 65532:65532
+CMD ["/usr/local/bin/vc-controller", "--help"]
