@@ -292,8 +292,8 @@ void job_expect_observed(struct jobctl *c, const char *key, bool create, const c
 	pthread_mutex_unlock(&c->lock);
 }
 
-bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod,
-		   const char *uid, int64_t *left)
+bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid,
+		   int64_t *left)
 {
 	struct job_entry *e;
 	json_t *v;

@@ -139,8 +139,8 @@ void job_event(struct jobctl *c, const struct vc_job *job, const char *type, con
 void job_expect(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid);
 void job_expect_observed(struct jobctl *c, const char *key, bool create, const char *pod,
 			 const char *uid);
-bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod,
-		   const char *uid, int64_t *left);
+bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid,
+		   int64_t *left);
 /*
  * Queue an OutOfSync request for key in delay_ns: a sync that relied on an expectation checks
  * again once it would have expired (a pod that never shows up is then created after all).

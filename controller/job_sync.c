@@ -642,7 +642,8 @@ static void expect_deletes(struct job_run *run, const struct pod_ops *po)
 	size_t i;
 
 	for (i = 0; i < po->n; i++)
-		job_expect(run->c, run->key, false, name_of(po->ops[i].pod), uid_of(po->ops[i].pod));
+		job_expect(run->c, run->key, false, name_of(po->ops[i].pod),
+			   uid_of(po->ops[i].pod));
 }
 
 /* Deletions that failed are not expected any more. */
@@ -991,8 +992,10 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 				goto out;
 			}
 			at = pod_index_find(&ix, &run->pods, n);
-			if (at < 0 && job_expecting(run->c, run->key, true, n, NULL, &run->exp_left)) {
-				/* Created by an earlier sync, not in the cache yet: it is Pending. */
+			if (at < 0 &&
+			    job_expecting(run->c, run->key, true, n, NULL, &run->exp_left)) {
+				/* Created by an earlier sync, not in the cache yet: it is Pending.
+				 */
 				vc_free(n);
 				if (job_status_count_pod(&cand, t->name, "Pending")) {
 					rc = vc_error_set(err, VC_ENOMEM, "out of memory");

@@ -1054,7 +1054,8 @@ static void test_workers_threads(void **state)
 	fx_release(&x);
 }
 
-/* ---- PVCs (§2.3) ------------------------------------------------------------------------------ */
+/* ---- PVCs (§2.3) ------------------------------------------------------------------------------
+ */
 
 static const char *const pvc_job =
 	"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
@@ -1164,7 +1165,8 @@ static void test_pvc_missing(void **state)
 	fx_release(&x);
 }
 
-/* ---- dependsOn (§4.10) ------------------------------------------------------------------------ */
+/* ---- dependsOn (§4.10) ------------------------------------------------------------------------
+ */
 
 static void set_pod_status(struct fx *x, const char *pod, json_t *status)
 {
@@ -1254,7 +1256,8 @@ static void test_depends_on(void **state)
 	fx_release(&x);
 }
 
-/* ---- TaskFailed (§3.1) ------------------------------------------------------------------------ */
+/* ---- TaskFailed (§3.1) ------------------------------------------------------------------------
+ */
 
 static void test_task_failed(void **state)
 {
@@ -1291,7 +1294,8 @@ static void test_task_failed(void **state)
 	fx_release(&x);
 }
 
-/* ---- RestartTask / RestartPod through policies ------------------------------------------------ */
+/* ---- RestartTask / RestartPod through policies ------------------------------------------------
+ */
 
 static void test_restart_task_and_pod(void **state)
 {
@@ -1371,7 +1375,8 @@ static void test_restart_task_and_pod(void **state)
 	fx_release(&x);
 }
 
-/* ---- PodGroupPending (§1.5) ------------------------------------------------------------------- */
+/* ---- PodGroupPending (§1.5) -------------------------------------------------------------------
+ */
 
 static void test_pg_pending_event(void **state)
 {
@@ -1403,7 +1408,8 @@ static void test_pg_pending_event(void **state)
 	fx_release(&x);
 }
 
-/* ---- pod expectations ------------------------------------------------------------------------- */
+/* ---- pod expectations -------------------------------------------------------------------------
+ */
 
 static void test_expectations(void **state)
 {
