@@ -11,7 +11,9 @@
 # of 100, minMember 100), each with Volcano's default configuration and with binpack added,
 # and checks the floors: >= 20,000 placements/s and a cycle under 500 ms with 10,000 pending
 # pods. --gprof builds with -pg into build/bench/sched-pg, runs workload A once with the
-# default configuration and prints gprof's flat profile head.
+# default configuration and prints gprof's flat profile head. To check that a change keeps
+# every decision, compare `build/bench/sched/bench_sched --mix 100 --dump FILE` (and --dump of
+# the timed workloads) between the two builds.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -248,10 +248,14 @@ static int cmp_i64(int64_t a, int64_t b)
 int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
 			const struct sched_sjob *b)
 {
+	const struct sched_session_priv *p = ssn->priv;
+	size_t i;
 	int c;
 
-	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
-		if (s->cb.job_order && (c = s->cb.job_order(s->state, a, b)) != 0)
+	for (i = 0; i < p->njob_order; i++) {
+		const struct sched_plugin_slot *s = p->job_order_slots[i];
+
+		if ((c = s->cb.job_order(s->state, a, b)) != 0)
 			return c;
 	}
 	if ((c = cmp_i64(a->created, b->created)) != 0)
@@ -262,10 +266,14 @@ int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
 int sched_ssn_task_order(struct sched_session *ssn, const struct sched_stask *a,
 			 const struct sched_stask *b)
 {
+	const struct sched_session_priv *p = ssn->priv;
+	size_t i;
 	int c;
 
-	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
-		if (s->cb.task_order && (c = s->cb.task_order(s->state, a, b)) != 0)
+	for (i = 0; i < p->ntask_order; i++) {
+		const struct sched_plugin_slot *s = p->task_order_slots[i];
+
+		if ((c = s->cb.task_order(s->state, a, b)) != 0)
 			return c;
 	}
 	if (a->name_index >= 0 && b->name_index >= 0 && a->name_index != b->name_index)
@@ -445,17 +453,7 @@ int sched_ssn_predicate(struct sched_session *ssn, const struct sched_stask *t,
 	return 0;
 }
 
-double sched_ssn_node_score(struct sched_session *ssn, const struct sched_stask *t,
-			    const struct sched_snode *n)
-{
-	struct sched_session_priv *p = ssn->priv;
-	double score = 0;
-	size_t i;
-
-	for (i = 0; i < p->nscore; i++)
-		score += p->score_slots[i]->cb.node_order(p->score_slots[i]->state, t, n);
-	return score;
-}
+/* sched_ssn_node_score is in sched_select.c, next to its cache. */
 
 static size_t victims(struct sched_session *ssn, const struct sched_stask *preemptor,
 		      struct sched_stask *const *cands, size_t n, bool *keep, bool reclaim)

@@ -75,6 +75,13 @@ struct sched_stask {
 	uint32_t nominated; /* status.nominatedNodeName's node, or SCHED_NONE */
 	uint32_t heap_pos;  /* internal */
 	uint32_t shape;	    /* tasks with equal request vectors share a shape (score caches) */
+	/*
+	 * The task's equivalence class for the session's node cache (internal): tasks with the
+	 * same shape and equal scheduling constraints (pod or not, nodeSelector, required node
+	 * affinity, tolerations; a pod with host ports is alone) share it; SCHED_NONE when no
+	 * other task does.
+	 */
+	uint32_t class_key;
 	struct sched_fit_errors *fit; /* this session's node fit errors, or NULL */
 };
 
@@ -167,6 +174,19 @@ struct sched_callbacks {
 	 */
 	void (*on_allocate)(void *st, const struct sched_stask *t);
 	void (*on_deallocate)(void *st, const struct sched_stask *t);
+	/*
+	 * Promises that let the session reuse results across tasks (the equivalence classes of
+	 * sched_stask): predicate_by_class says the predicate's outcome depends only on the node
+	 * (any change to its accounting or task list bumps sched_snode.version) and on the task's
+	 * scheduling constraints (whether it has a pod; nodeSelector, required node affinity,
+	 * tolerations and host ports of its spec); node_order_by_request says the score depends
+	 * only on the node and the task's request vector (req). When every registered predicate
+	 * (every node_order) makes the promise, the session caches the combined result per
+	 * (equivalence class, node version) for allocate and backfill; a plugin that cannot
+	 * promise simply leaves the flag false.
+	 */
+	bool predicate_by_class;
+	bool node_order_by_request;
 };
 
 struct sched_plugin {

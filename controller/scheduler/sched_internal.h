@@ -173,14 +173,53 @@ struct sched_session_priv {
 	uint32_t cache_role_stamp[16];
 	size_t ncache_roles;
 	bool predicate_cache;
+	/*
+	 * The equivalence-class cache (sched_select.c): per (class_key, node version) the
+	 * allocate-mode outcome of the search and the summed node score, in `ways` direct-mapped
+	 * tables of nnodes entries (class k uses table k % ways). NULL when nothing is shared.
+	 * node_ver mirrors every node's version in one dense array so that a cache hit touches
+	 * neither the node nor its resources.
+	 */
+	struct sched_class_entry *class_cache;
+	uint32_t class_ways;
+	bool class_pred, class_score; /* every predicate / node_order promises (sched_callbacks) */
+	uint32_t *node_ver;
+	/* Slots with a job_order / task_order callback, in configuration order (sorts, heaps). */
+	struct sched_plugin_slot **job_order_slots, **task_order_slots;
+	size_t njob_order, ntask_order;
+	/* Close: the scratch text of messages, and the Scheduled condition ready jobs share. */
+	struct vc_buf text;
+	json_t *scheduled_cond;
 	/* Victim ordering context. */
 	const struct sched_stask *victim_preemptor;
 	/* Storage. */
 	double *arena;
 	const char **dim_names;
 	bool gang_configured;
-	uint64_t predicate_calls, score_calls;
+	uint64_t predicate_calls, score_calls; /* asked for */
+	uint64_t predicate_evals, score_evals; /* computed (not served by a cache) */
 };
+
+struct sched_class_entry {
+	uint32_t ver;	  /* node version + 1 when filled; 0 = empty */
+	uint32_t key;	  /* class_key */
+	uint32_t reason;  /* SCHED_NONE: feasible; else the resource or predicate failure reason */
+	uint8_t known;	  /* reason (and idle_fit) filled */
+	uint8_t idle_fit; /* feasible and the request fits Idle (not only FutureIdle) */
+	uint8_t has_score;
+	double score;
+};
+
+/* A node's accounting or task list changed: bump its version (and the dense mirror). */
+static inline void sched_node_changed(struct sched_session *ssn, struct sched_snode *n)
+{
+	n->version++;
+	if (ssn->priv->node_ver)
+		ssn->priv->node_ver[n->index] = n->version;
+}
+
+/* Allocate the class cache after the plugins opened (sched_select.c). 0 or VC_ENOMEM. */
+int sched_class_caches_init(struct sched_session *ssn) VC_WARN_UNUSED;
 
 /* Intern a reason text; returns its index or SCHED_NONE when out of memory. */
 uint32_t sched_reason_intern(struct sched_session *ssn, const char *text);

@@ -887,6 +887,7 @@ static int binpack_open(struct sched_session *ssn, const struct sched_plugin_con
 		if (s->w[d] < 0)
 			s->w[d] = 0;
 	cb->node_order = binpack_cb;
+	cb->node_order_by_request = true;
 	*state = s;
 	return 0;
 }
@@ -1007,6 +1008,7 @@ static int nodeorder_open(struct sched_session *ssn, const struct sched_plugin_c
 	s->args.most_requested = (int)sched_arg_int(conf, "mostrequested.weight", 0);
 	s->args.balanced_resource = (int)sched_arg_int(conf, "balancedresource.weight", 1);
 	cb->node_order = nodeorder_cb;
+	cb->node_order_by_request = true;
 	*state = s;
 	return 0;
 }
@@ -1073,6 +1075,7 @@ static int predicates_open(struct sched_session *ssn, const struct sched_plugin_
 	(void)conf;
 	(void)err;
 	cb->predicate = predicates_cb;
+	cb->predicate_by_class = true;
 	*state = NULL;
 	return 0;
 }

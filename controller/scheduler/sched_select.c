@@ -136,8 +136,8 @@ static int cmp_str(const void *a, const void *b)
 int sched_fit_format(const struct sched_session *ssn, const struct sched_fit_errors *f,
 		     struct vc_buf *out)
 {
-	char **items = NULL;
-	size_t i, n = 0;
+	char **items, *text;
+	size_t i, len = 0, off = 0;
 	int rc;
 
 	if (f->err)
@@ -146,26 +146,29 @@ int sched_fit_format(const struct sched_session *ssn, const struct sched_fit_err
 		rc = vc_buf_addf(out, "0/%u nodes are unavailable", f->nnodes);
 	if (rc < 0 || f->nentries == 0)
 		return rc;
-	items = vc_calloc(f->nentries, sizeof(*items));
+	/* The items, "<count> <reason>", in one block after their pointers. */
+	for (i = 0; i < f->nentries; i++)
+		len += strlen(ssn->priv->reasons[f->entries[i].reason]) + 12;
+	items = vc_malloc(f->nentries * sizeof(*items) + len);
 	if (!items)
 		return VC_ENOMEM;
-	for (i = 0; i < f->nentries; i++, n++) {
-		items[i] = vc_asprintf("%u %s", f->entries[i].count,
-				       ssn->priv->reasons[f->entries[i].reason]);
-		if (!items[i]) {
-			rc = VC_ENOMEM;
-			goto out;
-		}
+	text = (char *)(items + f->nentries);
+	for (i = 0; i < f->nentries; i++) {
+		items[i] = text + off;
+		off += (size_t)snprintf(items[i], len - off, "%u %s", f->entries[i].count,
+					ssn->priv->reasons[f->entries[i].reason]) +
+		       1;
 	}
-	qsort(items, n, sizeof(*items), cmp_str);
+	qsort(items, f->nentries, sizeof(*items), cmp_str);
 	rc = vc_buf_adds(out, ": ");
-	for (i = 0; i < n && rc == 0; i++)
-		rc = vc_buf_addf(out, "%s%s", i ? ", " : "", items[i]);
+	for (i = 0; i < f->nentries && rc == 0; i++) {
+		if (i)
+			rc = vc_buf_adds(out, ", ");
+		if (rc == 0)
+			rc = vc_buf_adds(out, items[i]);
+	}
 	if (rc == 0)
 		rc = vc_buf_adds(out, ".");
-out:
-	for (i = 0; i < n; i++)
-		vc_free(items[i]);
 	vc_free(items);
 	return rc;
 }
@@ -202,12 +205,120 @@ static uint32_t role_stamp(struct sched_session *ssn, const char *role)
 	return p->stamp_next;
 }
 
+/* ---- the equivalence-class cache --------------------------------------------------------------
+ */
+
+/* The most the cache may take, whatever the number of nodes, and the most tables. */
+#define CLASS_CACHE_BYTES (32u << 20)
+#define CLASS_CACHE_WAYS  16u
+
+int sched_class_caches_init(struct sched_session *ssn)
+{
+	struct sched_session_priv *p = ssn->priv;
+	uint32_t nkeys = 0, w = 1;
+	size_t i;
+
+	p->class_pred = p->class_score = true;
+	for (i = 0; i < p->npred; i++)
+		p->class_pred = p->class_pred && p->pred_slots[i]->cb.predicate_by_class;
+	for (i = 0; i < p->nscore; i++)
+		p->class_score = p->class_score && p->score_slots[i]->cb.node_order_by_request;
+	for (i = 0; i < ssn->ntasks; i++)
+		if (ssn->tasks[i].class_key != SCHED_NONE && ssn->tasks[i].class_key >= nkeys)
+			nkeys = ssn->tasks[i].class_key + 1;
+	if (ssn->nnodes == 0 || nkeys == 0 || (!p->class_pred && !p->class_score))
+		return 0;
+	while (w < CLASS_CACHE_WAYS && w < nkeys)
+		w *= 2;
+	while (w > 1 && (size_t)w * ssn->nnodes * sizeof(*p->class_cache) > CLASS_CACHE_BYTES)
+		w /= 2;
+	p->node_ver = vc_malloc(ssn->nnodes * sizeof(*p->node_ver));
+	p->class_cache = vc_calloc((size_t)w * ssn->nnodes, sizeof(*p->class_cache));
+	if (!p->node_ver || !p->class_cache) {
+		vc_free(p->node_ver);
+		vc_free(p->class_cache);
+		p->node_ver = NULL;
+		p->class_cache = NULL;
+		return VC_ENOMEM;
+	}
+	p->class_ways = w;
+	for (i = 0; i < ssn->nnodes; i++)
+		p->node_ver[i] = ssn->nodes[i].version;
+	return 0;
+}
+
+/* The table of t's class, or NULL when t's class is not cached. */
+static struct sched_class_entry *class_table(const struct sched_session *ssn,
+					     const struct sched_stask *t)
+{
+	const struct sched_session_priv *p = ssn->priv;
+
+	if (!p->class_cache || t->class_key == SCHED_NONE)
+		return NULL;
+	return &p->class_cache[(size_t)(t->class_key & (p->class_ways - 1)) * ssn->nnodes];
+}
+
+/* Whether e holds t's class for the node's current version. */
+static inline bool entry_valid(const struct sched_session_priv *p,
+			       const struct sched_class_entry *e, uint32_t key, uint32_t node)
+{
+	return e->ver == p->node_ver[node] + 1 && e->key == key;
+}
+
+/* Claim e for key at the node's current version when it holds anything else. */
+static inline void entry_claim(const struct sched_session_priv *p, struct sched_class_entry *e,
+			       uint32_t key, uint32_t node)
+{
+	if (!entry_valid(p, e, key, node)) {
+		e->ver = p->node_ver[node] + 1;
+		e->key = key;
+		e->known = 0;
+		e->has_score = 0;
+	}
+}
+
+static double score_eval(struct sched_session *ssn, const struct sched_stask *t,
+			 const struct sched_snode *n)
+{
+	struct sched_session_priv *p = ssn->priv;
+	double score = 0;
+	size_t i;
+
+	p->score_evals++;
+	for (i = 0; i < p->nscore; i++)
+		score += p->score_slots[i]->cb.node_order(p->score_slots[i]->state, t, n);
+	return score;
+}
+
+/* The summed node score of t on node n, through the class table tab (may be NULL). */
+static double node_score(struct sched_session *ssn, const struct sched_stask *t,
+			 struct sched_class_entry *tab, const struct sched_snode *n)
+{
+	struct sched_class_entry *e;
+
+	if (!tab)
+		return score_eval(ssn, t, n);
+	e = &tab[n->index];
+	if (entry_valid(ssn->priv, e, t->class_key, n->index) && e->has_score)
+		return e->score;
+	entry_claim(ssn->priv, e, t->class_key, n->index);
+	e->score = score_eval(ssn, t, n);
+	e->has_score = 1;
+	return e->score;
+}
+
+double sched_ssn_node_score(struct sched_session *ssn, const struct sched_stask *t,
+			    const struct sched_snode *n)
+{
+	return node_score(ssn, t, ssn->priv->class_score ? class_table(ssn, t) : NULL, n);
+}
+
 /* ---- search ------------------------------------------------------------------------------------
  */
 
-/* The first dimension where req does not fit the node's FutureIdle, or SCHED_NONE. */
-static uint32_t short_dim(const struct sched_session *ssn, const double *req,
-			  const struct sched_snode *n)
+/* Whether req fits the node's FutureIdle; else *dim is the first dimension where it does not. */
+static bool fits_future(const struct sched_session *ssn, const double *req,
+			const struct sched_snode *n, uint32_t *dim)
 {
 	size_t d;
 
@@ -217,53 +328,89 @@ static uint32_t short_dim(const struct sched_session *ssn, const double *req,
 		if (d >= 2 && need == 0)
 			continue;
 		have = n->idle[d] + n->releasing[d] - n->pipelined[d];
-		if (need > have && need - have >= VC_RESOURCE_MIN)
-			return (uint32_t)d;
+		if (need > have && need - have >= VC_RESOURCE_MIN) {
+			*dim = (uint32_t)d;
+			return false;
+		}
 	}
-	return SCHED_NONE;
+	return true;
+}
+
+/*
+ * The outcome of one node for t: SCHED_NONE when it is feasible, else the reason it is not.
+ * Allocate mode checks the resource fit on FutureIdle first; preempt mode only counts what
+ * eviction cannot fix. tab (allocate mode only, may be NULL) is t's class table: the outcome
+ * is read from it when known and recorded in it otherwise. 0 or VC_ENOMEM.
+ */
+static int node_outcome(struct sched_session *ssn, const struct sched_stask *t, uint32_t node,
+			enum sched_search_mode mode, struct sched_class_entry *tab,
+			uint32_t *reason)
+{
+	struct sched_session_priv *p = ssn->priv;
+	const struct sched_snode *n = &ssn->nodes[node];
+	struct pred_result pr;
+	bool unresolvable = false;
+	uint32_t d;
+	int rc;
+
+	*reason = SCHED_NONE;
+	if (mode == SCHED_SEARCH_ALLOCATE && !fits_future(ssn, t->req, n, &d)) {
+		*reason = p->reason_dims + d;
+	} else {
+		p->predicate_calls++;
+		p->predicate_evals++;
+		rc = sched_ssn_predicate(ssn, t, n, &pr, &unresolvable);
+		if (rc < 0)
+			return rc;
+		if (!pr.fit && (mode == SCHED_SEARCH_ALLOCATE || unresolvable)) {
+			*reason = sched_reason_intern(ssn, pr.reason);
+			if (*reason == SCHED_NONE)
+				return VC_ENOMEM;
+		}
+	}
+	if (tab) {
+		struct sched_class_entry *e = &tab[node];
+
+		entry_claim(p, e, t->class_key, node);
+		e->known = 1;
+		e->reason = *reason;
+		e->idle_fit = *reason == SCHED_NONE && sched_res_le(ssn, t->req, n->idle);
+	}
+	return 0;
 }
 
 int sched_predicate_nodes(struct sched_session *ssn, struct sched_stask *t,
 			  enum sched_search_mode mode, bool use_cache, size_t *nout)
 {
 	struct sched_session_priv *p = ssn->priv;
-	uint32_t nn = (uint32_t)ssn->nnodes, want = sched_num_to_find(nn), i, nfailed = 0;
+	uint32_t nn = (uint32_t)ssn->nnodes, want = sched_num_to_find(nn), i, nfailed = 0, node;
 	uint32_t stamp =
 		mode == SCHED_SEARCH_ALLOCATE && use_cache ? role_stamp(ssn, t->t->role) : 0;
+	struct sched_class_entry *tab =
+		mode == SCHED_SEARCH_ALLOCATE && p->class_pred ? class_table(ssn, t) : NULL;
+	uint32_t key = t->class_key, dims_end = p->reason_dims + (uint32_t)ssn->ndims;
 	size_t found = 0;
-	struct pred_result pr;
 	int rc = 0;
 
 	*nout = 0;
 	if (nn == 0)
 		return fit_from_counts(ssn, t, 0);
-	for (i = 0; i < nn; i++) {
-		uint32_t node = (p->node_offset + i) % nn, reason = SCHED_NONE;
-		struct sched_snode *n = &ssn->nodes[node];
-		bool unresolvable = false;
+	node = p->node_offset % nn;
+	for (i = 0; i < nn; i++, node = node + 1 == nn ? 0 : node + 1) {
+		const struct sched_class_entry *e;
+		uint32_t reason;
 
 		if (stamp && p->cache_stamp[node] == stamp) {
 			reason = p->cache_reason[node];
 		} else {
-			if (mode == SCHED_SEARCH_ALLOCATE) {
-				uint32_t d;
-
-				d = short_dim(ssn, t->req, n);
-				if (d != SCHED_NONE)
-					reason = p->reason_dims + d;
-			}
-			if (reason == SCHED_NONE) {
-				p->predicate_calls++;
-				rc = sched_ssn_predicate(ssn, t, n, &pr, &unresolvable);
+			if (tab && (e = &tab[node])->known && entry_valid(p, e, key, node)) {
+				reason = e->reason;
+				/* A node that passed the resource fit was asked the predicates. */
+				p->predicate_calls += reason < p->reason_dims || reason >= dims_end;
+			} else {
+				rc = node_outcome(ssn, t, node, mode, tab, &reason);
 				if (rc < 0)
 					goto out;
-				if (!pr.fit && (mode == SCHED_SEARCH_ALLOCATE || unresolvable)) {
-					reason = sched_reason_intern(ssn, pr.reason);
-					if (reason == SCHED_NONE) {
-						rc = VC_ENOMEM;
-						goto out;
-					}
-				}
 			}
 			if (reason != SCHED_NONE && stamp) {
 				p->cache_stamp[node] = stamp;
@@ -304,6 +451,7 @@ static uint32_t best_of(struct sched_session *ssn, const struct sched_stask *t,
 			const uint32_t *cands, size_t n)
 {
 	struct sched_session_priv *p = ssn->priv;
+	struct sched_class_entry *tab = p->class_score ? class_table(ssn, t) : NULL;
 	uint32_t best = SCHED_NONE;
 	double best_score = -INFINITY;
 	uint64_t ties = 0;
@@ -311,10 +459,13 @@ static uint32_t best_of(struct sched_session *ssn, const struct sched_stask *t,
 
 	if (n == 1)
 		return cands[0];
+	p->score_calls += n;
 	for (i = 0; i < n; i++) {
-		double s = sched_ssn_node_score(ssn, t, &ssn->nodes[cands[i]]);
+		const struct sched_class_entry *e = tab ? &tab[cands[i]] : NULL;
+		double s = e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
+				   ? e->score
+				   : node_score(ssn, t, tab, &ssn->nodes[cands[i]]);
 
-		p->score_calls++;
 		if (s > best_score) {
 			best_score = s;
 			best = cands[i];
@@ -332,14 +483,19 @@ uint32_t sched_best_node(struct sched_session *ssn, const struct sched_stask *t,
 			 const uint32_t *cands, size_t n)
 {
 	struct sched_session_priv *p = ssn->priv;
+	const struct sched_class_entry *tab = p->class_pred ? class_table(ssn, t) : NULL;
 	uint32_t *idle = p->scratch_nodes, best;
 	size_t i, nidle = 0, nfuture = 0;
 
 	/* Gradient (a): fits Idle; gradient (b): fits only FutureIdle (kept at the back). */
 	for (i = 0; i < n; i++) {
-		const struct sched_snode *node = &ssn->nodes[cands[i]];
+		const struct sched_class_entry *e = tab ? &tab[cands[i]] : NULL;
+		bool fit = e && e->known && e->reason == SCHED_NONE &&
+					   entry_valid(p, e, t->class_key, cands[i])
+				   ? e->idle_fit
+				   : sched_res_le(ssn, t->req, ssn->nodes[cands[i]].idle);
 
-		if (sched_res_le(ssn, t->req, node->idle))
+		if (fit)
 			idle[nidle++] = cands[i];
 		else
 			idle[ssn->nnodes - 1 - nfuture++] = cands[i];

@@ -357,17 +357,11 @@ out:
 	return rc;
 }
 
-static bool pod_constrained(const json_t *spec)
+static bool pod_has_host_ports(const json_t *spec)
 {
 	static const char *const lists[] = { "initContainers", "containers" };
-	const json_t *aff;
 	size_t l, i, k;
 
-	if (json_object_size(json_object_get(spec, "nodeSelector")) > 0)
-		return true;
-	aff = json_object_get(json_object_get(spec, "affinity"), "nodeAffinity");
-	if (json_object_get(aff, "requiredDuringSchedulingIgnoredDuringExecution"))
-		return true;
 	for (l = 0; l < 2; l++) {
 		const json_t *cs = json_object_get(spec, lists[l]);
 
@@ -381,6 +375,18 @@ static bool pod_constrained(const json_t *spec)
 		}
 	}
 	return false;
+}
+
+static bool pod_constrained(const json_t *spec)
+{
+	const json_t *aff;
+
+	if (json_object_size(json_object_get(spec, "nodeSelector")) > 0)
+		return true;
+	aff = json_object_get(json_object_get(spec, "affinity"), "nodeAffinity");
+	if (json_object_get(aff, "requiredDuringSchedulingIgnoredDuringExecution"))
+		return true;
+	return pod_has_host_ports(spec);
 }
 
 static void task_from_pod(struct sched_session *ssn, struct sched_stask *st,
@@ -458,6 +464,134 @@ static int assign_shapes(struct sched_session *ssn)
 	return 0;
 }
 
+/* ---- predicate classes --------------------------------------------------------------------- */
+
+/* A structural hash of a JSON value, independent of the order of object members. */
+static uint64_t json_hash(const json_t *v, int depth)
+{
+	uint64_t h;
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (!v)
+		return 0x2545f4914f6cdd1dULL;
+	h = ((uint64_t)json_typeof(v) + 1) * 0x9e3779b97f4a7c15ULL;
+	if (depth > 16)
+		return h;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		uint64_t sum = 0;
+
+		json_object_foreach ((json_t *)v, k, x)
+			sum += (fnv(k) * 31) ^ json_hash(x, depth + 1);
+		return h ^ sum;
+	}
+	case JSON_ARRAY:
+		json_array_foreach (v, i, x)
+			h = (h ^ json_hash(x, depth + 1)) * 1099511628211ULL;
+		return h;
+	case JSON_STRING:
+		return h ^ fnv(json_string_value(v));
+	case JSON_INTEGER:
+		return h ^ ((uint64_t)json_integer_value(v) * 0xbf58476d1ce4e5b9ULL);
+	default:
+		return h;
+	}
+}
+
+static bool json_same(const json_t *a, const json_t *b)
+{
+	if (!a || !b)
+		return a == b;
+	return json_equal((json_t *)a, (json_t *)b) != 0;
+}
+
+/* What the predicates read of a task (struct sched_callbacks: predicate_by_class). */
+struct pred_spec {
+	const json_t *pod, *selector, *required, *tolerations;
+};
+
+static void pred_spec_of(const struct sched_stask *t, struct pred_spec *s)
+{
+	const json_t *spec = t->t->pod ? json_object_get(t->t->pod->obj, "spec") : NULL;
+
+	s->pod = t->t->pod ? t->t->pod->obj : NULL;
+	s->selector = json_object_get(spec, "nodeSelector");
+	s->required =
+		json_object_get(json_object_get(json_object_get(spec, "affinity"), "nodeAffinity"),
+				"requiredDuringSchedulingIgnoredDuringExecution");
+	s->tolerations = json_object_get(spec, "tolerations");
+}
+
+/*
+ * The equivalence classes (sched_stask.class_key): tasks of the same shape whose scheduling
+ * constraints are equal - no pod at all, or a pod without host ports and with equal
+ * nodeSelector, required node affinity and tolerations (json_equal). Classes of two or more
+ * tasks get compact numbers; a task alone in its class gets SCHED_NONE.
+ */
+static int assign_class_keys(struct sched_session *ssn)
+{
+	size_t cap = 16, i;
+	uint32_t *slot, *cls, *count, next = 0, nkeys = 0;
+	int rc = VC_ENOMEM;
+
+	while (cap < 2 * ssn->ntasks + 1)
+		cap *= 2;
+	slot = vc_malloc(cap * sizeof(*slot));
+	cls = vc_malloc((ssn->ntasks + 1) * sizeof(*cls));
+	count = vc_calloc(ssn->ntasks + 1, sizeof(*count));
+	if (!slot || !cls || !count)
+		goto out;
+	for (i = 0; i < cap; i++)
+		slot[i] = SCHED_NONE;
+	for (i = 0; i < ssn->ntasks; i++) {
+		struct sched_stask *t = &ssn->tasks[i];
+		struct pred_spec a, b;
+		size_t h;
+
+		pred_spec_of(t, &a);
+		if (a.pod && pod_has_host_ports(json_object_get(a.pod, "spec"))) {
+			cls[i] = next++; /* host ports depend on the pod: a class of its own */
+			count[cls[i]]++;
+			continue;
+		}
+		h = (size_t)(((uint64_t)t->shape * 0x9e3779b97f4a7c15ULL) ^ (a.pod ? 1 : 2) ^
+			     json_hash(a.selector, 0) ^ (json_hash(a.required, 0) * 3) ^
+			     (json_hash(a.tolerations, 0) * 5)) &
+		    (cap - 1);
+		while (slot[h] != SCHED_NONE) {
+			const struct sched_stask *u = &ssn->tasks[slot[h]];
+
+			pred_spec_of(u, &b);
+			if (u->shape == t->shape && !a.pod == !b.pod &&
+			    json_same(a.selector, b.selector) &&
+			    json_same(a.required, b.required) &&
+			    json_same(a.tolerations, b.tolerations))
+				break;
+			h = (h + 1) & (cap - 1);
+		}
+		if (slot[h] == SCHED_NONE) {
+			slot[h] = (uint32_t)i;
+			cls[i] = next++;
+		} else {
+			cls[i] = cls[slot[h]];
+		}
+		count[cls[i]]++;
+	}
+	/* count becomes class -> key. */
+	for (i = 0; i < next; i++)
+		count[i] = count[i] > 1 ? nkeys++ : SCHED_NONE;
+	for (i = 0; i < ssn->ntasks; i++)
+		ssn->tasks[i].class_key = count[cls[i]];
+	rc = 0;
+out:
+	vc_free(slot);
+	vc_free(cls);
+	vc_free(count);
+	return rc;
+}
+
 static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 {
 	const struct sched_conf *c = ssn->conf;
@@ -469,7 +603,10 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 	p->slots = vc_calloc(n ? n : 1, sizeof(*p->slots));
 	p->pred_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
 	p->score_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
-	if (!p->slots || !p->pred_slots || !p->score_slots)
+	p->job_order_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
+	p->task_order_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
+	if (!p->slots || !p->pred_slots || !p->score_slots || !p->job_order_slots ||
+	    !p->task_order_slots)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	for (i = 0; i < c->ntiers; i++) {
 		for (k = 0; k < c->tiers[i].nplugins; k++) {
@@ -526,6 +663,10 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 				p->pred_slots[p->npred++] = s;
 			if (s->cb.node_order)
 				p->score_slots[p->nscore++] = s;
+			if (s->cb.job_order)
+				p->job_order_slots[p->njob_order++] = s;
+			if (s->cb.task_order)
+				p->task_order_slots[p->ntask_order++] = s;
 		}
 	}
 	return 0;
@@ -674,6 +815,8 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 		}
 	}
 	rc = assign_shapes(ssn);
+	if (rc == 0)
+		rc = assign_class_keys(ssn);
 	if (rc < 0)
 		goto nomem;
 	/* Where the snapshot placed tasks, and the nodes' non-zero requests. */
@@ -703,7 +846,10 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 	}
 	name_index_release(&nodes);
 	name_index_release(&queues);
-	return open_plugins(ssn, err);
+	rc = open_plugins(ssn, err);
+	if (rc == 0 && sched_class_caches_init(ssn) < 0)
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+	return rc;
 nomem:
 	name_index_release(&nodes);
 	name_index_release(&queues);
@@ -718,9 +864,10 @@ static int cmp_hist(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Append "<v> <k>" items sorted as strings and joined by ", ". */
+/* Append "<v> <k>" items sorted as strings and joined by ", " (keys are short names). */
 static int add_hist(struct vc_buf *b, const char *const *keys, const uint32_t *vals, size_t n)
 {
+	char text[SCHED_TASK_STATUS_COUNT + 4][48];
 	char *items[SCHED_TASK_STATUS_COUNT + 4] = { 0 };
 	size_t i, m = 0;
 	int rc = 0;
@@ -728,20 +875,17 @@ static int add_hist(struct vc_buf *b, const char *const *keys, const uint32_t *v
 	for (i = 0; i < n && m < sizeof(items) / sizeof(items[0]); i++) {
 		if (!vals[i] && strcmp(keys[i], "minAvailable") != 0)
 			continue;
-		items[m] = vc_asprintf("%u %s", vals[i], keys[i]);
-		if (!items[m]) {
-			rc = VC_ENOMEM;
-			break;
-		}
+		snprintf(text[m], sizeof(text[m]), "%u %s", vals[i], keys[i]);
+		items[m] = text[m];
 		m++;
 	}
-	if (rc == 0) {
-		qsort(items, m, sizeof(items[0]), cmp_hist);
-		for (i = 0; i < m && rc == 0; i++)
-			rc = vc_buf_addf(b, "%s%s", i ? ", " : "", items[i]);
+	qsort(items, m, sizeof(items[0]), cmp_hist);
+	for (i = 0; i < m && rc == 0; i++) {
+		if (i)
+			rc = vc_buf_adds(b, ", ");
+		if (rc == 0)
+			rc = vc_buf_adds(b, items[i]);
 	}
-	for (i = 0; i < m; i++)
-		vc_free(items[i]);
 	return rc;
 }
 
@@ -756,21 +900,21 @@ static char *job_fit_error(struct sched_session *ssn, const struct sched_sjob *j
 {
 	const char *keys[SCHED_TASK_STATUS_COUNT + 1];
 	uint32_t vals[SCHED_TASK_STATUS_COUNT + 1];
-	struct vc_buf b;
+	struct vc_buf *b = &ssn->priv->text;
 	size_t i, n = 0;
 	uint32_t sched = 0, unsched = 0;
 	int rc;
 
-	vc_buf_init(&b, 1 << 20);
+	vc_buf_reset(b);
 	for (i = 0; i < SCHED_TASK_STATUS_COUNT; i++) {
 		keys[n] = sched_task_status_name((enum sched_task_status)i);
 		vals[n++] = j->count[i];
 	}
 	keys[n] = "minAvailable";
 	vals[n++] = (uint32_t)(j->j->min_member > 0 ? j->j->min_member : 0);
-	rc = vc_buf_addf(&b, "%s, ", ready ? "pod group is ready" : "pod group is not ready");
+	rc = vc_buf_adds(b, ready ? "pod group is ready, " : "pod group is not ready, ");
 	if (rc == 0)
-		rc = add_hist(&b, keys, vals, n);
+		rc = add_hist(b, keys, vals, n);
 	for (i = 0; i < j->ntasks; i++) {
 		if (j->tasks[i].t->status != SCHED_TASK_PENDING)
 			continue;
@@ -783,25 +927,21 @@ static char *job_fit_error(struct sched_session *ssn, const struct sched_sjob *j
 		const char *k2[2] = { "Schedulable", "Unschedulable" };
 		uint32_t v2[2] = { sched, unsched };
 
-		rc = vc_buf_adds(&b, "; Pending: ");
+		rc = vc_buf_adds(b, "; Pending: ");
 		if (rc == 0)
-			rc = add_hist(&b, k2, v2, 2);
+			rc = add_hist(b, k2, v2, 2);
 	}
 	for (i = 0; i < j->ntasks && rc == 0; i++) {
 		const struct sched_stask *t = &j->tasks[i];
 
 		if (!t->fit)
 			continue;
-		rc = vc_buf_addf(&b, ". Origin reason is %s: ", t->t->name);
+		rc = vc_buf_addf(b, ". Origin reason is %s: ", t->t->name);
 		if (rc == 0)
-			rc = sched_fit_format(ssn, t->fit, &b);
+			rc = sched_fit_format(ssn, t->fit, b);
 		break;
 	}
-	if (rc < 0) {
-		vc_buf_release(&b);
-		return NULL;
-	}
-	return vc_buf_take(&b);
+	return rc < 0 ? NULL : vc_strdup(vc_buf_str(b));
 }
 
 /* A PodGroup condition object. */
@@ -902,14 +1042,10 @@ static int task_conditions(struct sched_session *ssn, struct sched_sjob *j)
 			if (t->eviction_occurred)
 				nominated = ssn->nodes[node].n->name;
 		} else if (t->fit) {
-			struct vc_buf b;
-
-			vc_buf_init(&b, 1 << 20);
-			if (sched_fit_format(ssn, t->fit, &b) < 0) {
-				vc_buf_release(&b);
+			vc_buf_reset(&ssn->priv->text);
+			if (sched_fit_format(ssn, t->fit, &ssn->priv->text) < 0)
 				return VC_ENOMEM;
-			}
-			msg = vc_buf_take(&b);
+			msg = vc_strdup(vc_buf_str(&ssn->priv->text));
 		} else {
 			msg = vc_strdup(j->fit_error_msg ? j->fit_error_msg
 							 : "all nodes are unavailable");
@@ -940,11 +1076,19 @@ static int job_result(struct sched_session *ssn, struct sched_sjob *j)
 	jr = &r->jobs[r->njobs];
 	memset(jr, 0, sizeof(*jr));
 	jr->job = j->j;
-	conds = pg && json_is_array(pg->conditions) ? json_deep_copy(pg->conditions) : json_array();
+	/*
+	 * A shallow copy: the cached conditions are immutable and put_condition replaces
+	 * elements, it never changes one.
+	 */
+	conds = json_array();
 	if (!conds)
 		return VC_ENOMEM;
 	jr->conditions = conds;
 	r->njobs++;
+	if (pg && json_is_array(pg->conditions))
+		for (i = 0; i < json_array_size(pg->conditions); i++)
+			if (json_array_append(conds, json_array_get(pg->conditions, i)) < 0)
+				return VC_ENOMEM;
 
 	/* 1. gang's conditions (jobs with tasks only). */
 	if (ssn->priv->gang_configured && j->ntasks > 0) {
@@ -967,14 +1111,12 @@ static int job_result(struct sched_session *ssn, struct sched_sjob *j)
 			if (unready > 0 && unready <= (int64_t)releasing) {
 				c = NULL;
 			} else {
-				char *fe = job_fit_error(ssn, j, false);
-
-				if (!fe)
+				jr->fit_error = job_fit_error(ssn, j, false);
+				if (!jr->fit_error)
 					return VC_ENOMEM;
 				j->fit_error_msg =
 					vc_asprintf("%lld/%zu tasks in gang unschedulable: %s",
-						    (long long)unready, j->ntasks, fe);
-				vc_free(fe);
+						    (long long)unready, j->ntasks, jr->fit_error);
 				if (!j->fit_error_msg)
 					return VC_ENOMEM;
 				c = condition("Unschedulable", ssn->uid, ssn->now,
@@ -984,10 +1126,14 @@ static int job_result(struct sched_session *ssn, struct sched_sjob *j)
 				unsched_now = true;
 			}
 		} else {
-			c = condition("Scheduled", ssn->uid, ssn->now,
-				      "tasks in gang are ready to be scheduled", "");
-			if (!c)
+			/* The same for every ready job of the session: one shared object. */
+			if (!ssn->priv->scheduled_cond)
+				ssn->priv->scheduled_cond =
+					condition("Scheduled", ssn->uid, ssn->now,
+						  "tasks in gang are ready to be scheduled", "");
+			if (!ssn->priv->scheduled_cond)
 				return VC_ENOMEM;
+			c = json_incref(ssn->priv->scheduled_cond);
 		}
 		if (c && (rc = put_condition(conds, c)) < 0)
 			return rc;
@@ -1015,7 +1161,8 @@ static int job_result(struct sched_session *ssn, struct sched_sjob *j)
 	jr->failed = (int32_t)j->count[SCHED_TASK_FAILED];
 
 	/* 4. the event, and the job's FitError. */
-	if (!ready || phase == VC_PG_PENDING || phase == VC_PG_INQUEUE || phase == VC_PG_UNKNOWN) {
+	if (!jr->fit_error && (!ready || phase == VC_PG_PENDING || phase == VC_PG_INQUEUE ||
+			       phase == VC_PG_UNKNOWN)) {
 		jr->fit_error = job_fit_error(ssn, j, ready);
 		if (!jr->fit_error)
 			return VC_ENOMEM;
@@ -1185,6 +1332,8 @@ static void release_session(struct sched_session *ssn)
 		vc_free(ssn->jobs[i].fit_error_msg);
 		vc_free(ssn->jobs[i].enqueue_msg);
 	}
+	json_decref(p->scheduled_cond);
+	vc_buf_release(&p->text);
 	for (i = 0; i < p->nreasons; i++)
 		vc_free(p->reasons[i]);
 	if (p->dim_names)
@@ -1202,6 +1351,10 @@ static void release_session(struct sched_session *ssn)
 	vc_free(p->cache_stamp);
 	vc_free(p->cache_reason);
 	vc_free(p->node_score);
+	vc_free(p->class_cache);
+	vc_free(p->node_ver);
+	vc_free(p->job_order_slots);
+	vc_free(p->task_order_slots);
 	vc_free(p->arena);
 	vc_free(ssn->tasks);
 	vc_free(ssn->jobs);
@@ -1262,6 +1415,7 @@ int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	ssn.priv->rng = seed;
 	ssn.priv->res = out;
+	vc_buf_init(&ssn.priv->text, 1 << 20);
 	for (i = 0; i < snap->njobs; i++)
 		ntasks += snap->jobs[i]->ntasks;
 	out->binds = vc_calloc(ntasks ? ntasks : 1, sizeof(*out->binds));
@@ -1287,6 +1441,8 @@ int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap
 		goto fail;
 	out->predicate_calls = ssn.priv->predicate_calls;
 	out->score_calls = ssn.priv->score_calls;
+	out->predicate_evals = ssn.priv->predicate_evals;
+	out->score_evals = ssn.priv->score_evals;
 	release_session(&ssn);
 	out->duration_ns = vc_time_mono_ns() - start;
 	return 0;

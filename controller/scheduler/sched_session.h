@@ -124,8 +124,12 @@ struct sched_result {
 	size_t ntasks, tasks_cap;
 	struct sched_queue_result *queues; /* one per queue in the snapshot */
 	size_t nqueues, queues_cap;
-	/* Statistics for logs and the bench. */
+	/*
+	 * Statistics for logs and the bench: predicate and score results the search asked for,
+	 * and how many of them were computed rather than served by the session's class caches.
+	 */
 	uint64_t predicate_calls, score_calls;
+	uint64_t predicate_evals, score_evals;
 	int64_t duration_ns;
 };
 

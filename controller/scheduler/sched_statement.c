@@ -71,7 +71,7 @@ static int node_add(struct sched_session *ssn, struct sched_stask *t, uint32_t n
 	t->pod_index = (int32_t)m->ntasks;
 	m->tasks[m->ntasks++] = t->t;
 	t->node = node;
-	n->version++;
+	sched_node_changed(ssn, n);
 	if (s == SCHED_TASK_PIPELINED) {
 		for (d = 0; d < ssn->ndims; d++)
 			n->pipelined[d] += t->req[d];
@@ -107,7 +107,7 @@ static void node_remove(struct sched_session *ssn, struct sched_stask *t)
 	}
 	t->pod_index = -1;
 	t->node = SCHED_NONE;
-	n->version++;
+	sched_node_changed(ssn, n);
 	if (s == SCHED_TASK_PIPELINED) {
 		for (d = 0; d < ssn->ndims; d++)
 			n->pipelined[d] -= t->req[d];
@@ -159,7 +159,7 @@ static void evict(struct sched_session *ssn, struct sched_stask *t)
 	size_t d;
 
 	sched_ssn_set_status(ssn, t, SCHED_TASK_RELEASING);
-	n->version++;
+	sched_node_changed(ssn, n);
 	for (d = 0; d < ssn->ndims; d++)
 		n->releasing[d] += t->req[d];
 	fire(ssn, t, false);
@@ -171,7 +171,7 @@ static void unevict(struct sched_session *ssn, struct sched_stask *t)
 	size_t d;
 
 	sched_ssn_set_status(ssn, t, SCHED_TASK_RUNNING);
-	n->version++;
+	sched_node_changed(ssn, n);
 	for (d = 0; d < ssn->ndims; d++)
 		n->releasing[d] -= t->req[d];
 	fire(ssn, t, true);

@@ -5,8 +5,9 @@
  * configuration reload, the loop and allocation failures.
  *
  * The API server is a fake vc_kube_ops that records every call; the caches are filled directly
- * (the informers are never started); the session is a scripted function given through
- * cfg.session_run, so these tests do not depend on the actions and plugins.
+ * (the informers are never started). Most tests give a scripted session through
+ * cfg.session_run, so they do not depend on the actions and plugins; the "real session" tests
+ * run sched_session_run itself on the snapshot the runtime built.
  */
 #include "vc_prelude.h"
 
@@ -27,264 +28,6 @@
 #include "vc_log.h"
 #include "vc_str.h"
 #include "vc_time.h"
-
-/*
- * Until sched_session.c exists, these weak stand-ins let the runtime link; the real ones win as
- * soon as they are linked in. They do what sched_session.h says, no more.
- */
-#define WEAK __attribute__((weak))
-
-WEAK int sched_snapshot_init(struct sched_snapshot *s)
-{
-	memset(s, 0, sizeof(*s));
-	vc_resource_init(&s->total);
-	return 0;
-}
-
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = vc_realloc(*arr, (*cap ? *cap * 2 : 8) * size);
-	if (!p)
-		return VC_ENOMEM;
-	*arr = p;
-	*cap = *cap ? *cap * 2 : 8;
-	return 0;
-}
-
-WEAK int sched_snapshot_add_job(struct sched_snapshot *s, struct sched_job *j)
-{
-	if (grow((void **)&s->jobs, &s->jobs_cap, s->njobs, sizeof(*s->jobs)))
-		return VC_ENOMEM;
-	s->jobs[s->njobs++] = j;
-	return 0;
-}
-
-WEAK int sched_snapshot_add_node(struct sched_snapshot *s, struct sched_node *n)
-{
-	if (grow((void **)&s->nodes, &s->nodes_cap, s->nnodes, sizeof(*s->nodes)) ||
-	    vc_resource_add(&s->total, &n->allocatable))
-		return VC_ENOMEM;
-	s->nodes[s->nnodes++] = n;
-	return 0;
-}
-
-WEAK int sched_snapshot_add_queue(struct sched_snapshot *s, struct sched_queue *q)
-{
-	if (grow((void **)&s->queues, &s->queues_cap, s->nqueues, sizeof(*s->queues)))
-		return VC_ENOMEM;
-	s->queues[s->nqueues++] = q;
-	return 0;
-}
-
-WEAK struct sched_node *sched_snapshot_node(const struct sched_snapshot *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->nnodes; i++)
-		if (strcmp(s->nodes[i]->name, name) == 0)
-			return s->nodes[i];
-	return NULL;
-}
-
-WEAK struct sched_queue *sched_snapshot_queue(const struct sched_snapshot *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->nqueues; i++)
-		if (strcmp(s->queues[i]->name, name) == 0)
-			return s->queues[i];
-	return NULL;
-}
-
-WEAK struct sched_job *sched_snapshot_job(const struct sched_snapshot *s, const char *uid)
-{
-	size_t i;
-
-	for (i = 0; i < s->njobs; i++)
-		if (strcmp(s->jobs[i]->uid, uid) == 0)
-			return s->jobs[i];
-	return NULL;
-}
-
-WEAK int sched_snapshot_place(struct sched_snapshot *s)
-{
-	size_t i, k;
-
-	for (i = 0; i < s->njobs; i++)
-		for (k = 0; k < s->jobs[i]->ntasks; k++) {
-			struct sched_task *t = s->jobs[i]->tasks[k];
-			struct sched_node *n =
-				t->node_name ? sched_snapshot_node(s, t->node_name) : NULL;
-
-			if (t->status == SCHED_TASK_SUCCEEDED || t->status == SCHED_TASK_FAILED)
-				continue;
-			if (n && sched_node_add_task(n, t))
-				return VC_ENOMEM;
-		}
-	return 0;
-}
-
-WEAK void sched_snapshot_release(struct sched_snapshot *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->njobs; i++) {
-		sched_job_release(s->jobs[i]);
-		vc_free(s->jobs[i]);
-	}
-	for (i = 0; i < s->nnodes; i++) {
-		sched_node_release(s->nodes[i]);
-		vc_free(s->nodes[i]);
-	}
-	for (i = 0; i < s->nqueues; i++) {
-		sched_queue_release(s->queues[i]);
-		vc_free(s->queues[i]);
-	}
-	vc_free(s->jobs);
-	vc_free(s->nodes);
-	vc_free(s->queues);
-	vc_resource_release(&s->total);
-	memset(s, 0, sizeof(*s));
-}
-
-WEAK void sched_result_release(struct sched_result *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->njobs; i++) {
-		json_decref(r->jobs[i].conditions);
-		vc_free(r->jobs[i].fit_error);
-		vc_free(r->jobs[i].event_message);
-		vc_free(r->jobs[i].reject_message);
-	}
-	for (i = 0; i < r->ntasks; i++) {
-		vc_free(r->tasks[i].message);
-		vc_free(r->tasks[i].nominated_node);
-	}
-	for (i = 0; i < r->nqueues; i++)
-		vc_resource_release(&r->queues[i].allocated);
-	vc_free(r->binds);
-	vc_free(r->evicts);
-	vc_free(r->jobs);
-	vc_free(r->tasks);
-	vc_free(r->queues);
-	memset(r, 0, sizeof(*r));
-}
-
-WEAK int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap,
-			   const char *session_uid, const char *now, uint64_t seed,
-			   struct sched_result *out, struct vc_error *err)
-{
-	(void)conf;
-	(void)snap;
-	(void)session_uid;
-	(void)now;
-	(void)seed;
-	memset(out, 0, sizeof(*out));
-	return vc_error_set(err, VC_EINVAL, "no session linked");
-}
-
-/*
- * Stand-ins for sched_conf.c while it cannot be linked here: an "actions:" line split on
- * commas, and any top-level key other than actions and tiers refused.
- */
-WEAK void sched_conf_release(struct sched_conf *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nactions; i++)
-		vc_free(c->actions[i]);
-	vc_free(c->actions);
-	json_decref(c->configurations);
-	memset(c, 0, sizeof(*c));
-}
-
-WEAK int sched_conf_parse(const char *data, size_t len, struct sched_conf *out,
-			  struct vc_error *err)
-{
-	const char *p = data, *end = data + len;
-
-	memset(out, 0, sizeof(*out));
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-
-		if (!eol)
-			eol = end;
-		if (strncmp(p, "actions:", 8) == 0) {
-			const char *a = p + 8;
-
-			while (a < eol) {
-				const char *b;
-				char **grown;
-
-				while (a < eol && strchr(" \",", *a))
-					a++;
-				b = a;
-				while (b < eol && !strchr(",\"", *b))
-					b++;
-				if (b == a)
-					break;
-				grown = vc_realloc(out->actions,
-						   (out->nactions + 1) * sizeof(char *));
-				if (!grown)
-					goto nomem;
-				out->actions = grown;
-				out->actions[out->nactions] = vc_strndup(a, (size_t)(b - a));
-				if (!out->actions[out->nactions])
-					goto nomem;
-				out->nactions++;
-				a = b;
-			}
-		} else if (p[0] != ' ' && p[0] != '-' && strncmp(p, "tiers:", 6) != 0 && eol > p) {
-			sched_conf_release(out);
-			return vc_error_set(err, VC_EINVALID,
-					    "unknown key in scheduler configuration");
-		}
-		p = eol + 1;
-	}
-	return 0;
-nomem:
-	sched_conf_release(out);
-	return vc_error_set(err, VC_ENOMEM, "out of memory");
-}
-
-WEAK int sched_conf_default(struct sched_conf *out)
-{
-	static const char text[] = "actions: \"enqueue, allocate, backfill\"\n";
-
-	return sched_conf_parse(text, sizeof(text) - 1, out, NULL) ? VC_ENOMEM : 0;
-}
-
-/* sched_conf.c asks the framework which names exist (sched_framework.c, not linkable yet). */
-WEAK bool sched_action_known(const char *name)
-{
-	static const char *const known[] = { "enqueue", "allocate", "backfill", "preempt",
-					     "reclaim" };
-	size_t i;
-
-	for (i = 0; i < VC_ARRAY_SIZE(known); i++)
-		if (strcmp(known[i], name) == 0)
-			return true;
-	return false;
-}
-
-WEAK const struct sched_plugin *sched_plugin_find(const char *name)
-{
-	static const struct sched_plugin any;
-	static const char *const known[] = { "priority",   "gang",	"conformance",
-					     "overcommit", "drf",	"predicates",
-					     "proportion", "nodeorder", "binpack" };
-	size_t i;
-
-	for (i = 0; i < VC_ARRAY_SIZE(known); i++)
-		if (strcmp(known[i], name) == 0)
-			return &any;
-	return NULL;
-}
 
 /* ---- clock ----------------------------------------------------------------------------------- */
 
@@ -511,6 +254,27 @@ static void events_str(char *buf, size_t len)
 					vc_json_get_str(b, "type"), vc_json_get_str(b, "reason"),
 					json_string_value(vc_json_path(b, "involvedObject.kind")),
 					json_string_value(vc_json_path(b, "involvedObject.name")),
+					vc_json_get_str(b, "message"));
+		if (off >= len)
+			break;
+	}
+}
+
+/* Repeated Events the recorder folded into an existing one: "count=N message" joined by "; ". */
+static void event_patches_str(char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	(void)vc_events_process(rec);
+	buf[0] = '\0';
+	for (i = 0; i < fk.n; i++) {
+		const json_t *b = fk.calls[i].body;
+
+		if (strcmp(fk.calls[i].resource, "events") != 0 || fk.calls[i].verb != 'P')
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%scount=%lld %s", off ? "; " : "",
+					(long long)json_integer_value(json_object_get(b, "count")),
 					vc_json_get_str(b, "message"));
 		if (off >= len)
 			break;
@@ -1611,14 +1375,16 @@ static void test_loop(void **state)
 
 /* ---- enqueue's rejections -------------------------------------------------------------------- */
 
+static const char *reject_message;
+
 static void reject_result(struct sched_snapshot *snap, struct sched_result *out)
 {
 	struct sched_job *j = sched_snapshot_job(snap, "ns/pg");
 
 	assert_non_null(j);
 	add_job_result(out, j, VC_PG_PENDING, NULL, 0, NULL, NULL, NULL);
-	out->jobs[0].reject_message =
-		vc_strdup("queue resource quota insufficient: insufficient cpu");
+	if (reject_message)
+		out->jobs[0].reject_message = vc_strdup(reject_message);
 }
 
 static void test_reject_event(void **state)
@@ -1628,6 +1394,7 @@ static void test_reject_event(void **state)
 	(void)state;
 	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Pending", "10"));
 	script = reject_result;
+	reject_message = "queue resource quota insufficient: insufficient cpu";
 	new_runtime();
 	cycle();
 	cycle();
@@ -1635,6 +1402,98 @@ static void test_reject_event(void **state)
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Unschedulable PodGroup/pg: queue resource quota "
 				 "insufficient: insufficient cpu");
+	reset_calls();
+
+	/* A different rejection is news at once. */
+	reject_message = "resource in cluster is overused: overused nvidia.com/gpu";
+	cycle();
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "Normal Unschedulable PodGroup/pg: resource in cluster is "
+				 "overused: overused nvidia.com/gpu");
+	reset_calls();
+
+	/* The same one again: only once the throttle window has passed. */
+	advance(SRT_EVENT_THROTTLE_NS - SEC);
+	cycle();
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	advance(SEC);
+	cycle();
+	/* The recorder folds the repeat into the Event it made (Kubernetes' correlator). */
+	event_patches_str(buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "count=2 resource in cluster is overused: overused nvidia.com/gpu");
+	reset_calls();
+
+	/* Admitted: no rejection, no event. */
+	reject_message = NULL;
+	advance(SRT_EVENT_THROTTLE_NS);
+	cycle();
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+}
+
+/* ---- "pod group is ready" only with a status write (§1.8 item 4) ------------------------------
+ */
+
+static void test_ready_event_needs_write(void **state)
+{
+	struct sched_runtime_stats st;
+	char buf[512];
+	json_t *pg;
+
+	(void)state;
+	/* The cache already shows what the cycle computes: no write, no event. */
+	pg = pg_obj("pg", NULL, NULL, "Running", "10");
+	assert_int_equal(vc_json_set_path_new(pg, "status.running", json_integer(1)), 0);
+	assert_int_equal(
+		vc_json_set_path_new(pg, "status.conditions", json_loads(COND_T1, 0, NULL)), 0);
+	put(ctx.podgroups, pg);
+	script = pg_result;
+	want_phase = VC_PG_RUNNING;
+	want_running = 1;
+	want_conditions = COND_T2; /* equal but for transitionID and time */
+	new_runtime();
+	cycle();
+	assert_int_equal(fk.n, 0);
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+
+	/* A write that fails (conflict, then a server error): still no event. */
+	want_running = 2;
+	fail_next('U', "podgroups", NULL, VC_ECONFLICT, "the object has been modified");
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	reset_calls();
+	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Inqueue", "11"));
+	fail_next('U', "podgroups", NULL, VC_ESERVER, "etcdserver: request timed out");
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	reset_calls();
+
+	/* The retry succeeds: the write, then the event, once. */
+	advance(SRT_RETRY_NS);
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "Normal Scheduled PodGroup/pg: pod group is ready");
+	reset_calls();
+	/* The informer has not shown the write yet: nothing written, nothing said. */
+	cycle();
+	assert_int_equal(fk.n, 0);
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.pg_writes, 1);
+	assert_int_equal(st.pg_conflicts, 1);
+	assert_int_equal(st.pg_errors, 1);
 }
 
 /* ---- malformed objects ----------------------------------------------------------------------- */
@@ -1786,14 +1645,12 @@ static void test_handlers(void **state)
 /*
  * One pending one-pod gang, one node, Volcano's default configuration, the real
  * sched_session_run: the exact requests of a first cycle and of the one after the informer
- * showed the binding. Skipped while sched_session.c is not linked in.
+ * showed the binding.
  */
 static void test_real_session(void **state)
 {
-	struct vc_error err;
 	char buf[1024];
 	json_t *pg;
-	int rc;
 
 	(void)state;
 	put(ctx.nodes, node_obj("n1", "a", "4"));
@@ -1801,11 +1658,7 @@ static void test_real_session(void **state)
 	put(ctx.pods, pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1"));
 	cfg.session_run = NULL;
 	new_runtime();
-	rc = sched_runtime_cycle(rt, &err);
-	if (rc == VC_EINVAL && strcmp(err.text, "no session linked") == 0)
-		skip();
-	assert_int_equal(rc, 0);
-	(void)sched_runtime_drain(rt);
+	cycle();
 	api_calls(buf, sizeof(buf));
 	/* Binds first, then the PodGroup (Inqueue), then the queues' allocated (rolled up). */
 	assert_string_equal(buf, "C pods ns/p-0/binding; U podgroups ns/pg; "
@@ -1833,8 +1686,48 @@ static void test_real_session(void **state)
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Scheduled PodGroup/pg: pod group is ready");
 	reset_calls();
+	/* Not seen yet by the informer: no second write, so no second "pod group is ready". */
 	cycle();
 	assert_int_equal(fk.n, 0);
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	assert_int_equal(fk.n, 0);
+}
+
+/*
+ * enqueue's rejection through the real session: a gang whose minResources the cluster cannot
+ * hold stays Pending (no status write) and its PodGroup gets overcommit's Normal Unschedulable
+ * event, once while the message stays the same.
+ */
+static void test_real_session_reject(void **state)
+{
+	char buf[1024];
+	json_t *pg;
+
+	(void)state;
+	put(ctx.nodes, node_obj("n1", "a", "4"));
+	pg = pg_obj("pg", NULL, NULL, "Pending", "10");
+	assert_int_equal(vc_json_set_path_new(pg, "spec.minResources",
+					      json_pack("{s:s, s:s}", "cpu", "8", "memory", "1Gi")),
+			 0);
+	put(ctx.podgroups, pg);
+	cfg.session_run = NULL;
+	new_runtime();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	/* Only the queues' totals (zero) would change; they are absent, so nothing at all. */
+	assert_string_equal(buf, "");
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "Warning Unschedulable PodGroup/pg: 0/0 tasks in gang "
+				 "unschedulable: pod group is not ready, 1 minAvailable; "
+				 "Normal Unschedulable PodGroup/pg: resource in cluster is "
+				 "overused: overused cpu");
+	reset_calls();
+	cycle();
+	assert_int_equal(fk.n, 0);
+	events_str(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	assert_int_equal(fk.n, 0); /* no creates, no patches: throttled */
 }
 
 /* ---- allocation failures --------------------------------------------------------------------- */
@@ -1927,9 +1820,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conf_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conf_invalid_at_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ready_event_needs_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
 	};

@@ -1023,6 +1023,90 @@ static void test_unknown_action(void **state)
 	sched_conf_release(&c);
 }
 
+/*
+ * The equivalence-class cache: pods of the same shape but with different node selectors are
+ * different classes (no shared verdicts), pods of one class share them (most predicate and
+ * score results come from the cache), and every placement still respects its selector.
+ */
+static void test_class_cache(void **state)
+{
+	static const char *const zones[] = { "a", "a", "b", "b" };
+	struct sched_snapshot s;
+	struct sched_conf c;
+	struct sched_result r;
+	struct vc_pod pods[8];
+	json_t *objs[8], *labels[4];
+	struct sched_job *ja, *jb, *jc;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sched_conf_default(&c), 0);
+	assert_int_equal(sched_snapshot_init(&s), 0);
+	for (i = 0; i < 4; i++) {
+		char name[8];
+		struct sched_node *n;
+
+		snprintf(name, sizeof(name), "n%zu", i + 1);
+		n = add_node(&s, name, 2000, 0, 110);
+		labels[i] = json_pack("{s:s}", "zone", zones[i]);
+		assert_non_null(labels[i]);
+		n->labels = labels[i];
+	}
+	add_queue(&s, "default", 1);
+	ja = add_job(&s, "ja", "default", 4, VC_PG_INQUEUE);
+	jb = add_job(&s, "jb", "default", 4, VC_PG_INQUEUE);
+	jc = add_job(&s, "jc", "default", 2, VC_PG_INQUEUE);
+	for (i = 0; i < 8; i++) {
+		struct sched_task *t = vc_malloc(sizeof(*t));
+		char name[16];
+
+		snprintf(name, sizeof(name), "%s-%zu", i < 4 ? "ja" : "jb", i % 4);
+		objs[i] = json_pack("{s:{s:s, s:s, s:s}, s:{s:{s:s}, s:[{s:s, s:{s:{s:s}}}]}, "
+				    "s:{s:s}}",
+				    "metadata", "namespace", "ns", "name", name, "uid", name,
+				    "spec", "nodeSelector", "zone", i < 4 ? "a" : "b", "containers",
+				    "name", "c", "resources", "requests", "cpu", "500m", "status",
+				    "phase", "Pending");
+		assert_non_null(objs[i]);
+		assert_int_equal(vc_pod_view(objs[i], &pods[i], NULL), 0);
+		assert_non_null(t);
+		assert_int_equal(sched_task_from_pod(t, &pods[i], NULL), 0);
+		assert_int_equal(sched_job_add_task(i < 4 ? ja : jb, t), 0);
+	}
+	add_tasks(jc, "jc", 2, 500, 0, SCHED_TASK_PENDING, NULL);
+	run(&c, &s, &r);
+	assert_int_equal(r.nbinds, 10);
+	for (i = 0; i < r.nbinds; i++) {
+		const struct sched_task *t = r.binds[i].task;
+		const char *node = r.binds[i].node;
+
+		if (t->job == ja)
+			assert_true(strcmp(node, "n1") == 0 || strcmp(node, "n2") == 0);
+		else if (t->job == jb)
+			assert_true(strcmp(node, "n3") == 0 || strcmp(node, "n4") == 0);
+	}
+	assert_int_equal(binds_of(&r, jc), 2);
+	/*
+	 * Asked: 10 tasks × 4 nodes (all fit); scores where a task had two or more nodes: ja and
+	 * jb 4 × 2, jc 2 × 4. Computed: a class's first task asks every node, each later task
+	 * only the node the previous placement changed: predicates ja 4+3, jb 4+3, jc 4+1; scores
+	 * ja 2+1+1+1, jb the same, jc 4+1.
+	 */
+	assert_int_equal(r.predicate_calls, 40);
+	assert_int_equal(r.score_calls, 24);
+	assert_int_equal(r.predicate_evals, 19);
+	assert_int_equal(r.score_evals, 15);
+	sched_result_release(&r);
+	sched_snapshot_release(&s);
+	sched_conf_release(&c);
+	for (i = 0; i < 8; i++) {
+		vc_pod_view_release(&pods[i]);
+		json_decref(objs[i]);
+	}
+	for (i = 0; i < 4; i++)
+		json_decref(labels[i]);
+}
+
 /* Not a timed test: prints how long a big cycle took, for the author's sanity. */
 static void scale_case(int nodes, int groups, int per_group)
 {
@@ -1100,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_conditions_replaced),
 		cmocka_unit_test(test_fit_errors_histogram),
+		cmocka_unit_test(test_class_cache),
 		cmocka_unit_test(test_preempt_priority),
 		cmocka_unit_test(test_preempt_whole_gang),
 		cmocka_unit_test(test_preempt_equal_priority_elastic),
