@@ -65,8 +65,9 @@ static void slim_containers(json_t *arr)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach (arr, i, c)
+	json_array_foreach (arr, i, c) {
 		keep_keys(c, keys);
+	}
 }
 
 static void slim_statuses(json_t *arr)
