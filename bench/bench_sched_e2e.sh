@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# bench_sched_e2e.sh - scheduling throughput through the local kube-apiserver, end to end.
+#
+#   bench/bench_sched_e2e.sh [--pods N] [--nodes M] [--group-size G] [--runs R]
+#                            [--variants "raw kube caldera"] [--bind-threads T]
+#                            [--deadlock-rounds K] [--only throughput|deadlock] [--keep]
+#
+# Throughput (defaults: 10,000 pods, 500 nodes, one-pod groups, 1 run). For each variant, in
+# this order, a fresh cluster (cluster/up.sh, no kube-scheduler) gets M vc-nodesim nodes (8 CPU,
+# 32 GiB, 110 pods; vc-nodesim is stopped once they are Ready, so no pod status write competes
+# with the binds: the nodes stay Ready, nothing marks them otherwise) and N pending pods
+# (100m CPU, 64 Mi each, created by build/bench/bind_raw with 16 threads; creation is not timed).
+# Then the binder starts while `bind_raw watch` watches the pods; the rate is (N - 1) / (time
+# the watch saw the last pod get spec.nodeName - time it saw the first):
+#
+#   raw      bind_raw bind: T threads POSTing pods/<name>/binding round robin over the nodes
+#            (qps 2000, burst 2000), no decisions, no other writes: the server's bind rate
+#   kube     kube-scheduler v1.20.2, default-scheduler pods, --kube-api-qps 2000
+#            --kube-api-burst 2000 (its defaults are 50 and 100)
+#   caldera  build/vc-controller, scheduler only, Volcano's default configuration, pods with
+#            schedulerName volcano in PodGroups of G (minMember G, queue default, created first),
+#            --kube-api-qps 2000 --kube-api-burst 2000
+#
+# The report gives pods/s, the ratio to raw, the time from the binder's start to its first
+# bind, and the binder's peak RSS. With --runs R each variant is measured R times (medians).
+#
+# Gang deadlock (--deadlock-rounds K, default 10): one cluster with kube-scheduler, 2 nodes x 2
+# GPUs; K rounds of two PodGroups a and b (minMember 4) whose 4 one-GPU pods each are created
+# interleaved a-0 b-0 a-1 b-1 ..., run until deleted; after the binds settle, the split of bound
+# pods is recorded. First with kube-scheduler (default-scheduler pods), then the same rounds with
+# Caldera (schedulerName volcano).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+PODS=10000 NODES=500 GROUP=1 RUNS=1 VARIANTS="raw kube caldera" BIND_THREADS=16
+ROUNDS=10 ONLY="" KEEP=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--pods) PODS=$2 && shift ;;
+	--nodes) NODES=$2 && shift ;;
+	--group-size) GROUP=$2 && shift ;;
+	--runs) RUNS=$2 && shift ;;
+	--variants) VARIANTS=$2 && shift ;;
+	--bind-threads) BIND_THREADS=$2 && shift ;;
+	--deadlock-rounds) ROUNDS=$2 && shift ;;
+	--only) ONLY=$2 && shift ;;
+	--keep) KEEP=1 ;;
+	*) echo "usage: bench/bench_sched_e2e.sh [--pods N] [--nodes M] [--group-size G] [--runs R] [--variants LIST] [--bind-threads T] [--deadlock-rounds K] [--only throughput|deadlock] [--keep]" >&2 && exit 2 ;;
+	esac
+	shift
+done
+
+BUILD=${BENCH_BUILD:-build}
+LIB=${BENCH_LIB:-$BUILD/libcaldera.a}
+SIM=$BUILD/vc-nodesim
+CTRL=${BENCH_CONTROLLER:-$BUILD/vc-controller}
+BIND=build/bench/bind_raw
+WORK=build/bench/sched_e2e
+mkdir -p "$WORK" build/bench
+if ! [ -f "$LIB" ] || ! [ -x "$SIM" ]; then
+	echo "bench: $LIB or $SIM is missing: run make build" >&2
+	exit 1
+fi
+if [ "$ONLY" != deadlock ] && [[ " $VARIANTS " == *" caldera "* ]] && ! [ -x "$CTRL" ]; then
+	echo "bench: $CTRL is missing: run make build (or --variants \"raw kube\")" >&2
+	exit 1
+fi
+PKGS=(libmicrohttpd jansson yaml-0.1 libcurl openssl)
+# shellcheck disable=SC2046 # pkg-config prints several words
+cc -std=c11 -O2 -g -D_GNU_SOURCE -Icommon -Wall -Wextra -Werror \
+	$(pkg-config --cflags "${PKGS[@]}") bench/bind_raw.c "$LIB" \
+	$(pkg-config --libs "${PKGS[@]}") -lpthread -lm -o "$BIND"
+CALDERA_KUBE_BIN=$(cluster/build.sh | tail -n 1)
+export CALDERA_KUBE_BIN
+
+# --- processes we start, stopped by PID on exit ---------------------------------------------------
+PIDS=()
+CLUSTERS=()
+stop_pid() { # PID: TERM, wait up to 10 s, KILL
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+	local p c
+	for p in "${PIDS[@]}"; do stop_pid "$p"; done
+	for c in "${CLUSTERS[@]}"; do
+		if [ "$KEEP" = 1 ]; then
+			cluster/down.sh "$c" >/dev/null 2>&1 || true
+		else
+			cluster/down.sh "$c" --purge >/dev/null 2>&1 || true
+		fi
+	done
+}
+trap cleanup EXIT
+trap 'echo "bench: line $LINENO failed: $BASH_COMMAND" >&2' ERR
+trap 'exit 130' INT
+trap 'exit 143' TERM
+start() { # LOG CMD...: run CMD in the background (own session), output to LOG; sets $LAST_PID
+	local log=$1
+	shift
+	setsid "$@" </dev/null >"$log" 2>&1 &
+	LAST_PID=$!
+	PIDS+=("$LAST_PID")
+}
+forget() { # PID: stop it and drop it from PIDS
+	local p keep=()
+	stop_pid "$1"
+	for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+	PIDS=("${keep[@]}")
+}
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+say() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 10000))
+		[ -n "$(ss -Htln "sport = :$p" 2>/dev/null)" ] || { echo "$p"; return; }
+	done
+}
+peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo "?"; }
+TICKS=$(getconf CLK_TCK)
+# cpu_s PID: user + system CPU seconds of the process so far.
+cpu_s() { awk -v t="$TICKS" '{ sub(/^.*\) /, ""); printf "%.1f", ($12 + $13) / t }' "/proc/$1/stat" 2>/dev/null || echo "?"; }
+
+# cluster DIR [up.sh flags]: a fresh cluster with the CRDs; exports KUBECONFIG.
+cluster() {
+	local dir=$1
+	shift
+	[ ! -f "$dir/.caldera-cluster" ] || cluster/down.sh "$dir" --purge >/dev/null 2>&1 || true
+	CLUSTERS+=("$dir")
+	cluster/up.sh "$dir" "$@" >/dev/null 2>"$dir.up.log" || { cat "$dir.up.log" >&2; exit 1; }
+	export KUBECONFIG=$dir/kubeconfig KUBECACHEDIR=$dir/kubectl-cache
+	local crds out
+	crds=$(kubectl apply -f crds/ -o name) || { echo "bench: kubectl apply -f crds/ failed" >&2; exit 1; }
+	# A CRD without status yet makes kubectl wait fail at once ("accessor error"): retry.
+	for _ in $(seq 1 30); do
+		# shellcheck disable=SC2086 # one argument per CRD
+		out=$(kubectl wait --for=condition=Established --timeout=60s $crds 2>&1) && return 0
+		sleep 1
+	done
+	echo "bench: CRDs not Established: $out" >&2
+	exit 1
+}
+# sim_nodes LOG COUNT RESOURCES [flags]: vc-nodesim until COUNT nodes are Ready; sets SIM_PID.
+sim_nodes() {
+	local log=$1 count=$2 res=$3
+	shift 3
+	start "$log" "$SIM" --kubeconfig "$KUBECONFIG" --nodes "$count:$res" --workers 8 \
+		--heartbeat-period 600s "$@"
+	SIM_PID=$LAST_PID
+	until grep -qs "ready_nodes=$count " "$log"; do
+		kill -0 "$SIM_PID" 2>/dev/null || { tail "$log" >&2; exit 1; }
+		sleep 0.5
+	done
+}
+# conf FILE: Volcano's built-in default scheduler configuration.
+default_conf() {
+	cat >"$1" <<-EOT
+		actions: "enqueue, allocate, backfill"
+		tiers:
+		- plugins:
+		  - name: priority
+		  - name: gang
+		  - name: conformance
+		- plugins:
+		  - name: overcommit
+		  - name: drf
+		  - name: predicates
+		  - name: proportion
+		  - name: nodeorder
+	EOT
+}
+# caldera DIR LOG: start vc-controller, scheduler only; sets LAST_PID.
+caldera() {
+	default_conf "$1/scheduler.conf"
+	start "$2" "$CTRL" --kubeconfig "$KUBECONFIG" --kube-api-qps 2000 --kube-api-burst 2000 \
+		--leader-elect=false --controllers=-job-controller,-pg-controller,-gc-controller \
+		--enable-scheduler=true --scheduler-name volcano --scheduler-conf "$1/scheduler.conf" \
+		--schedule-period 1s --enable-healthz=true --healthz-address "127.0.0.1:$(free_port)" \
+		--listen-address "127.0.0.1:$(free_port)"
+}
+
+# --- throughput ----------------------------------------------------------------------------------
+
+# measure VARIANT RUN: one measurement; sets RESULT="rate first_latency peak_rss cpu_seconds".
+measure() {
+	local v=$1 run=$2 dir sched=default-scheduler group=0 t0 line rate first rss cpu pid
+	dir=$ROOT/$WORK/$v-$run
+	rm -rf "$dir" && mkdir -p "$dir"
+	say "$v run $run: cluster"
+	cluster "$dir/cluster"
+	say "$v run $run: $NODES nodes"
+	sim_nodes "$dir/nodesim.log" "$NODES" cpu=8,memory=32Gi,pods=110
+	forget "$SIM_PID"
+	[ "$v" != caldera ] || { sched=volcano && group=$GROUP; }
+	kubectl create namespace bench >/dev/null
+	say "$v run $run: creating $PODS pods"
+	"$BIND" create --kubeconfig "$KUBECONFIG" --namespace bench --count "$PODS" --threads 16 \
+		--scheduler-name "$sched" --group-size "$group" >"$dir/create.out" 2>&1 ||
+		{ cat "$dir/create.out" >&2; exit 1; }
+	start "$dir/watch.out" "$BIND" watch --kubeconfig "$KUBECONFIG" --namespace bench \
+		--count "$PODS" --timeout-seconds 900
+	local wpid=$LAST_PID
+	until grep -qs '^watching' "$dir/watch.out"; do
+		kill -0 "$wpid" 2>/dev/null || { cat "$dir/watch.out" >&2; exit 1; }
+		sleep 0.2
+	done
+	say "$v run $run: binding"
+	t0=$(now)
+	case $v in
+	raw)
+		start "$dir/binder.log" "$BIND" bind --kubeconfig "$KUBECONFIG" --namespace bench \
+			--nodes "$NODES" --threads "$BIND_THREADS" --qps 2000 --burst 2000 ;;
+	kube)
+		start "$dir/binder.log" "$CALDERA_KUBE_BIN/kube-scheduler" \
+			--kubeconfig="$dir/cluster/kube-scheduler.kubeconfig" --leader-elect=false \
+			--secure-port=0 --port=0 --kube-api-qps=2000 --kube-api-burst=2000 ;;
+	caldera) caldera "$dir" "$dir/binder.log" ;;
+	esac
+	pid=$LAST_PID
+	rss='?' cpu='?'
+	while kill -0 "$wpid" 2>/dev/null; do
+		[ "$v" = raw ] || kill -0 "$pid" 2>/dev/null ||
+			{ echo "bench: the $v binder died:" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
+		rss=$(peak_rss_mib "$pid")
+		cpu=$(cpu_s "$pid")
+		sleep 0.5
+	done
+	# The raw binder may have exited by now: then the last sample stands.
+	line=$(cpu_s "$pid" 2>/dev/null)
+	[ "$line" = '?' ] || cpu=$line
+	wait "$wpid" 2>/dev/null || true
+	line=$(grep '^bound=' "$dir/watch.out") ||
+		{ echo "bench: $v: $(tail -n 1 "$dir/watch.out")" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
+	[ "$v" != raw ] || rss=-
+	forget "$pid"
+	rate=$(echo "$line" | sed -n 's/.* rate=\([^ ]*\).*/\1/p')
+	first=$(echo "$line" | sed -n 's/.* first=\([^ ]*\).*/\1/p')
+	say "$v run $run: $line"
+	RESULT="$rate $(calc %.2f "$first - $t0") $rss $cpu"
+	if [ "$KEEP" = 1 ]; then
+		cluster/down.sh "$dir/cluster" >/dev/null 2>&1 || true
+	else
+		cluster/down.sh "$dir/cluster" --purge >/dev/null 2>&1 || true
+	fi
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+throughput() {
+	local v r rates=() lat=() rss=() cpus=() raw_rate="" med
+	declare -A result
+	for ((r = 1; r <= RUNS; r++)); do
+		for v in $VARIANTS; do
+			measure "$v" "$r"
+			result[$v,$r]=$RESULT
+		done
+	done
+	echo
+	echo "== scheduling throughput: $PODS pods, $NODES nodes (8 CPU, 32 GiB, 110 pods), Caldera's in PodGroups of $GROUP, $RUNS run(s), medians"
+	printf '%-44s %8s %7s %16s %10s %10s\n' "binder" "pods/s" "x raw" "start->1st bind" "peak RSS" "CPU s"
+	for v in $VARIANTS; do
+		rates=() lat=() rss=() cpus=()
+		for ((r = 1; r <= RUNS; r++)); do
+			read -r a b c d <<<"${result[$v,$r]}"
+			rates+=("$a") lat+=("$b") rss+=("$c") cpus+=("$d")
+		done
+		med=$(printf '%s\n' "${rates[@]}" | median)
+		[ "$v" != raw ] || raw_rate=$med
+		case $v in
+		raw) label="bind_raw, $BIND_THREADS threads (API server's bind rate)" ;;
+		kube) label="kube-scheduler v1.20.2 (qps/burst 2000)" ;;
+		caldera) label="Caldera vc-controller (qps/burst 2000)" ;;
+		esac
+		printf '%-44s %8.1f %7s %15ss %10s %10s\n' "$label" "$med" \
+			"$([ -n "$raw_rate" ] && calc %.2f "$med / $raw_rate" || echo -)" \
+			"$(printf '%s\n' "${lat[@]}" | median)" \
+			"$(printf '%s\n' "${rss[@]}" | sort | head -n 1)$([ "$v" = raw ] || echo ' MiB')" \
+			"$(printf '%s\n' "${cpus[@]}" | median)"
+		echo "   runs (pods/s): ${rates[*]}; CPU s: ${cpus[*]}"
+		if [ "$v" != raw ] && [[ " $VARIANTS " == *" raw "* ]]; then
+			printf '   per run, x that run'"'"'s raw rate:'
+			for ((r = 1; r <= RUNS; r++)); do
+				printf ' %s' "$(calc %.2f "${result[$v,$r]%% *} / ${result[raw,$r]%% *}")"
+			done
+			echo
+		fi
+	done
+	if [ -n "$raw_rate" ] && [[ " $VARIANTS " == *" caldera "* ]]; then
+		med=$(for ((r = 1; r <= RUNS; r++)); do echo "${result[caldera,$r]%% *}"; done | median)
+		if awk "BEGIN { exit !($med >= 0.8 * $raw_rate) }"; then
+			echo "floor: Caldera >= 0.8 x raw bind rate: met ($(calc %.2f "$med / $raw_rate"))"
+		else
+			echo "floor: Caldera >= 0.8 x raw bind rate: NOT met ($(calc %.2f "$med / $raw_rate"))"
+		fi
+	fi
+}
+
+# --- gang deadlock rounds ------------------------------------------------------------------------
+
+round_yaml() { # NS SCHED
+	local i g
+	for g in a b; do
+		printf -- '---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: %s, namespace: %s}\nspec: {minMember: 4, queue: default}\n' "$g" "$1"
+	done
+	for i in 0 1 2 3; do
+		for g in a b; do
+			printf -- '---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: %s-%d\n  namespace: %s\n  labels: {group: %s}\n  annotations: {scheduling.k8s.io/group-name: %s}\n' "$g" "$i" "$1" "$g" "$g"
+			printf 'spec:\n  schedulerName: %s\n  terminationGracePeriodSeconds: 0\n  containers:\n  - name: main\n    image: busybox\n    resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}\n' "$2"
+		done
+	done
+}
+n_bound() { # NS SELECTOR
+	kubectl get pods -n "$1" -l "$2" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c . || true
+}
+# rounds SCHED LABEL: K rounds; prints one summary line.
+rounds() {
+	local sched=$1 label=$2 k ns t0 t4 a b splits=() times=() waited
+	for ((k = 1; k <= ROUNDS; k++)); do
+		ns=$sched-$k
+		kubectl create namespace "$ns" >/dev/null
+		t0=$(now)
+		round_yaml "$ns" "$sched" | kubectl create -f - >/dev/null
+		waited=0
+		until [ "$(n_bound "$ns" group)" -ge 4 ] || [ $waited -ge 300 ]; do
+			sleep 0.1
+			waited=$((waited + 1))
+		done
+		t4=$(now)
+		sleep 3 # settle: several scheduling cycles / retries
+		a=$(n_bound "$ns" group=a)
+		b=$(n_bound "$ns" group=b)
+		splits+=("$a+$b")
+		times+=("$(calc %.1f "$t4 - $t0")")
+		kubectl delete namespace "$ns" --wait=true --timeout=60s >/dev/null
+	done
+	printf '%-26s' "$label"
+	printf '%s\n' "${splits[@]}" | sort | uniq -c | awk '{ printf " %s in %d/'"$ROUNDS"' rounds;", $2, $1 }'
+	printf ' time to 4 bound: %s s\n' "$(printf '%s\n' "${times[@]}" | median)"
+	echo "   rounds (a+b bound): ${splits[*]}"
+}
+
+deadlock() {
+	local dir=$ROOT/$WORK/deadlock pid
+	rm -rf "$dir" && mkdir -p "$dir"
+	say "deadlock: cluster with kube-scheduler, 2 nodes x 2 GPUs"
+	cluster "$dir/cluster" --with-kube-scheduler
+	sim_nodes "$dir/nodesim.log" 2 cpu=8,memory=32Gi,nvidia.com/gpu=2 --node-prefix dl --fast-delete
+	echo
+	echo "== gang deadlock: PodGroups a and b (minMember 4, 4 x 1 GPU each, created interleaved) on 2 nodes x 2 GPUs, $ROUNDS rounds"
+	rounds default-scheduler "kube-scheduler v1.20.2:"
+	if [ -x "$CTRL" ]; then
+		caldera "$dir" "$dir/vc-controller.log"
+		pid=$LAST_PID
+		sleep 3
+		rounds volcano "Caldera:"
+		forget "$pid"
+	else
+		echo "Caldera: $CTRL is missing"
+	fi
+}
+
+case $ONLY in
+"") throughput && deadlock ;;
+throughput) throughput ;;
+deadlock) deadlock ;;
+*) echo "bench: --only throughput or deadlock" >&2 && exit 2 ;;
+esac
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
