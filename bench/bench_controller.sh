@@ -11,13 +11,17 @@
 # either. No nodes are needed.
 #
 #   bench/bench_controller.sh [JOBS] [PODS_PER_JOB] [QPS]     (defaults 1000 10 1000)
+#   VC_CONTROLLER=path/to/vc-controller (default build/vc-controller)
+#   BENCH_WORKERS=N: vc-controller syncs N jobs at a time (--worker-threads; default 3, Volcano's).
+#   kube-controller-manager v1.20 always runs 5 Job workers (ConcurrentJobSyncs has no flag).
+#   BENCH_VC_ARGS="...": more vc-controller flags (e.g. --schedule-period 5s).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${1:-1000}
 PER=${2:-10}
 QPS=${3:-1000}
 TOTAL=$((JOBS * PER))
-CTRL=$ROOT/build/vc-controller
+CTRL=${VC_CONTROLLER:-$ROOT/build/vc-controller}
 CACHE=${CALDERA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/caldera}
 KCM=${CALDERA_KUBE_BIN:-$CACHE/kubernetes-1.20.2/bin}/kube-controller-manager
 [ -x "$CTRL" ] || { echo "bench: run make first" >&2; exit 1; }
@@ -126,7 +130,9 @@ gen volcano vc >"$scratch/vc.json"
 k create -f "$scratch/vc.json" >/dev/null
 "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps "$QPS" \
 	--kube-api-burst "$QPS" --scheduler-conf "$scratch/enqueue.conf" \
-	--controllers=-gc-controller,-pg-controller >"$scratch/vc.log" 2>&1 &
+	--controllers=-gc-controller,-pg-controller ${BENCH_WORKERS:+--worker-threads "$BENCH_WORKERS"} \
+	${BENCH_VC_ARGS:-} \
+	>"$scratch/vc.log" 2>&1 &
 pid=$!
 read -r vc_s vc_cpu < <(time_until_all vc)
 sleep 3 # let the informers take in the last pods and their updates
@@ -135,9 +141,10 @@ stop
 
 awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s" \
 	-v kc="$kcm_cpu" -v vs="$vc_s" -v vcpu="$vc_cpu" -v rss="$rss" \
-	-v cpu="$(lscpu | sed -n 's/^Model name: *//p')" -v n="$(nproc)" 'BEGIN {
-	printf "machine: %s, %d CPUs\n", cpu, n
-	printf "workload: %d jobs x %d pods = %d pods, client qps/burst %d\n", jobs, per, total, qps
+	-v cpu="$(lscpu | sed -n 's/^Model name: *//p')" -v n="$(nproc)" \
+	-v workers="vc ${BENCH_WORKERS:-3}, kcm 5" -v extra="${BENCH_VC_ARGS:+, vc-controller $BENCH_VC_ARGS}" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+	printf "machine: %s, %d CPUs; load average at the end %s\n", cpu, n, load
+	printf "workload: %d jobs x %d pods = %d pods, client qps/burst %d, job workers %s%s\n", jobs, per, total, qps, workers, extra
 	printf "kube-controller-manager (job): %6.1f s  %7.0f pods/s  %6.2f CPU s\n", ks, total / ks, kc
 	printf "vc-controller:                 %6.1f s  %7.0f pods/s  %6.2f CPU s\n", vs, total / vs, vcpu
 	printf "ratio (vc / kcm pods/s):       %.2f   (floor 2.0)\n", ks / vs

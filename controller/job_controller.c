@@ -28,7 +28,7 @@
 
 #define JOB_REQS_MAX	 4096
 #define JOB_BUCKETS	 1024
-#define JOB_POOL_DEFAULT 16
+#define JOB_POOL_DEFAULT 64
 
 /* ---- request lists (the queue payload) ------------------------------------------------------- */
 
@@ -140,6 +140,7 @@ struct job_entry {
 	 * this controller sent that the pod informer has not shown yet (NULL when none).
 	 */
 	json_t *exp_create, *exp_delete;
+	char *pg_pending; /* the last PodGroupPending message recorded, or NULL */
 };
 
 static void delayed_release(struct delayed *d)
@@ -162,6 +163,7 @@ static void entry_free(struct job_entry *e)
 	json_decref(e->overlay);
 	json_decref(e->exp_create);
 	json_decref(e->exp_delete);
+	vc_free(e->pg_pending);
 	vc_free(e->key);
 	vc_free(e);
 }
@@ -217,7 +219,7 @@ static void entry_maybe_drop(struct jobctl *c, struct job_entry *e)
 	struct job_entry **pp = &c->buckets[fnv32(e->key) % c->nbuckets];
 
 	if (e->overlay || e->ndelayed || json_object_size(e->exp_create) ||
-	    json_object_size(e->exp_delete))
+	    json_object_size(e->exp_delete) || e->pg_pending)
 		return;
 	for (; *pp; pp = &(*pp)->next)
 		if (*pp == e) {
@@ -318,6 +320,26 @@ bool job_expecting(struct jobctl *c, const char *key, bool create, const char *p
 	}
 	pthread_mutex_unlock(&c->lock);
 	return hit;
+}
+
+bool job_pg_pending_changed(struct jobctl *c, const char *key, const char *msg)
+{
+	struct job_entry *e;
+	bool changed = true;
+	char *copy;
+
+	pthread_mutex_lock(&c->lock);
+	e = entry_get(c, key, msg != NULL);
+	if (e && msg && vc_str_eq(e->pg_pending, msg)) {
+		changed = false;
+	} else if (e) {
+		copy = msg ? vc_strdup(msg) : NULL;
+		vc_free(e->pg_pending);
+		e->pg_pending = copy;
+		entry_maybe_drop(c, e);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return changed;
 }
 
 size_t jobctl_expectations(struct jobctl *c, const char *key)
@@ -739,6 +761,30 @@ static int32_t first_exit_code(const json_t *pod)
 	return t && v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : 0;
 }
 
+/*
+ * Whether an update changed anything a sync or a policy reads: the phase, the deletion mark,
+ * labels and annotations, container statuses (readiness, restarts, exit codes). Volcano
+ * enqueues every update as OutOfSync; one that changes only what none of that reads (the
+ * scheduler's PodScheduled condition, the node name, the pod IP) would be a sync that changes
+ * nothing, and is not queued.
+ */
+static bool pod_changed(const json_t *a, const json_t *b)
+{
+	static const char *const paths[] = {
+		"status.phase",	   "metadata.deletionTimestamp", "metadata.annotations",
+		"metadata.labels", "status.containerStatuses",	 "status.initContainerStatuses",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const json_t *x = vc_json_path(a, paths[i]), *y = vc_json_path(b, paths[i]);
+
+		if ((x || y) && !vc_json_equal(x, y))
+			return true;
+	}
+	return false;
+}
+
 static void on_pod_update(void *ctx, json_t *old_pod, json_t *new_pod)
 {
 	struct jobctl *c = ctx;
@@ -754,6 +800,10 @@ static void on_pod_update(void *ctx, json_t *old_pod, json_t *new_pod)
 	if (!r)
 		return;
 	pod_observed(c, key, r, new_pod, false);
+	if (!pod_changed(old_pod, new_pod)) {
+		job_request_free(r);
+		return;
+	}
 	r->event = VC_EVENT_OUT_OF_SYNC;
 	if (!strcmp(np, "Failed") && strcmp(op, "Failed")) {
 		r->event = VC_EVENT_POD_FAILED;
@@ -830,6 +880,41 @@ static void on_pg_update(void *ctx, json_t *old_pg, json_t *new_pg)
 	if (!vc_str_eq(json_string_value(vc_json_path(old_pg, "status.phase")),
 		       json_string_value(vc_json_path(new_pg, "status.phase"))))
 		pg_enqueue(ctx, new_pg);
+}
+
+/*
+ * A deleted PodGroup of a job that still needs one (not finished, not Aborted): Volcano does not
+ * watch deletions and relies on a later pod event to re-create it, but when the killed pods are
+ * gone before the PodGroup's deletion is seen (pods removed at once), no event is left and the
+ * job would wait in Restarting forever. The request makes the next sync re-create it.
+ */
+static void on_pg_delete(void *ctx, json_t *pg, bool final_state_unknown)
+{
+	struct jobctl *c = ctx;
+	struct vc_meta m;
+	json_t *ref, *job;
+	const char *name = NULL, *phase;
+	char key[VC_CACHE_KEY_MAX];
+	size_t i;
+	bool wanted;
+
+	(void)final_state_unknown;
+	vc_meta_read(pg, &m);
+	json_array_foreach (m.owner_references, i, ref)
+		if (vc_str_eq(vc_json_get_str(ref, "kind"), "Job")) {
+			name = vc_json_get_str(ref, "name");
+			break;
+		}
+	if (!name || snprintf(key, sizeof(key), "%s/%s", m.ns, name) >= (int)sizeof(key))
+		return;
+	job = vc_cache_get(vc_informer_cache(c->ctx->jobs), key);
+	phase = json_string_value(vc_json_path(job, "status.state.phase"));
+	wanted = job && !vc_json_path(job, "metadata.deletionTimestamp") &&
+		 !vc_str_eq(phase, "Completed") && !vc_str_eq(phase, "Failed") &&
+		 !vc_str_eq(phase, "Terminated") && !vc_str_eq(phase, "Aborted");
+	json_decref(job);
+	if (wanted)
+		enqueue_event(c, key, VC_EVENT_OUT_OF_SYNC);
 }
 
 static void on_command_add(void *ctx, json_t *obj)
@@ -1345,6 +1430,7 @@ static const struct vc_informer_handler *handler_set(struct jobctl *c, int which
 	case 2:
 		h.on_add = on_pg_add;
 		h.on_update = on_pg_update;
+		h.on_delete = on_pg_delete;
 		break;
 	default:
 		h.on_add = on_command_add;

@@ -30,7 +30,7 @@ struct jobctl_hooks {
 	void *rand_ctx;
 	jobctl_event_fn *event_sink; /* NULL = none (events still go to ctx->events) */
 	void *event_ctx;
-	/* Threads creating and deleting pods in parallel: < 0 the default (16), 0 inline. */
+	/* Threads creating and deleting pods in parallel: < 0 the default (64), 0 inline. */
 	int pool_threads;
 };
 
@@ -146,6 +146,13 @@ bool job_expecting(struct jobctl *c, const char *key, bool create, const char *p
  * again once it would have expired (a pod that never shows up is then created after all).
  */
 void job_recheck_after(struct jobctl *c, const char *key, int64_t delay_ns);
+/*
+ * Whether msg differs from the last PodGroupPending message recorded for the job key; remembers
+ * msg (NULL forgets). The warning is recorded on every sync in Volcano, where client-go's event
+ * correlator folds the repeats into one Event; here a repeat is not sent at all.
+ */
+bool job_pg_pending_changed(struct jobctl *c, const char *key, const char *msg);
+
 /* How many expectations the job key has (tests). */
 size_t jobctl_expectations(struct jobctl *c, const char *key);
 

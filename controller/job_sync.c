@@ -74,11 +74,12 @@ static int count_pod(struct job_status *st, const json_t *pod)
  * UpdateStatus with st through jobs/status; on success the returned Job replaces run's object.
  * notfound_ok: a Job that is gone is success (the kill path).
  */
-static int write_status(struct job_run *run, const struct job_status *st, bool notfound_ok,
-			struct vc_error *err)
+/* The status PUT alone: *out (may stay NULL) receives the answer; run is not changed. */
+static int put_status(struct job_run *run, const struct job_status *st, json_t **out,
+		      struct vc_error *err)
 {
-	json_t *status = job_status_to_json(st), *o = json_copy(run->obj), *out = NULL;
-	int rc = VC_ENOMEM;
+	json_t *status = job_status_to_json(st), *o = json_copy(run->obj);
+	int rc;
 
 	if (!status || !o || json_object_set_new(o, "status", status)) {
 		if (o)
@@ -88,15 +89,24 @@ static int write_status(struct job_run *run, const struct job_status *st, bool n
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	}
 	rc = vc_kube_update(kube_of(run), &vc_gvr_jobs, run->job.meta.ns, run->job.meta.name,
-			    "status", o, &out, err);
+			    "status", o, out, err);
 	json_decref(o);
-	if (rc == VC_ENOTFOUND && notfound_ok)
-		return 0;
-	if (rc) {
+	if (rc && rc != VC_ENOTFOUND)
 		VC_LOG(VC_LOG_V(2), "cannot update job status", "job=%s err=\"%s\"", run->key,
 		       err->text);
+	return rc;
+}
+
+static int write_status(struct job_run *run, const struct job_status *st, bool notfound_ok,
+			struct vc_error *err)
+{
+	json_t *out = NULL;
+	int rc = put_status(run, st, &out, err);
+
+	if (rc == VC_ENOTFOUND && notfound_ok)
+		return 0;
+	if (rc)
 		return rc;
-	}
 	return out ? job_run_replace(run, out) : 0;
 }
 
@@ -507,7 +517,7 @@ static void pg_pending_event(struct job_run *run, const json_t *pg)
 {
 	json_t *conds = vc_json_path(pg, "status.conditions"), *cnd, *latest = NULL;
 	int64_t lt = 0, t;
-	char *type;
+	char *type, *msg;
 	size_t i, k;
 
 	json_array_foreach (conds, i, cnd) {
@@ -522,17 +532,23 @@ static void pg_pending_event(struct job_run *run, const json_t *pg)
 			lt = t;
 		}
 	}
-	if (!latest || vc_str_eq(vc_json_get_str(latest, "type"), "Scheduled"))
+	if (!latest || vc_str_eq(vc_json_get_str(latest, "type"), "Scheduled")) {
+		(void)job_pg_pending_changed(run->c, run->key, NULL);
 		return;
+	}
 	type = vc_strdup(vc_json_get_str(latest, "type") ? vc_json_get_str(latest, "type") : "");
 	if (!type)
 		return;
 	for (k = 0; type[k]; k++)
 		if (type[k] >= 'A' && type[k] <= 'Z')
 			type[k] = (char)(type[k] - 'A' + 'a');
-	job_event(run->c, &run->job, "Warning", "PodGroupPending", "PodGroup %s:%s %s, reason: %s",
-		  run->job.meta.ns, run->job.meta.name, type,
-		  vc_json_get_str(latest, "message") ? vc_json_get_str(latest, "message") : "");
+	msg = vc_asprintf(
+		"PodGroup %s:%s %s, reason: %s", run->job.meta.ns, run->job.meta.name, type,
+		vc_json_get_str(latest, "message") ? vc_json_get_str(latest, "message") : "");
+	/* A repeat of the last warning is not sent again (one Event, as client-go folds them). */
+	if (msg && job_pg_pending_changed(run->c, run->key, msg))
+		job_event(run->c, &run->job, "Warning", "PodGroupPending", "%s", msg);
+	vc_free(msg);
 	vc_free(type);
 }
 
@@ -885,9 +901,79 @@ static int check_queue(struct job_run *run, bool *forwarded, struct vc_error *er
 }
 
 /* §4.2.1 step 4a-4d. */
+/* The first status write and the PodGroup's creation of a new job, side by side. */
+struct first_writes {
+	struct job_run *run;
+	const struct job_status *st;
+	json_t *pg, *out; /* the PodGroup to create (borrowed); the status answer (new) */
+	int rc[2];
+	struct vc_error err[2];
+};
+
+static void do_first_write(void *arg, size_t i)
+{
+	struct first_writes *w = arg;
+
+	vc_error_clear(&w->err[i]);
+	if (i == 0) {
+		w->rc[0] = put_status(w->run, w->st, &w->out, &w->err[0]);
+		return;
+	}
+	w->rc[1] = vc_kube_create(kube_of(w->run), &vc_gvr_podgroups, w->run->job.meta.ns, NULL,
+				  NULL, w->pg, NULL, &w->err[1]);
+	if (w->rc[1] == VC_EALREADYEXISTS)
+		w->rc[1] = 0;
+}
+
+/*
+ * §4.2.1 step 4a with 4d: a new job (no volumes, whose PVCs must come before its PodGroup) gets
+ * its Pending status and its PodGroup in one round trip instead of two. *pg_done tells whether
+ * the PodGroup was created here.
+ */
+static int first_writes(struct job_run *run, struct job_status *st, bool *pg_done,
+			struct vc_error *err)
+{
+	struct first_writes w = { .run = run, .st = st };
+	int32_t *wt = NULL;
+	json_t *cur = NULL;
+	int rc = 0;
+
+	*pg_done = false;
+	if (!json_array_size(run->job.volumes) && !(cur = pg_cached(run))) {
+		wt = task_weights(run);
+		if (!wt)
+			return vc_error_set(err, VC_ENOMEM, "out of memory");
+		rc = job_podgroup_build(&run->job, wt, &w.pg, err);
+		vc_free(wt);
+		if (rc) {
+			job_event(run->c, &run->job, "Warning", "PodGroupError", "%s", err->text);
+			return rc;
+		}
+	}
+	json_decref(cur);
+	job_pool_run(run->c->pool, w.pg ? 2 : 1, do_first_write, &w);
+	json_decref(w.pg);
+	if (w.rc[0]) {
+		json_decref(w.out);
+		*err = w.err[0];
+		job_event(run->c, &run->job, "Warning", "JobStatusError", "%s", err->text);
+		return w.rc[0];
+	}
+	if (w.out && (rc = job_run_replace(run, w.out)))
+		return vc_error_set(err, rc, "out of memory");
+	if (w.pg && w.rc[1]) {
+		*err = w.err[1];
+		job_event(run->c, &run->job, "Warning", "PodGroupError", "%s", err->text);
+		return w.rc[1];
+	}
+	*pg_done = w.pg != NULL;
+	return 0;
+}
+
 static int initiate(struct job_run *run, struct job_status *st, struct vc_error *err)
 {
 	char now[VC_TIME_STR_MAX];
+	bool pg_done = false;
 	int rc;
 
 	if (run->job.status.phase == VC_JOB_PHASE_NONE) {
@@ -895,11 +981,8 @@ static int initiate(struct job_run *run, struct job_status *st, struct vc_error 
 		st->min_available = run->job.min_available;
 		if (job_status_set_phase(st, VC_JOB_PENDING) || job_status_add_condition(st, now))
 			return vc_error_set(err, VC_ENOMEM, "out of memory");
-		rc = write_status(run, st, false, err);
-		if (rc) {
-			job_event(run->c, &run->job, "Warning", "JobStatusError", "%s", err->text);
+		if ((rc = first_writes(run, st, &pg_done, err)))
 			return rc;
-		}
 	}
 	if ((rc = plugin_hook(run, st, 0, err))) {
 		job_event(run->c, &run->job, "Warning", "PluginError", "%s", err->text);
@@ -909,7 +992,7 @@ static int initiate(struct job_run *run, struct job_status *st, struct vc_error 
 		job_event(run->c, &run->job, "Warning", "PVCError", "%s", err->text);
 		return rc;
 	}
-	if ((rc = pg_create_or_update(run, err))) {
+	if (!pg_done && (rc = pg_create_or_update(run, err))) {
 		job_event(run->c, &run->job, "Warning", "PodGroupError", "%s", err->text);
 		return rc;
 	}
@@ -917,28 +1000,110 @@ static int initiate(struct job_run *run, struct job_status *st, struct vc_error 
 }
 
 /* Apply fn to cand; write it when it differs from the stored status (§4.2.1 steps 6, 11, 12). */
-static int finish_sync(struct job_run *run, struct job_status *cand, enum job_status_fn fn,
-		       struct vc_error *err)
+static int prepare_status(struct job_run *run, struct job_status *cand, enum job_status_fn fn,
+			  bool *write, struct vc_error *err)
 {
 	char now[VC_TIME_STR_MAX];
 	json_t *j;
-	bool same;
 	int rc;
 
+	*write = false;
 	job_status_fn_apply(fn, &run->job, cand, &rc);
 	if (rc)
 		return vc_error_set(err, rc, "out of memory");
 	j = job_status_to_json(cand);
 	if (!j)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	same = job_status_json_equal(j, json_object_get(run->obj, "status"));
+	*write = !job_status_json_equal(j, json_object_get(run->obj, "status"));
 	json_decref(j);
-	if (same)
+	if (!*write)
 		return 0;
 	now_str(now);
 	if (job_status_add_condition(cand, now))
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	return write_status(run, cand, false, err);
+	return 0;
+}
+
+static int finish_sync(struct job_run *run, struct job_status *cand, enum job_status_fn fn,
+		       struct vc_error *err)
+{
+	bool write;
+	int rc = prepare_status(run, cand, fn, &write, err);
+
+	return rc || !write ? rc : write_status(run, cand, false, err);
+}
+
+/* The creations of a sync and its status write, in one batch. */
+struct create_status {
+	struct pod_ops *create;
+	struct job_run *run;
+	const struct job_status *st;
+	json_t *out;
+	int rc;
+	struct vc_error err;
+};
+
+static void do_create_or_status(void *arg, size_t i)
+{
+	struct create_status *cs = arg;
+
+	if (i < cs->create->n)
+		do_create(cs->create, i);
+	else
+		cs->rc = put_status(cs->run, cs->st, &cs->out, &cs->err);
+}
+
+/*
+ * Steps 8 and 10-12 in one round trip, when the sync deletes nothing: every pod to create is
+ * counted as Pending (what a creation answers) and the status goes out with the creations. A
+ * failed creation fails the sync as in step 8; the retry counts from what the informer shows,
+ * so a status that counted it is corrected by the next sync.
+ */
+static int create_with_status(struct job_run *run, struct pod_ops *create, struct job_status *cand,
+			      enum job_status_fn fn, struct vc_error *err)
+{
+	struct create_status cs = { .create = create, .run = run, .st = cand };
+	char *msg = NULL;
+	bool write;
+	size_t p;
+	int rc;
+
+	for (p = 0; p < create->n; p++) {
+		if (job_status_count_pod(cand, ann(create->ops[p].pod, JOB_KEY_TASK_SPEC),
+					 "Pending"))
+			return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	if ((rc = prepare_status(run, cand, fn, &write, err)))
+		return rc;
+	vc_error_clear(&cs.err);
+	for (p = 0; p < create->n; p++)
+		job_expect(run->c, run->key, true, name_of(create->ops[p].pod), NULL);
+	job_pool_run(run->c->pool, create->n + (write ? 1 : 0), do_create_or_status, &cs);
+	for (p = 0; p < create->n; p++) {
+		struct pod_op *op = &create->ops[p];
+
+		if (op->rc == VC_EALREADYEXISTS)
+			op->rc = 0; /* the informer will show it */
+		else if (op->rc)
+			job_expect_observed(run->c, run->key, true, name_of(op->pod), NULL);
+	}
+	if (write && !cs.rc && cs.out && (rc = job_run_replace(run, cs.out)))
+		return vc_error_set(err, rc, "out of memory");
+	if (write && cs.rc)
+		json_decref(cs.out);
+	if ((msg = op_errors(create))) {
+		job_event(run->c, &run->job, "Warning", "FailedCreate", "Error creating pods: %s",
+			  msg);
+		rc = vc_error_set(err, VC_EIO, "failed to create %zu pods of %zu",
+				  failed_count(create), create->n);
+		vc_free(msg);
+		return rc;
+	}
+	if (write && cs.rc) {
+		*err = cs.err;
+		return cs.rc;
+	}
+	return 0;
 }
 
 static bool task_pod_name(const char *job, const struct vc_task *t, const char *name)
@@ -1056,6 +1221,10 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 		}
 	}
 
+	if (create.n && !del.n) {
+		rc = create_with_status(run, &create, &cand, fn, err);
+		goto out;
+	}
 	/* Expected before the calls, so that the informer's add can never come first. */
 	for (p = 0; p < create.n; p++)
 		job_expect(run->c, run->key, true, name_of(create.ops[p].pod), NULL);

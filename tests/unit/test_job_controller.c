@@ -1396,6 +1396,11 @@ static void test_pg_pending_event(void **state)
 				  "3/3 tasks in gang unschedulable: pod group is not ready"));
 	assert_false(has_event(&x, "Warning PodGroupPending PodGroup ns:j unschedulable, reason: "
 				   "old"));
+	/* The same warning again is not sent again. */
+	clear_calls(&x);
+	x.hj.on_add(x.hj.ctx, JOB(&x));
+	assert_int_equal(jobctl_run_pending(x.jc), 1);
+	assert_int_equal(json_array_size(x.events), 0);
 	/* The newest True condition is Scheduled: no warning. */
 	clear_calls(&x);
 	set(&x, &vc_gvr_podgroups, "ns/j-U1", "status",
@@ -1491,6 +1496,77 @@ static void test_expectations(void **state)
 	fx_release(&x);
 }
 
+/* The first status write and the PodGroup creation go out together; each can fail alone. */
+static void test_first_writes_errors(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, 15, 2);
+	x.f.rules[0] = (struct fail_rule){ "update jobs/status ns/j", VC_EFORBIDDEN, 1 };
+	x.f.nrules = 1;
+	start_job(&x, job_text);
+	assert_true(has_event(&x, "Warning JobStatusError injected failure of update jobs/status "
+				  "ns/j"));
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Pending");
+	assert_non_null(stored(&x, &vc_gvr_podgroups, "ns/j-U1"));
+	fx_release(&x);
+
+	fx_init(&x, 15, 2);
+	x.f.rules[0] = (struct fail_rule){ "create podgroups ns/j-U1", VC_EFORBIDDEN, 1 };
+	x.f.nrules = 1;
+	start_job(&x, job_text);
+	assert_true(has_event(&x, "Warning PodGroupError injected failure of create podgroups "
+				  "ns/j-U1"));
+	assert_int_equal(count_calls(&x, "create podgroups ns/j-U1"), 2);
+	assert_non_null(stored(&x, &vc_gvr_podgroups, "ns/j-U1"));
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Pending");
+	set_pg_phase(&x, "Inqueue");
+	settle(&x);
+	assert_int_equal(count_stored(&x, "pods/"), 3);
+	fx_release(&x);
+}
+
+/* An update that changes only what no sync reads (a condition, the node) queues nothing. */
+static void test_pod_update_filter(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	run_to_running(&x, job_text);
+	clear_calls(&x);
+	set(&x, &vc_gvr_pods, "ns/j-w-0", "status.conditions",
+	    J("[{'type':'PodScheduled','status':'True'}]"));
+	set(&x, &vc_gvr_pods, "ns/j-w-0", "spec.nodeName", json_string("n1"));
+	assert_int_equal(deliver(&x), 1);
+	assert_int_equal(jobctl_run_pending(x.jc), 0);
+	/* A restart count does change something (TaskFailed, §3.1). */
+	set_pod_status(&x, "j-w-0", running_ready(true, 1));
+	deliver(&x);
+	assert_int_equal(jobctl_run_pending(x.jc), 1);
+	/* The svc plugin's OnJobUpdate reads its ConfigMap; nothing is written. */
+	assert_int_equal(json_array_size(x.f.calls), 1);
+	assert_int_equal(count_calls(&x, "get configmaps ns/j-svc"), 1);
+	fx_release(&x);
+}
+
+/* A PodGroup deleted under a running job is created again at once. */
+static void test_pg_deleted(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	run_to_running(&x, job_text);
+	clear_calls(&x);
+	json_object_del(x.f.store, "podgroups/ns/j-U1");
+	assert_int_equal(deliver(&x), 1);
+	assert_int_equal(jobctl_run_pending(x.jc), 1);
+	assert_int_equal(count_calls(&x, "create podgroups ns/j-U1"), 1);
+	fx_release(&x);
+}
+
 /* Every allocation of a full sync fails in turn; the controller recovers afterwards. */
 static void test_alloc_failures(void **state)
 {
@@ -1544,6 +1620,9 @@ int main(void)
 		cmocka_unit_test(test_restart_task_and_pod),
 		cmocka_unit_test(test_pg_pending_event),
 		cmocka_unit_test(test_expectations),
+		cmocka_unit_test(test_first_writes_errors),
+		cmocka_unit_test(test_pod_update_filter),
+		cmocka_unit_test(test_pg_deleted),
 		cmocka_unit_test(test_alloc_failures),
 	};
 
