@@ -29,10 +29,15 @@ step "scripts/demo.sh --down"
 pids=$(cat "$DEMO_DIR"/demo/*.pid "$DEMO_DIR"/run/*.pid 2>/dev/null | awk '{ print $1 }' || true)
 [ -n "$pids" ] || fail "no PID files in $DEMO_DIR"
 "$E2E_ROOT/scripts/demo.sh" --down >/dev/null 2>&1 || fail "demo --down failed"
-alive() { # the PID is a live process, not a zombie waiting to be reaped
-	[ -e "/proc/$1" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
+alive() { # the PID is a live process, not a zombie waiting to be reaped (one read of stat:
+	# a process that exits between two reads must not look alive)
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
 }
 for p in $pids; do
+	# demo --down waits for each process; allow a few seconds more for a loaded machine's exit.
+	for _ in $(seq 50); do alive "$p" || break; sleep 0.2; done
 	if alive "$p"; then
 		fail "process $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)) is still running after demo --down"
 	fi
