@@ -294,32 +294,34 @@ void job_expect_observed(struct jobctl *c, const char *key, bool create, const c
 	pthread_mutex_unlock(&c->lock);
 }
 
-bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid,
-		   int64_t *left)
+json_t *job_expect_snapshot(struct jobctl *c, const char *key)
 {
 	struct job_entry *e;
-	json_t *v;
-	bool hit = false;
-	int64_t rem;
+	json_t *snap = NULL;
 
+	/* Copies, made under the lock: the sets change as the informer shows pods. */
 	pthread_mutex_lock(&c->lock);
 	e = entry_get(c, key, false);
-	v = e ? json_object_get(*exp_set(e, create), pod) : NULL;
-	if (v && (create || vc_str_eq(json_string_value(json_array_get(v, 1)), uid))) {
-		rem = json_integer_value(json_array_get(v, 0)) + JOB_EXPECT_TIMEOUT_NS -
-		      vc_time_mono_ns();
-		hit = rem > 0;
-		if (hit && left && (!*left || rem < *left))
-			*left = rem;
-		if (!hit) {
-			VC_LOG(VC_LOG_V(2), "pod expectation expired", "job=%s pod=%s op=%s", key,
-			       pod, create ? "create" : "delete");
-			json_object_del(*exp_set(e, create), pod);
-			entry_maybe_drop(c, e);
-		}
-	}
+	if (e && (json_object_size(e->exp_create) || json_object_size(e->exp_delete)))
+		snap = json_pack("{s:o?, s:o?}", "create", json_deep_copy(e->exp_create), "delete",
+				 json_deep_copy(e->exp_delete));
 	pthread_mutex_unlock(&c->lock);
-	return hit;
+	return snap;
+}
+
+bool job_expecting(const json_t *snap, bool create, const char *pod, const char *uid, int64_t *left)
+{
+	json_t *v = json_object_get(json_object_get(snap, create ? "create" : "delete"), pod);
+	int64_t rem;
+
+	if (!v || (!create && !vc_str_eq(json_string_value(json_array_get(v, 1)), uid)))
+		return false;
+	rem = json_integer_value(json_array_get(v, 0)) + JOB_EXPECT_TIMEOUT_NS - vc_time_mono_ns();
+	if (rem <= 0)
+		return false; /* expired: the informer missed it, act again */
+	if (left && (!*left || rem < *left))
+		*left = rem;
+	return true;
 }
 
 bool job_pg_pending_changed(struct jobctl *c, const char *key, const char *msg)
@@ -412,6 +414,12 @@ int job_run_load(struct jobctl *c, const char *key, struct job_run *run)
 		run->obj = NULL;
 		return rc;
 	}
+	/*
+	 * The expectations are read before the pods (kube-controller-manager's order): the
+	 * informer updates its cache before its handlers drop an expectation, so a pod whose
+	 * expectation is gone from the snapshot is in the list below.
+	 */
+	run->exp = job_expect_snapshot(c, key);
 	rc = vc_cache_by_index(vc_informer_cache(c->ctx->pods), CTX_INDEX_JOB, key, &run->pods);
 	if (rc)
 		job_run_release(run);
@@ -424,6 +432,8 @@ void job_run_release(struct job_run *run)
 		vc_job_view_release(&run->job);
 	json_decref(run->obj);
 	vc_objs_release(&run->pods);
+	json_decref(run->exp);
+	run->exp = NULL;
 	run->obj = NULL;
 }
 

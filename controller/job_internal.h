@@ -97,6 +97,7 @@ struct job_run {
 	json_t *obj; /* new reference */
 	struct vc_job job;
 	struct vc_objs pods;
+	json_t *exp; /* job_expect_snapshot before the pods were read, or NULL */
 	/* The least time left of the pod expectations a primitive relied on (0: none). */
 	int64_t exp_left;
 };
@@ -130,16 +131,18 @@ void job_event(struct jobctl *c, const struct vc_job *job, const char *type, con
  * deletions, nor writes a status that counts pods still on their way. Thread-safe.
  *
  * job_expect records one (create: uid unused; delete: the pod's uid). job_expect_observed drops
- * it (uid NULL: any). job_expecting: whether one is pending and not expired (an expired one is
- * dropped); a deletion must match uid. When one is pending, *left (may be NULL) is lowered to
- * the time it has left (0 counts as "no value yet").
+ * it (uid NULL: any). job_expect_snapshot: a copy of the job's expectations (new reference, NULL
+ * when none), taken before the pods are read from the cache. job_expecting: whether the snapshot
+ * has one for pod that has not expired (a deletion must match uid); *left (may be NULL) is then
+ * lowered to the time it has left (0 counts as "no value yet").
  */
 #define JOB_EXPECT_TIMEOUT_NS (30 * INT64_C(1000000000))
 
 void job_expect(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid);
 void job_expect_observed(struct jobctl *c, const char *key, bool create, const char *pod,
 			 const char *uid);
-bool job_expecting(struct jobctl *c, const char *key, bool create, const char *pod, const char *uid,
+json_t *job_expect_snapshot(struct jobctl *c, const char *key) VC_WARN_UNUSED;
+bool job_expecting(const json_t *snap, bool create, const char *pod, const char *uid,
 		   int64_t *left);
 /*
  * Queue an OutOfSync request for key in delay_ns: a sync that relied on an expectation checks

@@ -650,7 +650,7 @@ static const char *uid_of(const json_t *pod)
 /* An earlier sync or kill deleted this pod (the informer does not show it yet). */
 static bool delete_expected(struct job_run *run, const json_t *pod)
 {
-	return job_expecting(run->c, run->key, false, name_of(pod), uid_of(pod), &run->exp_left);
+	return job_expecting(run->exp, false, name_of(pod), uid_of(pod), &run->exp_left);
 }
 
 static void expect_deletes(struct job_run *run, const struct pod_ops *po)
@@ -1157,8 +1157,7 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 				goto out;
 			}
 			at = pod_index_find(&ix, &run->pods, n);
-			if (at < 0 &&
-			    job_expecting(run->c, run->key, true, n, NULL, &run->exp_left)) {
+			if (at < 0 && job_expecting(run->exp, true, n, NULL, &run->exp_left)) {
 				/* Created by an earlier sync, not in the cache yet: it is Pending.
 				 */
 				vc_free(n);

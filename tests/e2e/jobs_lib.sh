@@ -84,7 +84,7 @@ free_port() {
 }
 
 webhook_start() {
-	local certs=$E2E_DIR/certs started= port hport
+	local certs=$E2E_DIR/certs started='' port hport
 	"$HOOK" --generate-certs "$certs" --webhook-service-name volcano-admission-service \
 		--webhook-namespace volcano-system >/dev/null || fail "vc-webhook --generate-certs failed"
 	hook_ok() {
@@ -123,13 +123,15 @@ CTRL_RUNS=0
 HEALTHZ_PORT=
 ctrl_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:$HEALTHZ_PORT/healthz"; }
 # ctrl_start [flags]: start vc-controller (every controller, the scheduler) with extra flags.
+# shellcheck disable=SC2120 # test_jobs_crash.sh passes flags
 ctrl_start() {
 	HEALTHZ_PORT=$(free_port)
 	CTRL_NAME=vc-controller-$((++CTRL_RUNS))
+	# shellcheck disable=SC2086 # E2E_CTRL_ARGS may hold several flags
 	start_daemon "$CTRL_NAME" "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false \
 		--controllers='*' --kube-api-qps 500 --kube-api-burst 1000 --schedule-period 500ms \
 		--enable-healthz=true --healthz-address "127.0.0.1:$HEALTHZ_PORT" \
-		--listen-address "127.0.0.1:$(free_port)" ${E2E_CTRL_ARGS:-} "$@"
+		--listen-address "127.0.0.1:$(free_port)" ${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS} "$@"
 	wait_for "$CTRL_NAME healthy on 127.0.0.1:$HEALTHZ_PORT" 30 ctrl_healthy
 }
 ctrl_stop() {
@@ -161,6 +163,7 @@ nodes_ready() {
 jobs_setup() {
 	local nodes=${1:-4:cpu=8,memory=32Gi,nvidia.com/gpu=4,pods=110} count
 	count=${nodes%%:*}
+	# shellcheck disable=SC2119 # no up.sh flags
 	e2e_cluster_up
 	kube apply -f "$E2E_ROOT/crds" >/dev/null || fail "kubectl apply -f crds failed"
 	# A CRD has no conditions for a moment after its creation, which kubectl wait takes as an
