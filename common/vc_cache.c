@@ -25,6 +25,9 @@
 #define TBL_MIN_CAP	 8
 #define NO_POS		 SIZE_MAX
 #define SNAPSHOT_FLAGS	 (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+#define PACK_FLAGS	 JSON_COMPACT
+#define UNPACK_FLAGS	 JSON_ALLOW_NUL
+#define PACK_SCRATCH	 8192 /* bytes of stack a packed write serializes into first */
 
 /* ---- hash tables --------------------------------------------------------------------------- */
 
@@ -180,7 +183,7 @@ static void tbl_release(struct table *t)
 /* ---- entries, index values, stores ---------------------------------------------------------- */
 
 struct entry {
-	json_t *obj;	/* the cache's reference */
+	json_t *obj;	/* the cache's reference; NULL in a packed cache */
 	char *snapshot; /* mutation check: obj serialized when it was stored, or NULL */
 	/*
 	 * Index values, one block: size_t off[nidx + 1], then char *val[off[nidx]], then the
@@ -189,6 +192,12 @@ struct entry {
 	void *iv;
 	size_t pos; /* vc_cache_replace: position in objs, NO_POS once superseded */
 	uint64_t hash;
+	/*
+	 * A packed cache: key[] holds the key, its NUL, the resourceVersion ("" for none), its
+	 * NUL, then the object's compact serialization and a NUL (klen, rvlen and len bytes).
+	 */
+	uint32_t klen, rvlen, len;
+	bool unchanged; /* vc_cache_replace (packed): kept the cached version */
 	char key[];
 };
 
@@ -216,6 +225,7 @@ struct vc_cache {
 	size_t nidx;
 	struct store st;
 	bool check;
+	bool packed;
 	vc_cache_mutation_fn *on_mutation;
 	void *mutation_ctx;
 };
@@ -249,6 +259,25 @@ static size_t *ent_off(const struct entry *e)
 static char **ent_vals(const struct vc_cache *c, const struct entry *e)
 {
 	return (char **)(ent_off(e) + c->nidx + 1);
+}
+
+/* A packed entry's resourceVersion ("" for none) and serialization, both NUL-terminated. */
+static const char *ent_rv(const struct entry *e)
+{
+	return e->key + e->klen + 1;
+}
+
+static const char *ent_data(const struct entry *e)
+{
+	return ent_rv(e) + e->rvlen + 1;
+}
+
+/* A packed entry's object, freshly parsed; NULL only when memory runs out. */
+static json_t *entry_load(const struct entry *e)
+{
+	json_error_t err;
+
+	return json_loadb(ent_data(e), e->len, UNPACK_FLAGS, &err);
 }
 
 static void json_free_str(char *s)
@@ -369,12 +398,18 @@ out_release:
 	return rc;
 }
 
-/* A new entry for obj (which gets a reference), with its key, index values and snapshot. */
+/*
+ * A new entry for obj, with its key, index values and snapshot: unpacked, obj gets a reference;
+ * packed, the entry's one block also holds obj's resourceVersion and serialization, and is
+ * exactly as large as it must be. The object is serialized once into a stack buffer and copied;
+ * one larger than the buffer is serialized a second time, straight into the block.
+ */
 static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 {
-	const char *ns, *name;
+	const char *ns, *name, *rv = NULL;
+	char scratch[PACK_SCRATCH];
 	struct entry *e;
-	size_t nslen, namelen, klen;
+	size_t nslen, namelen, klen, rvlen = 0, len = 0, extra = 0;
 	int rc;
 
 	*out = NULL;
@@ -386,7 +421,18 @@ static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 	nslen = ns ? strlen(ns) : 0;
 	namelen = strlen(name);
 	klen = ns ? nslen + 1 + namelen : namelen;
-	e = vc_calloc(1, sizeof(*e) + klen + 1);
+	if (c->packed) {
+		rv = json_string_value(
+			json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+		rvlen = rv ? strlen(rv) : 0;
+		len = json_dumpb(obj, scratch, sizeof(scratch), PACK_FLAGS);
+		if (!len)
+			return VC_ENOMEM; /* an object serializes to at least "{}" */
+		if (klen > UINT32_MAX || rvlen > UINT32_MAX || len > UINT32_MAX)
+			return VC_E2BIG;
+		extra = rvlen + 1 + len + 1;
+	}
+	e = vc_calloc(1, sizeof(*e) + klen + 1 + extra);
 	if (!e)
 		return VC_ENOMEM;
 	if (ns) {
@@ -398,6 +444,23 @@ static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 	}
 	e->hash = hash_str(e->key);
 	e->pos = NO_POS;
+	if (c->packed) {
+		char *p = e->key + klen + 1;
+
+		e->klen = (uint32_t)klen;
+		e->rvlen = (uint32_t)rvlen;
+		e->len = (uint32_t)len;
+		if (rvlen)
+			memcpy(p, rv, rvlen);
+		/* calloc wrote the NULs. A failed second pass (its loop check allocates): ENOMEM.
+		 */
+		if (len <= sizeof(scratch))
+			memcpy(p + rvlen + 1, scratch, len);
+		else if (json_dumpb(obj, p + rvlen + 1, len, PACK_FLAGS) != len) {
+			rc = VC_ENOMEM;
+			goto out_free;
+		}
+	}
 	rc = entry_index_values(c, obj, e);
 	if (rc)
 		goto out_free;
@@ -411,7 +474,8 @@ static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 			goto out_free;
 		}
 	}
-	e->obj = json_incref(obj);
+	if (!c->packed)
+		e->obj = json_incref(obj);
 	*out = e;
 	return 0;
 out_free:
@@ -431,6 +495,15 @@ static void check_entry(const struct vc_cache *c, const struct entry *e)
 	if (strcmp(now, e->snapshot) != 0)
 		c->on_mutation(c->mutation_ctx, e->key);
 	json_free_str(now);
+}
+
+/* A reader's object for e: a new reference to the cached one, or (packed) a fresh parse. */
+static json_t *entry_read(const struct vc_cache *c, const struct entry *e)
+{
+	if (c->packed)
+		return entry_load(e);
+	check_entry(c, e);
+	return json_incref(e->obj);
 }
 
 static void default_on_mutation(void *ctx, const char *key)
@@ -593,12 +666,15 @@ int vc_cache_new(const struct vc_cache_opts *opts, struct vc_cache **out)
 		}
 		c->nidx = opts->nindexes;
 		c->check = (opts->flags & VC_CACHE_CHECK_MUTATIONS) != 0;
+		c->packed = (opts->flags & VC_CACHE_PACKED) != 0;
 		c->on_mutation = opts->on_mutation;
 		c->mutation_ctx = opts->mutation_ctx;
 	}
 	env = getenv("VC_CACHE_MUTATION_CHECK");
 	if (VC_CACHE_MUTATION_CHECK_DEFAULT || (env && strcmp(env, "1") == 0))
 		c->check = true;
+	if (c->packed)
+		c->check = false; /* readers get private copies: nothing to check */
 	if (!c->on_mutation)
 		c->on_mutation = default_on_mutation;
 	rc = -pthread_rwlockattr_init(&attr);
@@ -644,6 +720,15 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 	prev = store_get(&c->st, e->key, &pos);
 	if (prev)
 		check_entry(c, prev);
+	/* Packed: parse the replaced object before anything changes, so a failure changes nothing.
+	 */
+	if (prev && old && c->packed) {
+		*old = entry_load(prev);
+		if (!*old) {
+			rc = VC_ENOMEM;
+			goto out_unlock;
+		}
+	}
 	rc = entry_index(c, &c->st, e);
 	if (rc)
 		goto out_unlock;
@@ -659,7 +744,7 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 	}
 	pthread_rwlock_unlock(&c->lock);
 	if (prev) {
-		if (old) {
+		if (old && !c->packed) {
 			*old = prev->obj; /* the cache's reference becomes the caller's */
 			prev->obj = NULL;
 		}
@@ -669,6 +754,10 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 out_unlock:
 	pthread_rwlock_unlock(&c->lock);
 	entry_free(e);
+	if (old) {
+		json_decref(*old);
+		*old = NULL;
+	}
 	return rc;
 }
 
@@ -688,10 +777,17 @@ int vc_cache_delete(struct vc_cache *c, const char *key, json_t **old)
 		return VC_ENOTFOUND;
 	}
 	check_entry(c, e);
+	if (old && c->packed) {
+		*old = entry_load(e);
+		if (!*old) {
+			pthread_rwlock_unlock(&c->lock);
+			return VC_ENOMEM;
+		}
+	}
 	entry_unindex(c, &c->st, e);
 	tbl_remove_at(&c->st.entries, pos);
 	pthread_rwlock_unlock(&c->lock);
-	if (old) {
+	if (old && !c->packed) {
 		*old = e->obj;
 		e->obj = NULL;
 	}
@@ -725,6 +821,14 @@ static bool same_version(const json_t *a, const json_t *b)
 	if (ra && rb && *ra && *rb)
 		return strcmp(ra, rb) == 0;
 	return json_equal((json_t *)a, (json_t *)b);
+}
+
+/* same_version() for packed entries: resourceVersions, or the serializations. */
+static bool same_packed_version(const struct entry *a, const struct entry *b)
+{
+	if (a->rvlen && b->rvlen)
+		return a->rvlen == b->rvlen && memcmp(ent_rv(a), ent_rv(b), a->rvlen) == 0;
+	return a->len == b->len && memcmp(ent_data(a), ent_data(b), a->len) == 0;
 }
 
 static bool same_index_values(const struct vc_cache *c, const struct entry *a,
@@ -773,6 +877,40 @@ static int entry_reuse(const struct vc_cache *c, struct entry *e, const struct e
 	return 0;
 }
 
+/*
+ * entry_reuse() for a packed cache: *pe takes prev's resourceVersion and serialization (one
+ * realloc, unless they are already the same bytes). *pe must not be filed anywhere yet.
+ */
+static int entry_reuse_packed(struct entry **pe, const struct entry *prev)
+{
+	struct entry *e = *pe, *grown;
+	size_t tail = (size_t)prev->rvlen + 1 + prev->len + 1;
+
+	if (e->rvlen != prev->rvlen || e->len != prev->len ||
+	    memcmp(ent_rv(e), ent_rv(prev), tail) != 0) {
+		grown = vc_realloc(e, sizeof(*e) + e->klen + 1 + tail);
+		if (!grown)
+			return VC_ENOMEM;
+		e = grown;
+		memcpy(e->key + e->klen + 1, ent_rv(prev), tail);
+		e->rvlen = prev->rvlen;
+		e->len = prev->len;
+		*pe = e;
+	}
+	e->unchanged = true;
+	return 0;
+}
+
+static void deltas_drop(struct vc_cache_delta *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_decref(d[i].old_obj);
+		json_decref(d[i].new_obj);
+	}
+}
+
 int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct vc_cache_deltas *out)
 {
 	struct entry **ents = NULL, **gone = NULL, *e, *prev;
@@ -815,7 +953,14 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 	for (i = 0; i < n; i++) {
 		e = ents[i];
 		prev = store_get(&c->st, e->key, NULL);
-		if (prev && same_version(prev->obj, e->obj) && same_index_values(c, prev, e)) {
+		if (prev && c->packed && same_packed_version(prev, e) &&
+		    same_index_values(c, prev, e)) {
+			rc = entry_reuse_packed(&ents[i], prev);
+			if (rc)
+				goto out_rollback;
+			e = ents[i];
+		} else if (prev && !c->packed && same_version(prev->obj, e->obj) &&
+			   same_index_values(c, prev, e)) {
 			rc = entry_reuse(c, e, prev);
 			if (rc)
 				goto out_rollback;
@@ -864,6 +1009,16 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 			if (e->pos == NO_POS)
 				continue;
 			prev = store_get(&c->st, e->key, NULL);
+			if (c->packed) {
+				/* new_obj is the listed object, as unpacked; old_obj a parse. */
+				if (e->unchanged)
+					continue;
+				d[nd].old_obj = prev ? entry_load(prev) : NULL;
+				if (prev && !d[nd].old_obj)
+					goto out_nomem_deltas;
+				d[nd++].new_obj = json_incref(objs[e->pos]);
+				continue;
+			}
 			if (prev && prev->obj == e->obj)
 				continue;
 			d[nd].old_obj = prev ? json_incref(prev->obj) : NULL;
@@ -871,7 +1026,9 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 			nd++;
 		}
 		for (i = 0; i < ngone; i++) {
-			d[nd].old_obj = json_incref(gone[i]->obj);
+			d[nd].old_obj = c->packed ? entry_load(gone[i]) : json_incref(gone[i]->obj);
+			if (!d[nd].old_obj)
+				goto out_nomem_deltas;
 			d[nd].new_obj = NULL;
 			nd++;
 		}
@@ -893,6 +1050,9 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 	}
 	return 0;
 
+out_nomem_deltas:
+	deltas_drop(d, nd);
+	rc = VC_ENOMEM;
 out_rollback:
 	store_release(c, &ns, false);
 	pthread_rwlock_unlock(&c->lock);
@@ -916,11 +1076,12 @@ json_t *vc_cache_get(struct vc_cache *c, const char *key)
 		return NULL;
 	pthread_rwlock_rdlock(&c->lock);
 	e = store_get(&c->st, key, NULL);
-	if (e) {
-		check_entry(c, e);
-		obj = json_incref(e->obj);
-	}
+	if (e)
+		obj = entry_read(c, e);
 	pthread_rwlock_unlock(&c->lock);
+	if (e && !obj)
+		VC_WARN("cache cannot parse a packed object", "key=%s error=\"out of memory\"",
+			key);
 	return obj;
 }
 
@@ -964,8 +1125,13 @@ static int collect(const struct vc_cache *c, const struct table *t, struct vc_ob
 
 		if (!e)
 			continue;
-		check_entry(c, e);
-		out->items[n++] = json_incref(e->obj);
+		out->items[n] = entry_read(c, e);
+		if (!out->items[n]) {
+			out->count = n;
+			vc_objs_release(out);
+			return VC_ENOMEM;
+		}
+		n++;
 	}
 	out->count = n;
 	return 0;
@@ -1040,6 +1206,80 @@ size_t vc_cache_index_count(struct vc_cache *c, const char *index, const char *v
 	}
 	pthread_rwlock_unlock(&c->lock);
 	return n;
+}
+
+bool vc_cache_has_version(struct vc_cache *c, const char *key, const char *rv)
+{
+	const struct entry *e;
+	const char *cur;
+	bool same = false;
+
+	if (!c || !key || !rv || !*rv)
+		return false;
+	pthread_rwlock_rdlock(&c->lock);
+	e = store_get(&c->st, key, NULL);
+	if (e) {
+		cur = c->packed ? ent_rv(e)
+				: json_string_value(json_object_get(
+					  json_object_get(e->obj, "metadata"), "resourceVersion"));
+		same = cur && strcmp(cur, rv) == 0;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return same;
+}
+
+void vc_cache_keys_release(struct vc_cache_keys *k)
+{
+	if (!k)
+		return;
+	vc_free(k->items);
+	k->items = NULL;
+	k->count = 0;
+}
+
+int vc_cache_keys(struct vc_cache *c, struct vc_cache_keys *out)
+{
+	const struct entry *e;
+	size_t k, n = 0, size;
+	char *p;
+
+	if (!out)
+		return VC_EINVAL;
+	out->items = NULL;
+	out->count = 0;
+	if (!c)
+		return VC_EINVAL;
+	pthread_rwlock_rdlock(&c->lock);
+	if (!c->st.entries.count)
+		goto out_unlock;
+	/* One block: the pointers, then the strings. */
+	size = c->st.entries.count * sizeof(char *);
+	for (k = 0; k < c->st.entries.cap; k++) {
+		e = c->st.entries.slots[k].item;
+		if (e)
+			size += strlen(e->key) + 1;
+	}
+	out->items = vc_malloc(size);
+	if (!out->items) {
+		pthread_rwlock_unlock(&c->lock);
+		return VC_ENOMEM;
+	}
+	p = (char *)(out->items + c->st.entries.count);
+	for (k = 0; k < c->st.entries.cap; k++) {
+		size_t len;
+
+		e = c->st.entries.slots[k].item;
+		if (!e)
+			continue;
+		len = strlen(e->key) + 1;
+		memcpy(p, e->key, len);
+		out->items[n++] = p;
+		p += len;
+	}
+	out->count = n;
+out_unlock:
+	pthread_rwlock_unlock(&c->lock);
+	return 0;
 }
 
 /* ---- index functions ------------------------------------------------------------------------ */

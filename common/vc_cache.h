@@ -29,6 +29,25 @@
  * KUBE_CACHE_MUTATION_DETECTOR). A difference calls the cache's mutation handler; the default one
  * logs the key and aborts, since a mutated cached object is a bug in the caller. This costs a
  * serialization per object read: use it in tests and debugging only.
+ *
+ * Packed caches (VC_CACHE_PACKED): the cache keeps each object as its compact serialization
+ * (JSON_COMPACT, key order kept) and its metadata.resourceVersion, in one block of exactly the
+ * needed size, instead of a jansson tree. A 1.6 KB pod then costs about 2 KB of heap with three
+ * indexes instead of about 13.7 KB (jansson's per-object hashtables and per-string allocations;
+ * test_cache's test_packed_memory measures both). The price: every write serializes the object
+ * (once up to 8 KB of JSON, twice beyond), and every read - vc_cache_get, vc_cache_list,
+ * vc_cache_by_index, upsert's and delete's `old`, replace's old_obj - parses it, about 10-20 us per
+ * pod, and returns a fresh object the caller owns alone (still "a new reference"; the caller may
+ * even change it). Reads parse under the shared lock, so a list of everything keeps writers out
+ * for the whole parse. Use it for big resources that are read one object at a time or by small
+ * index values (pods, Volcano Jobs), not for ones that are listed in bulk on every sync. A
+ * reader that only needs to know whether a version is cached uses vc_cache_has_version(), and
+ * one that walks everything vc_cache_keys() plus vc_cache_get() per key, which holds one parsed
+ * object at a time instead of all of them. The mutation check does not apply to packed caches
+ * (readers get private copies) and is ignored there. Index values are computed from the object
+ * given to the write, as for unpacked caches. A failed parse can only be a lack of memory: list
+ * and by_index return VC_ENOMEM, get returns NULL (and logs), upsert and delete with `old` and
+ * replace with `out` return VC_ENOMEM and change nothing.
  */
 #ifndef VC_CACHE_H
 #define VC_CACHE_H
@@ -84,6 +103,7 @@ int vc_cache_index_by_field(const void *arg, const json_t *obj, struct vc_index_
 
 /* Flags of struct vc_cache_opts. */
 #define VC_CACHE_CHECK_MUTATIONS 0x1u
+#define VC_CACHE_PACKED		 0x2u /* keep objects serialized (see the top of this file) */
 
 /*
  * Called when the mutation check finds that the cached object under key was changed. The key is
@@ -94,7 +114,7 @@ typedef void vc_cache_mutation_fn(void *ctx, const char *key);
 struct vc_cache_opts {
 	const struct vc_cache_index *indexes; /* copied (the strings and args are borrowed and */
 	size_t nindexes;		      /* must outlive the cache); names must be distinct */
-	unsigned flags;			      /* VC_CACHE_CHECK_MUTATIONS */
+	unsigned flags;			      /* VC_CACHE_CHECK_MUTATIONS, VC_CACHE_PACKED */
 	vc_cache_mutation_fn *on_mutation;    /* NULL: log and abort() */
 	void *mutation_ctx;
 };
@@ -124,14 +144,16 @@ int vc_cache_key(const json_t *obj, char *buf, size_t len) VC_WARN_UNUSED;
  * reference, and the caller must not change obj afterwards. When old is not NULL it receives
  * the object that was replaced (a new reference) or NULL if there was none. Returns 0,
  * VC_EINVAL (no key, see vc_cache_key; NULL arguments), a code from an index function, or
- * VC_ENOMEM; on failure the cache is unchanged and *old is NULL.
+ * VC_ENOMEM; on failure the cache is unchanged and *old is NULL. Packed: *old is a parse of the
+ * replaced object, and VC_E2BIG refuses an object whose serialization exceeds 4 GiB.
  */
 int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old) VC_WARN_UNUSED;
 
 /*
  * Remove the object under key. When old is not NULL it receives the removed object (a new
  * reference). Returns 0, VC_ENOTFOUND when there is no such key (*old is then NULL), or
- * VC_EINVAL for NULL arguments. Never fails for lack of memory.
+ * VC_EINVAL for NULL arguments. Never fails for lack of memory, except in a packed cache with
+ * old not NULL: parsing the removed object may give VC_ENOMEM (the cache is then unchanged).
  */
 int vc_cache_delete(struct vc_cache *c, const char *key, json_t **old) VC_WARN_UNUSED;
 
@@ -158,7 +180,10 @@ void vc_cache_deltas_release(struct vc_cache_deltas *d);
  * When out is not NULL it receives the changes, each with new references: adds and updates in
  * the order of objs, then deletes of the keys that vanished sorted by key (the informer turns
  * these into tombstones, client-go's DeletedFinalStateUnknown). Release with
- * vc_cache_deltas_release().
+ * vc_cache_deltas_release(). In a packed cache too, new_obj is the listed object itself (a new
+ * reference to objs[i], not a parse) and old_obj a parse of what was cached; the "unchanged" rule
+ * compares the stored resourceVersions, or when either has none the serialized bytes (so key
+ * order matters there), and an unchanged key keeps its cached bytes.
  *
  * Returns 0; VC_EINVAL when an object has no key or for NULL arguments (objs may be NULL when n
  * is 0); a code from an index function; VC_ENOMEM. On failure the cache is unchanged and *out is
@@ -167,8 +192,33 @@ void vc_cache_deltas_release(struct vc_cache_deltas *d);
 int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n,
 		     struct vc_cache_deltas *out) VC_WARN_UNUSED;
 
-/* The object under key as a new reference (json_decref it), or NULL when there is none. */
+/*
+ * The object under key as a new reference (json_decref it), or NULL when there is none (packed:
+ * or when parsing it runs out of memory).
+ */
 json_t *vc_cache_get(struct vc_cache *c, const char *key);
+
+/*
+ * True when the object under key has metadata.resourceVersion rv (a non-empty string), without
+ * taking a reference or parsing anything; false for NULL arguments, an empty rv or no such key.
+ */
+bool vc_cache_has_version(struct vc_cache *c, const char *key, const char *rv);
+
+/* The keys of the cached objects; items and the strings are one allocation. */
+struct vc_cache_keys {
+	char **items;
+	size_t count;
+};
+
+/* Free k's block; k is left empty. NULL is a no-op. */
+void vc_cache_keys_release(struct vc_cache_keys *k);
+
+/*
+ * Every key, in no particular order (a snapshot: objects may come and go before the caller
+ * reads them). Returns 0, VC_EINVAL for NULL arguments, or VC_ENOMEM (out is then empty). An
+ * empty cache gives count 0 and items NULL.
+ */
+int vc_cache_keys(struct vc_cache *c, struct vc_cache_keys *out) VC_WARN_UNUSED;
 
 /* The number of cached objects. */
 size_t vc_cache_count(struct vc_cache *c);

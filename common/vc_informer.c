@@ -49,6 +49,7 @@ struct vc_informer {
 	vc_informer_transform_fn *transform;
 	void *transform_ctx;
 	struct vc_cache *cache;
+	bool packed; /* the cache is VC_CACHE_PACKED: every read of it is a parse */
 
 	/* Informer thread only. */
 	uint64_t rng;
@@ -212,6 +213,48 @@ static void deliver_delete(struct vc_informer *inf, json_t *obj, bool unknown)
 	for (i = 0; i < inf->nhandlers; i++)
 		if (inf->handlers[i].on_delete)
 			inf->handlers[i].on_delete(inf->handlers[i].ctx, obj, unknown);
+}
+
+/*
+ * Call fn(inf, arg, obj) for every cached object, with dispatch held. An unpacked cache is listed
+ * at once (references, no copies). A packed one is walked key by key, one parsed object at a
+ * time, so a resync of 10,000 pods holds one parsed pod instead of all of them. Returns 0 or
+ * VC_ENOMEM; a packed walk skips an object it cannot parse, goes on, and then returns VC_ENOMEM.
+ */
+static int for_each_cached(struct vc_informer *inf,
+			   void (*fn)(struct vc_informer *, const void *, json_t *),
+			   const void *arg)
+{
+	struct vc_cache_keys keys;
+	struct vc_objs objs;
+	json_t *obj;
+	size_t i;
+	int rc;
+
+	if (!inf->packed) {
+		rc = vc_cache_list(inf->cache, &objs);
+		if (rc)
+			return rc;
+		for (i = 0; i < objs.count; i++)
+			fn(inf, arg, objs.items[i]);
+		vc_objs_release(&objs);
+		return 0;
+	}
+	rc = vc_cache_keys(inf->cache, &keys);
+	if (rc)
+		return rc;
+	for (i = 0; i < keys.count; i++) {
+		/* Only this informer writes its cache, under dispatch: every key is still there. */
+		obj = vc_cache_get(inf->cache, keys.items[i]);
+		if (!obj) {
+			rc = VC_ENOMEM;
+			continue;
+		}
+		fn(inf, arg, obj);
+		json_decref(obj);
+	}
+	vc_cache_keys_release(&keys);
+	return rc;
 }
 
 /* ---- list --------------------------------------------------------------------------------------
@@ -464,20 +507,19 @@ static int classify_error(struct vc_informer *inf, const json_t *status)
 /* Apply an ADDED or MODIFIED event; *applied tells whether it changed the cache. */
 static int apply_upsert(struct vc_informer *inf, json_t *obj, const char *key, bool *applied)
 {
-	json_t *cur, *old = NULL;
-	const char *rv = obj_rv(obj), *cur_rv;
+	json_t *old = NULL;
 	int rc;
 
 	pthread_mutex_lock(&inf->dispatch);
-	/* The same version again (a re-watch overlapping what was seen): nothing changed. */
-	cur = vc_cache_get(inf->cache, key);
-	cur_rv = obj_rv(cur);
-	if (cur && rv && *rv && cur_rv && strcmp(rv, cur_rv) == 0) {
+	/*
+	 * The same version again (a re-watch overlapping what was seen): nothing changed. Asked
+	 * without reading the object, which in a packed cache would be a parse.
+	 */
+	if (vc_cache_has_version(inf->cache, key, obj_rv(obj))) {
 		pthread_mutex_unlock(&inf->dispatch);
-		json_decref(cur);
 		return 0;
 	}
-	json_decref(cur);
+	/* Packed: `old` is a parse of the cached object, the handlers' old_obj. */
 	rc = vc_cache_upsert(inf->cache, obj, &old);
 	if (rc) {
 		pthread_mutex_unlock(&inf->dispatch);
@@ -495,18 +537,20 @@ static int apply_upsert(struct vc_informer *inf, json_t *obj, const char *key, b
 	return 0;
 }
 
-/* Apply a DELETED event; a key not in the cache is already gone (a relist reported it). */
+/*
+ * Apply a DELETED event; a key not in the cache is already gone (a relist reported it). The
+ * handlers get the event's object, the server's final state, so the cached one is not asked for
+ * (in a packed cache that would be a parse that can fail).
+ */
 static int apply_delete(struct vc_informer *inf, json_t *obj, const char *key, bool *applied)
 {
-	json_t *old = NULL;
 	int rc;
 
 	pthread_mutex_lock(&inf->dispatch);
-	rc = vc_cache_delete(inf->cache, key, &old);
+	rc = vc_cache_delete(inf->cache, key, NULL);
 	if (rc == 0)
 		deliver_delete(inf, obj, false);
 	pthread_mutex_unlock(&inf->dispatch);
-	json_decref(old);
 	*applied = rc == 0;
 	return 0;
 }
@@ -769,6 +813,7 @@ int vc_informer_new(struct vc_kube *kube, const struct vc_informer_opts *opts,
 	co.indexes = opts->indexes;
 	co.nindexes = opts->nindexes;
 	co.flags = opts->cache_flags;
+	inf->packed = (opts->cache_flags & VC_CACHE_PACKED) != 0;
 	rc = vc_cache_new(&co, &inf->cache);
 	if (rc) {
 		vc_error_set(err, rc, rc == VC_ENOMEM ? "out of memory" : "bad cache indexes");
@@ -811,11 +856,18 @@ void vc_informer_free(struct vc_informer *inf)
 	vc_free(inf);
 }
 
+static void replay_add(struct vc_informer *inf, const void *arg, json_t *obj)
+{
+	const struct vc_informer_handler *h = arg;
+
+	(void)inf;
+	if (h->on_add)
+		h->on_add(h->ctx, obj);
+}
+
 int vc_informer_add_handler(struct vc_informer *inf, const struct vc_informer_handler *h)
 {
 	struct vc_informer_handler *grown;
-	struct vc_objs objs;
-	size_t i;
 	int rc;
 
 	if (!inf || !h)
@@ -828,13 +880,9 @@ int vc_informer_add_handler(struct vc_informer *inf, const struct vc_informer_ha
 	}
 	inf->handlers = grown;
 	/* What the cache holds now is what the other handlers have seen: replay it as adds. */
-	rc = vc_cache_list(inf->cache, &objs);
+	rc = for_each_cached(inf, replay_add, h);
 	if (rc)
 		goto out_unlock;
-	if (h->on_add)
-		for (i = 0; i < objs.count; i++)
-			h->on_add(h->ctx, objs.items[i]);
-	vc_objs_release(&objs);
 	inf->handlers[inf->nhandlers++] = *h;
 out_unlock:
 	pthread_mutex_unlock(&inf->dispatch);
@@ -964,21 +1012,21 @@ int vc_informer_last_rv(struct vc_informer *inf, char *buf, size_t len)
 	return rc;
 }
 
+/* A resync hands one object as both old and new: handlers tell a resync by old_obj == new_obj. */
+static void resync_one(struct vc_informer *inf, const void *arg, json_t *obj)
+{
+	(void)arg;
+	deliver_update(inf, obj, obj);
+}
+
 int vc_informer_resync_now(struct vc_informer *inf)
 {
-	struct vc_objs objs;
-	size_t i;
 	int rc;
 
 	if (!inf)
 		return VC_EINVAL;
 	pthread_mutex_lock(&inf->dispatch);
-	rc = vc_cache_list(inf->cache, &objs);
-	if (!rc) {
-		for (i = 0; i < objs.count; i++)
-			deliver_update(inf, objs.items[i], objs.items[i]);
-		vc_objs_release(&objs);
-	}
+	rc = for_each_cached(inf, resync_one, NULL);
 	pthread_mutex_unlock(&inf->dispatch);
 	if (!rc)
 		STAT_ADD(inf, resyncs, 1);

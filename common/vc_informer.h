@@ -34,7 +34,16 @@
  * Memory: each list's parsed response is freed once the cache holds its objects, and the heap
  * is then trimmed (glibc's malloc_trim) so a relist's peak does not stay the process's size.
  * Objects cost what jansson makes of them, about ten times their JSON size; a transform
- * (opts.transform, e.g. vc_informer_strip_managed_fields) can cache less of each.
+ * (opts.transform, e.g. vc_informer_strip_managed_fields) can cache less of each, and
+ * opts.cache_flags = VC_CACHE_PACKED keeps them serialized, at about their compact JSON size
+ * (vc_cache.h: a parse per read, a serialization per write).
+ *
+ * Packed caches: handlers still get jansson objects. on_add and on_update's new_obj are the
+ * listed or watched objects (after the transform); on_update's old_obj and a relist's tombstones
+ * are parses of what the cache held; a resync parses one object at a time and hands it as both
+ * old_obj and new_obj (the same pointer, as unpacked); a watched DELETED event hands the event's
+ * object and never parses the cached one. A parse that runs out of memory during a resync or a
+ * handler's replay skips that object and makes the call return VC_ENOMEM.
  *
  * Time and randomness are injectable (opts.sleep, opts.rand) so tests never wait out a backoff.
  */
@@ -148,7 +157,8 @@ void vc_informer_free(struct vc_informer *inf);
 /*
  * Register handlers (the struct is copied). Before start they see everything from the first
  * list on. After start the new handler first gets on_add for every object in the cache, then
- * the events that follow, with nothing missed or repeated. Returns 0, VC_EINVAL, or VC_ENOMEM.
+ * the events that follow, with nothing missed or repeated. Returns 0, VC_EINVAL, or VC_ENOMEM
+ * (the handler is then not registered; with a packed cache it may have seen some of the adds).
  */
 int vc_informer_add_handler(struct vc_informer *inf,
 			    const struct vc_informer_handler *h) VC_WARN_UNUSED;
@@ -187,7 +197,8 @@ int vc_informer_last_rv(struct vc_informer *inf, char *buf, size_t len);
 
 /*
  * Deliver a resync now from the calling thread: on_update(obj, obj) for every cached object.
- * Returns 0 or VC_ENOMEM. Must not be called from a handler.
+ * Returns 0 or VC_ENOMEM (with a packed cache, after delivering the objects it could parse).
+ * Must not be called from a handler.
  */
 int vc_informer_resync_now(struct vc_informer *inf) VC_WARN_UNUSED;
 

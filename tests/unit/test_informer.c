@@ -361,7 +361,11 @@ struct recorder {
 	char log[LOG_MAX];
 	int inconsistent; /* handler calls that found the cache not reflecting the event */
 	const char *tag;  /* prefix of each line, to tell two handlers apart */
+	bool packed;	  /* the cache is packed: compare contents, not pointers */
 };
+
+/* Extra cache flags for every fixture: the second group runs the scripts on packed caches. */
+static unsigned g_cache_flags;
 
 static void obj_desc(const json_t *o, char *buf, size_t len)
 {
@@ -374,7 +378,10 @@ static void obj_desc(const json_t *o, char *buf, size_t len)
 	snprintf(buf, len, "%.100s@%.20s", key, rv ? rv : "");
 }
 
-/* The cache must already hold the event's outcome: new_obj itself, or nothing for a delete. */
+/*
+ * The cache must already hold the event's outcome: new_obj itself (packed: a distinct object
+ * equal to it), or nothing for a delete.
+ */
 static void check_cache(struct recorder *rec, const json_t *obj, bool present)
 {
 	char key[VC_CACHE_KEY_MAX];
@@ -383,7 +390,10 @@ static void check_cache(struct recorder *rec, const json_t *obj, bool present)
 	if (vc_cache_key(obj, key, sizeof(key)))
 		return;
 	cur = vc_cache_get(vc_informer_cache(rec->inf), key);
-	if (present ? cur != obj : cur != NULL)
+	if (!present ? cur != NULL
+	    : rec->packed
+		    ? (!cur || cur == obj || !json_equal(cur, (json_t *)obj) || cur->refcount != 1)
+		    : cur != obj)
 		rec->inconsistent++;
 	json_decref(cur);
 }
@@ -468,7 +478,8 @@ static struct fixture *fixture_new(const struct step *steps, size_t nsteps,
 		opts.watch_timeout_seconds = 60;
 	opts.indexes = test_indexes;
 	opts.nindexes = 1;
-	opts.cache_flags = VC_CACHE_CHECK_MUTATIONS;
+	opts.cache_flags |= VC_CACHE_CHECK_MUTATIONS | g_cache_flags;
+	fx->rec.packed = (opts.cache_flags & VC_CACHE_PACKED) != 0;
 	if (!opts.sleep)
 		opts.sleep = fake_sleep;
 	opts.rand = fake_rand;
@@ -907,7 +918,7 @@ static void test_add_handler_after_start_replays_cache(void **state)
 		{ 'L', "rv=10 a@1 b@2", 0, 0 },
 	};
 	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), NULL);
-	struct recorder late = { .inf = fx->inf, .tag = "late " };
+	struct recorder late = { .inf = fx->inf, .tag = "late ", .packed = g_cache_flags != 0 };
 	struct vc_informer_handler h = { rec_add, rec_update, rec_delete, &late };
 	char *sorted;
 
@@ -1174,6 +1185,207 @@ static void test_last_rv_buffer(void **state)
 	fixture_free(fx);
 }
 
+/* ---- packed caches ----------------------------------------------------------------------------
+ */
+
+/* A handler that writes down every object it gets, whole (sorted keys), and pointer identities. */
+struct capture {
+	pthread_mutex_t lock;
+	char log[LOG_MAX];
+};
+
+static void cap_obj(struct capture *cap, const char *what, const json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+
+	logf_to(cap->log, " %s=%s refs=%zu", what, s ? s : "?", o->refcount);
+	free(s);
+}
+
+static void cap_add(void *ctx, json_t *obj)
+{
+	struct capture *cap = ctx;
+
+	pthread_mutex_lock(&cap->lock);
+	logf_to(cap->log, "add");
+	cap_obj(cap, "obj", obj);
+	logf_to(cap->log, "\n");
+	pthread_mutex_unlock(&cap->lock);
+}
+
+static void cap_update(void *ctx, json_t *old_obj, json_t *new_obj)
+{
+	struct capture *cap = ctx;
+
+	pthread_mutex_lock(&cap->lock);
+	logf_to(cap->log, "update same=%d", old_obj == new_obj);
+	cap_obj(cap, "old", old_obj);
+	if (old_obj != new_obj)
+		cap_obj(cap, "new", new_obj);
+	logf_to(cap->log, "\n");
+	pthread_mutex_unlock(&cap->lock);
+}
+
+static void cap_delete(void *ctx, json_t *obj, bool unknown)
+{
+	struct capture *cap = ctx;
+
+	pthread_mutex_lock(&cap->lock);
+	logf_to(cap->log, "%s", unknown ? "tombstone" : "delete");
+	cap_obj(cap, "obj", obj);
+	logf_to(cap->log, "\n");
+	pthread_mutex_unlock(&cap->lock);
+}
+
+/*
+ * An informer on a packed cache: handlers get whole objects - the listed or watched one as new,
+ * a private parse of the cached one as old (refcount 1: nobody else holds it), the event's
+ * object on a watched delete, a parse on a tombstone - and a resync hands one parse as both.
+ */
+static void test_packed_cache_handlers(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 ns/a@1 ns/b@2 ns/c@3", 0, 0 },
+		{ 'W', "~ns/a@12 -ns/b@13 +ns/d@14 ~ns/a@12", VC_EGONE, 0 },
+		{ 'L', "rv=20 ns/a@12 ns/d@14", 0, 0 },
+	};
+	struct vc_informer_opts o = { .cache_flags = VC_CACHE_PACKED,
+				      .transform = vc_informer_strip_managed_fields };
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+	struct capture cap = { .log = "" };
+	struct vc_informer_handler h = { cap_add, cap_update, cap_delete, &cap };
+	struct vc_informer_stats st;
+	char buf[1024];
+	json_t *a1, *a2;
+
+	(void)state;
+	assert_true(fx->rec.packed);
+	pthread_mutex_init(&cap.lock, NULL);
+	assert_int_equal(vc_informer_add_handler(fx->inf, &h), 0);
+	run_script(fx);
+	vc_informer_stop(fx->inf);
+	/* The recorder saw the usual story (its check_cache compared contents on each call). */
+	assert_string_equal(fx->rec.log, "add ns/a@1\nadd ns/b@2\nadd ns/c@3\n"
+					 "update ns/a@1 -> ns/a@12\ndelete ns/b@13\nadd ns/d@14\n"
+					 "tombstone ns/c@3\n");
+#define LISTED(n, rv)                                                                        \
+	"{\"apiVersion\":\"v1\",\"data\":{\"v\":\"" rv "\"},\"kind\":\"Pod\",\"metadata\":{" \
+	"\"name\":\"" n "\",\"namespace\":\"ns\",\"resourceVersion\":\"" rv "\"}}"
+#define WATCHED(n, rv)                                                                        \
+	"{\"data\":{\"v\":\"" rv "\"},\"metadata\":{\"name\":\"" n "\",\"namespace\":\"ns\"," \
+	"\"resourceVersion\":\"" rv "\"}}"
+	/*
+	 * Every object a handler gets is held by the informer alone (refs=1): the listed ones by
+	 * the relist's deltas (the List is gone by then), the watched ones by the event, and the
+	 * old ones are private parses.
+	 */
+	assert_string_equal(
+		cap.log,
+		"add obj=" LISTED(
+			"a",
+			"1") " refs=1\n"
+			     "add obj=" LISTED(
+				     "b",
+				     "2") " refs=1\n"
+					  "add obj=" LISTED(
+						  "c",
+						  "3") " refs=1\n"
+						       "update same=0 old=" LISTED("a", "1") " refs=1 new=" WATCHED(
+							       "a",
+							       "12") " refs=1\n"
+								     "delete obj=" WATCHED(
+									     "b",
+									     "13") " refs=1\n"
+										   "add obj=" WATCHED(
+											   "d",
+											   "14") " refs=1\n"
+												 "tombstone obj=" LISTED(
+													 "c",
+													 "3") " refs=1\n");
+	vc_informer_get_stats(fx->inf, &st);
+	assert_int_equal(st.events, 3);
+	assert_int_equal(st.skipped, 1); /* the repeated ~ns/a@12: no parse, no handler call */
+	cache_desc(fx->inf, buf, sizeof(buf));
+	assert_string_equal(buf, "ns/a@12 ns/d@14");
+
+	/* A resync: one parse per object, handed as both old and new. */
+	cap.log[0] = '\0';
+	fx->rec.log[0] = '\0';
+	assert_int_equal(vc_informer_resync_now(fx->inf), 0);
+	assert_non_null(strstr(fx->rec.log, "resync ns/a@12\n"));
+	assert_non_null(strstr(fx->rec.log, "resync ns/d@14\n"));
+	assert_int_equal(strlen(fx->rec.log), strlen("resync ns/a@12\nresync ns/d@14\n"));
+	assert_non_null(strstr(cap.log, "update same=1 old=" WATCHED("a", "12") " refs=1\n"));
+	assert_non_null(strstr(cap.log, "update same=1 old=" WATCHED("d", "14") " refs=1\n"));
+#undef LISTED
+#undef WATCHED
+	/* Reads of the cache are private copies. */
+	a1 = vc_cache_get(vc_informer_cache(fx->inf), "ns/a");
+	a2 = vc_cache_get(vc_informer_cache(fx->inf), "ns/a");
+	assert_non_null(a1);
+	assert_ptr_not_equal(a1, a2);
+	assert_true(json_equal(a1, a2));
+	json_decref(a1);
+	json_decref(a2);
+	fixture_free(fx);
+	pthread_mutex_destroy(&cap.lock);
+}
+
+/* A resync whose parse runs out of memory reports it and skips the object. */
+static void test_packed_resync_out_of_memory(void **state)
+{
+	static const struct step steps[] = { { 'L', "rv=10 a@1 b@2", 0, 0 } };
+	struct vc_informer_opts o = { .cache_flags = VC_CACHE_PACKED };
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+	struct capture cap = { .log = "" };
+	struct vc_informer_handler h = { cap_add, cap_update, cap_delete, &cap };
+	struct vc_informer_stats st;
+	long budget;
+	int rc;
+
+	(void)state;
+	pthread_mutex_init(&cap.lock, NULL);
+	run_script(fx);
+	vc_informer_stop(fx->inf);
+	fx->rec.log[0] = '\0';
+	for (budget = 0;; budget++) {
+		fx->rec.log[0] = '\0';
+		vc_alloc_fail_after(budget);
+		rc = vc_informer_resync_now(fx->inf);
+		vc_alloc_fail_reset();
+		if (rc == 0)
+			break;
+		assert_int_equal(rc, VC_ENOMEM);
+		assert_true(budget < 1000);
+	}
+	assert_true(budget > 0);
+	assert_int_equal(strlen(fx->rec.log), strlen("resync a@1\nresync b@2\n"));
+	/* The recorder's own cache reads failed too while allocations did. */
+	fx->rec.inconsistent = 0;
+	vc_informer_get_stats(fx->inf, &st);
+	assert_int_equal(st.resyncs, 1);
+	/* A late handler's replay that fails is not registered. */
+	vc_alloc_fail_after(0);
+	assert_int_equal(vc_informer_add_handler(fx->inf, &h), VC_ENOMEM);
+	vc_alloc_fail_reset();
+	assert_int_equal(vc_informer_add_handler(fx->inf, &h), 0);
+	assert_non_null(strstr(cap.log, "add obj={\"apiVersion\":\"v1\",\"data\":{\"v\":\"1\"}"));
+	fx->rec.log[0] = '\0';
+	cap.log[0] = '\0';
+	assert_int_equal(vc_informer_resync_now(fx->inf), 0);
+	assert_int_equal(strlen(cap.log) > 0, 1);
+	assert_null(strstr(cap.log, "same=0"));
+	fixture_free(fx);
+	pthread_mutex_destroy(&cap.lock);
+}
+
+static int packed_group(void **state)
+{
+	(void)state;
+	g_cache_flags = VC_CACHE_PACKED;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1200,8 +1412,26 @@ int main(void)
 		cmocka_unit_test_setup(test_last_rv_buffer, clear_log),
 	};
 
+	/* The scripts again, on packed caches: the same handler calls, contents instead of
+	 * pointers. */
+	const struct CMUnitTest packed[] = {
+		cmocka_unit_test_setup(test_list_then_watch_in_order, clear_log),
+		cmocka_unit_test_setup(test_relist_on_gone_synthesizes_changes, clear_log),
+		cmocka_unit_test_setup(test_error_events_410_and_too_old, clear_log),
+		cmocka_unit_test_setup(test_bad_and_repeated_events_are_skipped, clear_log),
+		cmocka_unit_test_setup(test_listed_items_get_kind, clear_log),
+		cmocka_unit_test_setup(test_add_handler_after_start_replays_cache, clear_log),
+		cmocka_unit_test_setup(test_periodic_resync, clear_log),
+		cmocka_unit_test_setup(test_transform_strips_managed_fields, clear_log),
+		cmocka_unit_test_setup(test_packed_cache_handlers, clear_log),
+		cmocka_unit_test_setup(test_packed_resync_out_of_memory, clear_log),
+	};
+	int failed;
+
 	vc_alloc_install_json();
 	vc_log_set_verbosity(1);
 	vc_log_set_sink(capture_log, NULL);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	failed += cmocka_run_group_tests_name("packed", packed, packed_group, NULL);
+	return failed;
 }
