@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_controller.sh - how fast vc-controller turns Jobs into pods, next to kube-controller-
-# manager's Job controller doing the same from batch/v1 Jobs, in one fresh local cluster and one
-# run. Both get the same client rate limits (--kube-api-qps/--kube-api-burst) and the same
+# manager's Job controller doing the same from batch/v1 Jobs, in one run, each controller in a
+# fresh local cluster of its own (so that neither lists or caches the other's pods). Both get the same client rate limits (--kube-api-qps/--kube-api-burst) and the same
 # number of jobs and pods; the jobs are created while the controller is stopped, then the
 # controller starts and the clock runs until every pod exists. Reported: pods created per
 # second, CPU seconds of the controller process, and vc-controller's RSS with every pod cached.
@@ -42,15 +42,19 @@ cleanup() {
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
-"$ROOT/cluster/up.sh" "$cluster" >/dev/null 2>"$scratch/up.log"
 export KUBECONFIG=$cluster/kubeconfig
 k() { kubectl "$@" 2>/dev/null; }
 now() { date +%s.%N; }
-k apply -f "$ROOT/crds/" >/dev/null
-for _ in $(seq 60); do
-	k wait --for condition=established --timeout=5s crd --all >/dev/null && break
-	sleep 1
-done
+# A fresh cluster with Volcano's CRDs (the previous one, if any, is purged first).
+fresh_cluster() {
+	"$ROOT/cluster/down.sh" "$cluster" --purge >/dev/null 2>&1 || true
+	"$ROOT/cluster/up.sh" "$cluster" >/dev/null 2>"$scratch/up.log"
+	k apply -f "$ROOT/crds/" >/dev/null
+	for _ in $(seq 60); do
+		k wait --for condition=established --timeout=5s crd --all >/dev/null && break
+		sleep 1
+	done
+}
 
 # Pods in namespace NS, from one cheap request (remainingItemCount of a 1-item page).
 count_pods() {
@@ -63,6 +67,34 @@ cpu_seconds() { # PID: user + system time
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"
 }
 # Start the clock when the process starts, stop it when NS has TOTAL pods.
+# CPU seconds of the API server and etcd so far ("apiserver etcd").
+server_cpu() {
+	echo "$(cpu_seconds "$(cat "$cluster/run/kube-apiserver.pid")") $(cpu_seconds "$(cat "$cluster/run/etcd.pid")")"
+}
+# The API server's request counters (apiserver_request_total by verb and resource) into FILE.
+requests() { k get --raw /metrics | grep '^apiserver_request_total{' >"$1" || true; }
+# The requests made between two snapshots of requests(), most first.
+request_diff() { # BEFORE AFTER
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+def load(path):
+    out = {}
+    for line in open(path):
+        m = re.match(r'apiserver_request_total\{(.*)\} (\S+)', line)
+        if not m:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        res = labels.get("resource", "")
+        if labels.get("subresource"):
+            res += "/" + labels["subresource"]
+        key = (labels.get("verb", ""), res)
+        out[key] = out.get(key, 0) + float(m.group(2))
+    return out
+a, b = load(sys.argv[1]), load(sys.argv[2])
+d = sorted(((v - a.get(k, 0), k) for k, v in b.items() if v - a.get(k, 0) >= 10), reverse=True)
+print("  ".join("%s %s %d" % (k[0], k[1], n) for n, k in d))
+PY
+}
 time_until_all() { # NS -> "seconds cpu"
 	local t0 n
 	t0=$(now)
@@ -101,6 +133,7 @@ PY
 }
 
 # --- kube-controller-manager's Job controller -----------------------------------------------
+fresh_cluster
 k create namespace kcm >/dev/null
 gen batch kcm >"$scratch/batch.json"
 k create -f "$scratch/batch.json" >/dev/null
@@ -108,10 +141,15 @@ k create -f "$scratch/batch.json" >/dev/null
 	--leader-elect=false --secure-port=0 --port=0 --kube-api-qps="$QPS" \
 	--kube-api-burst="$QPS" >"$scratch/kcm.log" 2>&1 &
 pid=$!
+read -r a0 e0 < <(server_cpu)
+requests "$scratch/req0"
 read -r kcm_s kcm_cpu < <(time_until_all kcm)
+read -r a1 e1 < <(server_cpu)
+requests "$scratch/req1"
 stop
 
 # --- vc-controller -------------------------------------------------------------------------
+fresh_cluster
 cat >"$scratch/enqueue.conf" <<'CONF'
 actions: "enqueue"
 tiers:
@@ -134,19 +172,28 @@ k create -f "$scratch/vc.json" >/dev/null
 	${BENCH_VC_ARGS:-} \
 	>"$scratch/vc.log" 2>&1 &
 pid=$!
+read -r a2 e2 < <(server_cpu)
+requests "$scratch/req2"
 read -r vc_s vc_cpu < <(time_until_all vc)
+read -r a3 e3 < <(server_cpu)
+requests "$scratch/req3"
 sleep 3 # let the informers take in the last pods and their updates
 rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
 stop
 
 awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s" \
 	-v kc="$kcm_cpu" -v vs="$vc_s" -v vcpu="$vc_cpu" -v rss="$rss" \
+	-v kapi="$(awk -v a="$a0" -v b="$a1" 'BEGIN { print b - a }')" -v ketcd="$(awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }')" \
+	-v vapi="$(awk -v a="$a2" -v b="$a3" 'BEGIN { print b - a }')" -v vetcd="$(awk -v a="$e2" -v b="$e3" 'BEGIN { print b - a }')" \
 	-v cpu="$(lscpu | sed -n 's/^Model name: *//p')" -v n="$(nproc)" \
 	-v workers="vc ${BENCH_WORKERS:-3}, kcm 5" -v extra="${BENCH_VC_ARGS:+, vc-controller $BENCH_VC_ARGS}" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
 	printf "machine: %s, %d CPUs; load average at the end %s\n", cpu, n, load
 	printf "workload: %d jobs x %d pods = %d pods, client qps/burst %d, job workers %s%s\n", jobs, per, total, qps, workers, extra
-	printf "kube-controller-manager (job): %6.1f s  %7.0f pods/s  %6.2f CPU s\n", ks, total / ks, kc
-	printf "vc-controller:                 %6.1f s  %7.0f pods/s  %6.2f CPU s\n", vs, total / vs, vcpu
+	printf "                                  time     pods/s   CPU s  (apiserver, etcd CPU s)\n"
+	printf "kube-controller-manager (job): %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", ks, total / ks, kc, kapi, ketcd
+	printf "vc-controller:                 %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", vs, total / vs, vcpu, vapi, vetcd
 	printf "ratio (vc / kcm pods/s):       %.2f   (floor 2.0)\n", ks / vs
 	printf "vc-controller RSS with %d pods cached: %.1f MiB (floor 64 MB)\n", total, rss / 1024
 }'
+echo "API requests during kube-controller-manager's run: $(request_diff "$scratch/req0" "$scratch/req1")"
+echo "API requests during vc-controller's run: $(request_diff "$scratch/req2" "$scratch/req3")"

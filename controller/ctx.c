@@ -140,6 +140,12 @@ static const struct vc_cache_index pg_indexes[] = {
 	{ CTX_INDEX_QUEUE, index_queue, NULL },
 };
 
+/*
+ * Pods and Jobs are the many and big objects: their caches keep them serialized
+ * (VC_CACHE_PACKED), at the price of a parse per read. Their readers take one object or one
+ * job's pods at a time; the scheduler keeps its own compact pod views (sched_runtime_snap.c).
+ * PodGroups stay parsed: the scheduler reads all of them every cycle.
+ */
 static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 		const struct vc_cache_index *idx, size_t nidx, vc_informer_transform_fn *transform,
 		struct vc_informer **out, struct vc_error *err)
@@ -154,6 +160,8 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	o.indexes = idx;
 	o.nindexes = nidx;
 	o.transform = transform;
+	if (gvr == &vc_gvr_pods || gvr == &vc_gvr_jobs)
+		o.cache_flags = VC_CACHE_PACKED;
 	return vc_informer_new(ctx->kube, &o, out, err);
 }
 

@@ -47,6 +47,7 @@ struct config {
 	const char *scheduler_conf;
 	int64_t schedule_period;
 	int bind_workers;
+	double pod_condition_qps;
 	const char *default_queue;
 	struct vc_flag_list node_selectors;
 	int seed;
@@ -94,6 +95,10 @@ static const struct vc_flag flags[] = {
 	  "the time between scheduling cycles"),
 	F("bind-workers", VC_FLAG_INT, "16", bind_workers,
 	  "the number of threads binding pods to nodes"),
+	F("pod-condition-qps", VC_FLAG_DOUBLE, "20", pod_condition_qps,
+	  "the rate of the scheduler's PodScheduled=False pod condition writes (each with its "
+	  "FailedScheduling event), burst twice as many; pods left over are written by later "
+	  "cycles (0: unlimited)"),
 	F("default-queue", VC_FLAG_STRING, "default", default_queue,
 	  "the queue of PodGroups that name none"),
 	F("node-selector", VC_FLAG_LIST, NULL, node_selectors,
@@ -344,6 +349,7 @@ static int create_parts(struct app *app, struct vc_error *err)
 		sc.conf_path = c->scheduler_conf;
 		sc.period_ns = c->schedule_period;
 		sc.bind_workers = c->bind_workers;
+		sc.pod_condition_qps = c->pod_condition_qps;
 		sc.default_queue = c->default_queue;
 		sc.seed = (uint64_t)c->seed;
 		sc.metrics = app->metrics;

@@ -30,6 +30,7 @@ void sched_runtime_config_defaults(struct sched_runtime_config *cfg)
 	cfg->bind_workers = 16;
 	cfg->default_queue = "default";
 	cfg->debounce_ns = 20 * INT64_C(1000000);
+	cfg->pod_condition_qps = 20;
 }
 
 /* The loop's own clock: real monotonic time, whatever the tests do to vc_time. */
@@ -262,10 +263,21 @@ static bool pod_holding(const json_t *pod)
 	return *pod_node(pod) && !pod_terminal(pod);
 }
 
+/* Keep the pod's view; a view that cannot be made for lack of memory is retried in a while. */
+static void put_view(struct sched_runtime *s, const json_t *obj)
+{
+	if (srt_pod_view_put(s, obj) < 0) {
+		VC_WARN("out of memory keeping a pod's view; the pod is left out until it changes",
+			"pod=%s/%s", vc_json_get_str(vc_json_get_obj(obj, "metadata"), "namespace"),
+			vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name"));
+	}
+}
+
 void srt_on_pod_add(void *ctx, json_t *obj)
 {
 	struct sched_runtime *s = ctx;
 
+	put_view(s, obj);
 	if (pod_waiting(s, obj))
 		sched_runtime_kick(s);
 }
@@ -276,6 +288,7 @@ void srt_on_pod_update(void *ctx, json_t *old_obj, json_t *new_obj)
 
 	if (old_obj == new_obj)
 		return;
+	put_view(s, new_obj);
 	if (pod_waiting(s, new_obj) && !pod_waiting(s, old_obj)) {
 		sched_runtime_kick(s);
 		return;
@@ -293,6 +306,7 @@ void srt_on_pod_delete(void *ctx, json_t *obj, bool final_state_unknown)
 	struct sched_runtime *s = ctx;
 
 	(void)final_state_unknown;
+	srt_pod_view_del(s, obj);
 	if (pod_holding(obj))
 		sched_runtime_kick(s);
 }
@@ -481,15 +495,19 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 static void *loop_main(void *arg)
 {
 	struct sched_runtime *s = arg;
-	int64_t next = loop_now();
+	int64_t next = loop_now(), early_from = 0;
 	struct vc_error err;
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping) {
 		int64_t now = loop_now(), due = next;
 
+		/*
+		 * An early cycle waits at least as long as the last cycle took: while pods pour
+		 * in, the loop takes at most half a CPU from the API server and the controllers.
+		 */
 		if (s->kick_at && s->kick_at < due)
-			due = s->kick_at;
+			due = VC_MAX(s->kick_at, VC_MIN(early_from, next));
 		if (now < due) {
 			struct timespec ts = { .tv_sec = due / NS_PER_SEC,
 					       .tv_nsec = due % NS_PER_SEC };
@@ -504,7 +522,9 @@ static void *loop_main(void *arg)
 			VC_ERROR("scheduling cycle failed", "error=\"%s\"", err.text);
 		pthread_mutex_lock(&s->mu);
 		/* The period is measured from the end of the previous cycle (§1.1). */
-		next = loop_now() + s->cfg.period_ns;
+		early_from = loop_now();
+		next = early_from + s->cfg.period_ns;
+		early_from += early_from - now;
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
@@ -610,6 +630,7 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 		s->rng = 1;
 
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->views_mu, NULL);
 	pthread_mutex_init(&s->pool_mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -623,6 +644,7 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 	    srt_map_init(&s->track, 64, track_free_val) < 0 ||
 	    srt_map_init(&s->throttle, 64, vc_free) < 0 ||
 	    srt_map_init(&s->pod_views, 1024, srt_pod_view_free) < 0 ||
+	    srt_map_init(&s->intern, 256, srt_intern_free) < 0 ||
 	    srt_map_init(&s->pg_views, 256, srt_pg_view_free) < 0 ||
 	    srt_map_init(&s->node_views, 256, srt_node_view_free) < 0) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
@@ -712,12 +734,14 @@ void sched_runtime_free(struct sched_runtime *s)
 	srt_map_release(&s->track);
 	srt_map_release(&s->throttle);
 	srt_map_release(&s->pod_views);
+	srt_map_release(&s->intern);
 	srt_map_release(&s->pg_views);
 	srt_map_release(&s->node_views);
 	pthread_cond_destroy(&s->cond);
 	pthread_cond_destroy(&s->pool_cond);
 	pthread_cond_destroy(&s->idle_cond);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->views_mu);
 	pthread_mutex_destroy(&s->pool_mu);
 	vc_free(s);
 }

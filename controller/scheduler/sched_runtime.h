@@ -40,6 +40,14 @@ struct sched_runtime_config {
 	struct vc_metrics *metrics;
 	/* An early cycle runs this long after the first informer event that may make progress. */
 	int64_t debounce_ns; /* 20 ms */
+	/*
+	 * --pod-condition-qps: the budget of PodScheduled=False condition writes (each with its
+	 * FailedScheduling event), a token bucket of this rate holding pod_condition_burst tokens;
+	 * a pod left without a token is written by a later cycle. 0 = unlimited (the default
+	 * here; vc-controller's flag defaults to 20).
+	 */
+	double pod_condition_qps;
+	int pod_condition_burst; /* 0: twice the rate, at least 1 */
 	/* Tests: the session to run; NULL = sched_session_run. */
 	sched_session_run_fn *session_run;
 };

@@ -75,9 +75,11 @@ struct srt_track {
 	char *want; /* what was written, normalised (times and session ids left out) */
 	char *rv;   /* the cached resourceVersion the write was decided on */
 	bool in_flight;
-	int rc; /* the write's outcome (0, VC_ECONFLICT, ...) */
+	bool settled; /* the cache showed what the cycle wants: kept only for pacing */
+	int rc;	      /* the write's outcome (0, VC_ECONFLICT, ...) */
 	int64_t done_at;
 	uint64_t seen_cycle;
+	int64_t wrote_at; /* when the last write that did not fail was queued (0 = none) */
 };
 
 /* The last time an event was recorded for (object, type, reason). */
@@ -87,15 +89,22 @@ struct srt_evthrottle {
 };
 
 /*
- * A view kept from one cycle to the next: cached objects are immutable and replaced on every
- * change, so the same object pointer means the same content and the view (with its parsed
- * quantities) is reused. The entry's reference keeps the object, so a pointer is never reused
- * for another object while the entry lives. Only the loop thread touches these.
+ * A view kept from one cycle to the next. PodGroup and node views: cached objects are
+ * immutable and replaced on every change, so the same object pointer means the same content
+ * and the view (with its parsed quantities) is reused; the entry's reference keeps the object,
+ * so a pointer is never reused for another object while the entry lives; only the loop thread
+ * touches these. Pod views are made by the pod informer's handlers from a reduced copy of the
+ * pod (obj) and replaced on every change; a snapshot holds a reference to each it uses.
  */
 struct srt_view {
 	json_t *obj; /* own reference */
 	int rc;	     /* the view's outcome; a malformed object is not parsed again */
 	uint64_t seen_cycle;
+	int refs; /* pod views: the map's and each snapshot's (atomic) */
+	/* Pod views: the pod's metadata strings, and references to its shared labels and
+	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status). */
+	char *strings;
+	json_t *labels, *annotations;
 	union {
 		struct vc_pod pod;
 		struct vc_podgroup pg;
@@ -135,7 +144,9 @@ struct sched_runtime_stats {
 	uint64_t pg_writes, pg_conflicts, pg_errors;
 	uint64_t queue_writes, queue_errors;
 	uint64_t pod_cond_writes, pod_cond_errors;
-	uint64_t skipped_writes; /* identical writes not repeated */
+	uint64_t skipped_writes;    /* identical writes not repeated */
+	uint64_t paced_writes;	    /* message-only rewrites held back (SRT_*_MESSAGE_NS) */
+	uint64_t pod_cond_deferred; /* pod conditions left to a later cycle: no budget */
 	uint64_t conf_reloads, conf_errors;
 	uint64_t session_errors;
 };
@@ -167,8 +178,16 @@ struct sched_runtime {
 	struct srt_map evicted;	 /* pod uid -> struct srt_evicted */
 	struct srt_map track;	 /* "pg/ns/name", "queue/name", "pod/uid" -> struct srt_track */
 	struct srt_map throttle; /* "uid\ttype\treason" -> struct srt_evthrottle */
-	/* Views by cache key (loop thread only). */
-	struct srt_map pod_views, pg_views, node_views;
+	/*
+	 * Pod views by cache key, kept by the pod informer's handlers (views_mu), each holding a
+	 * reduced copy of its pod whose spec, status, labels and annotations are shared through
+	 * `intern` with every other pod that has the same ones (srt_pod_view_put).
+	 */
+	pthread_mutex_t views_mu;
+	struct srt_map pod_views, intern;
+	size_t intern_swept; /* intern.count after the last sweep */
+	/* PodGroup and node views by cache key (loop thread only). */
+	struct srt_map pg_views, node_views;
 	struct sched_runtime_stats stats;
 
 	/* Work lists (pool_mu). */
@@ -180,6 +199,13 @@ struct sched_runtime {
 	pthread_t *workers;
 	int nworkers;
 	bool pool_stop;
+	bool pc_ready; /* pc_tokens and pc_at are set */
+	/* The lowest lane (pool_mu): pod conditions, at most a quarter of the workers at once. */
+	struct srt_work *bg_head, *bg_tail;
+	size_t bg_busy;
+	/* The pod condition budget's token bucket (loop thread only; see pod_condition_qps). */
+	double pc_tokens;
+	int64_t pc_at;
 
 	/* Metrics (NULL when cfg.metrics is NULL). */
 	struct vc_metric *m_latency, *m_attempts;
@@ -190,9 +216,11 @@ struct srt_snap {
 	struct sched_snapshot snap;
 	struct vc_queue *queues;
 	size_t nqueues;
-	/* Pods, PodGroups and nodes are borrowed from the runtime's view maps. */
+	/* PodGroups and nodes are borrowed from the runtime's view maps. */
 	struct sched_task **loose; /* owned: bound pods in no job, charged to their node only */
 	size_t nloose;
+	struct srt_view **pods; /* a reference to each pod view the snapshot's tasks borrow */
+	size_t npods;
 };
 
 /*
@@ -202,8 +230,25 @@ struct srt_snap {
 int srt_snap_build(struct sched_runtime *s, struct srt_snap *out,
 		   struct vc_error *err) VC_WARN_UNUSED;
 void srt_snap_release(struct srt_snap *sn);
-/* Free functions of the view maps' values. */
+/* Free functions of the view maps' values (srt_pod_view_free drops the map's reference). */
 void srt_pod_view_free(void *val);
+void srt_intern_free(void *val);
+/*
+ * Keep the view of pod obj (borrowed), replacing the one of its key; a pod the scheduler has
+ * no business with (unbound and not ours, §1.1) has none. srt_pod_view_del forgets the key's.
+ * Called by the pod informer's handlers, and once for every cached pod when the runtime starts.
+ * Returns 0 or VC_ENOMEM (the old view, if any, is then dropped: the pod is left out until
+ * its next change).
+ */
+int srt_pod_view_put(struct sched_runtime *s, const json_t *obj) VC_WARN_UNUSED;
+void srt_pod_view_del(struct sched_runtime *s, const json_t *obj);
+/*
+ * The pod of a view as an object for requests and Events (a new reference, NULL on VC_ENOMEM):
+ * apiVersion, kind, metadata (name, namespace, uid, resourceVersion, creationTimestamp,
+ * labels, annotations), spec and status as the view has them. A view's own pod.obj holds only
+ * the spec and status it shares with other pods.
+ */
+json_t *srt_pod_obj(const struct vc_pod *pod);
 void srt_pg_view_free(void *val);
 void srt_node_view_free(void *val);
 
@@ -235,6 +280,9 @@ void srt_event(struct sched_runtime *s, const json_t *obj, const char *type, con
 #define SRT_RETRY_NS	      INT64_C(1000000000)	 /* a failed write is retried after this */
 #define SRT_UNSEEN_TTL_NS     (30 * INT64_C(1000000000)) /* a successful write not yet seen */
 #define SRT_CONFLICT_KICK_NS  (100 * INT64_C(1000000000) / 1000)
+/* A rewrite that changes only a message: at most once this often per pod / per PodGroup. */
+#define SRT_POD_MESSAGE_NS (30 * INT64_C(1000000000))
+#define SRT_PG_MESSAGE_NS  (10 * INT64_C(1000000000))
 
 /*
  * The informer handlers that ask for an early cycle (sched_runtime_kick) when an event may let

@@ -175,6 +175,333 @@ void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, voi
 	}
 }
 
+/* ---- pod views ---------------------------------------------------------------------------------
+ */
+
+/* Drop one reference to a pod view; the last frees it. */
+static void view_unref(struct srt_view *v)
+{
+	if (!v || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (!v->rc)
+		vc_pod_view_release(&v->v.pod);
+	json_decref(v->obj);
+	json_decref(v->labels);
+	json_decref(v->annotations);
+	vc_free(v->strings);
+	vc_free(v);
+}
+
+/*
+ * The shared copy of v (a new reference): the first one seen with v's content. Subtrees of
+ * cached objects are immutable, so sharing them is safe; the table holds one reference and
+ * srt_intern_sweep drops entries nothing else holds. NULL for NULL or on VC_ENOMEM.
+ * Under views_mu.
+ */
+static json_t *intern(struct sched_runtime *s, json_t *v)
+{
+	json_t *hit;
+	char *k;
+
+	if (!v)
+		return NULL;
+	k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	if (!k)
+		return NULL;
+	hit = srt_map_get(&s->intern, k);
+	if (!hit) {
+		if (srt_map_put(&s->intern, k, json_incref(v)) < 0) {
+			json_decref(v);
+			free(k);
+			return NULL;
+		}
+		hit = v;
+	}
+	free(k);
+	return json_incref(hit);
+}
+
+static bool intern_unused(void *ctx, const char *key, void *val)
+{
+	(void)ctx;
+	(void)key;
+	/* Only the table's reference left: nobody else can take one but intern(), under the
+	 * same lock. (jansson changes reference counts atomically.) */
+	return __atomic_load_n(&((json_t *)val)->refcount, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* Forget shared subtrees no pod uses any more, when the table has doubled. Under views_mu. */
+static void intern_sweep(struct sched_runtime *s)
+{
+	if (s->intern.count < 2 * s->intern_swept + 256)
+		return;
+	srt_map_sweep(&s->intern, intern_unused, NULL);
+	s->intern_swept = s->intern.count;
+}
+
+/* Set key of dst to the shared copy of src[key], when src has it. Under views_mu. */
+static int set_interned(struct sched_runtime *s, json_t *dst, const json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key), *shared;
+
+	if (!v)
+		return 0;
+	shared = intern(s, v);
+	return shared && json_object_set_new(dst, key, shared) == 0 ? 0 : VC_ENOMEM;
+}
+
+static int copy_member(json_t *dst, const json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key);
+
+	return !v || json_object_set(dst, key, v) == 0 ? 0 : VC_ENOMEM;
+}
+
+/*
+ * What the scheduler keeps of a pod: identity, labels and annotations, the spec without the
+ * per-pod hostname and subdomain, and the status fields it reads (phase, reason, nominated node,
+ * the PodScheduled, Ready and DisruptionTarget conditions). Spec, status, labels and annotations
+ * are shared between pods (a job's pending pods all have the same), so a pod costs little more than
+ * its metadata. Under views_mu. NULL on VC_ENOMEM.
+ */
+static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
+{
+	static const char *const meta_keys[] = { "name",
+						 "namespace",
+						 "uid",
+						 "resourceVersion",
+						 "creationTimestamp",
+						 "deletionTimestamp",
+						 NULL };
+	static const char *const status_keys[] = { "phase", "reason", "nominatedNodeName", NULL };
+	const json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+	const json_t *status = json_object_get(obj, "status"), *conds, *c;
+	json_t *out = json_object(), *m = json_object(), *sp = NULL, *st = json_object(), *v;
+	size_t i;
+	int rc = 0;
+
+	if (!out || !m || !st)
+		goto nomem;
+	for (i = 0; !rc && meta_keys[i]; i++)
+		rc = copy_member(m, meta, meta_keys[i]);
+	if (!rc)
+		rc = set_interned(s, m, meta, "labels");
+	if (!rc)
+		rc = set_interned(s, m, meta, "annotations");
+	if (!rc)
+		rc = copy_member(out, obj, "apiVersion");
+	if (!rc)
+		rc = copy_member(out, obj, "kind");
+	if (rc)
+		goto nomem;
+	if (json_is_object(spec)) {
+		sp = json_copy((json_t *)spec); /* shallow: the members stay shared */
+		if (!sp)
+			goto nomem;
+		json_object_del(sp, "hostname");
+		json_object_del(sp, "subdomain");
+		v = intern(s, sp);
+		json_decref(sp);
+		if (!v || json_object_set_new(out, "spec", v))
+			goto nomem;
+	}
+	for (i = 0; !rc && status_keys[i]; i++)
+		rc = copy_member(st, status, status_keys[i]);
+	conds = json_object_get(status, "conditions");
+	json_array_foreach (conds, i, c) {
+		json_t *one;
+
+		const char *type = vc_json_get_str(c, "type");
+
+		if (!vc_str_eq(type, "PodScheduled") && !vc_str_eq(type, "Ready") &&
+		    !vc_str_eq(type, "DisruptionTarget"))
+			continue;
+		one = json_object_get(st, "conditions");
+		if (!one) {
+			one = json_array();
+			if (!one || json_object_set_new(st, "conditions", one))
+				goto nomem;
+		}
+		if (json_array_append(one, (json_t *)c))
+			goto nomem;
+	}
+	v = rc ? NULL : intern(s, st);
+	json_decref(st);
+	st = NULL;
+	if (!v || json_object_set_new(out, "status", v))
+		goto nomem;
+	rc = json_object_set_new(out, "metadata", m);
+	m = NULL;
+	if (rc)
+		goto nomem;
+	return out;
+nomem:
+	json_decref(m);
+	json_decref(st);
+	json_decref(out);
+	return NULL;
+}
+
+static bool is_ours(const struct sched_runtime *s, const char *scheduler_name);
+
+/*
+ * Make v (a pod view of the reduced pod v->obj) stand alone with what little is its own: copy
+ * the metadata strings, keep the shared labels and annotations, and replace the pod object by
+ * the shared pair of its spec and status (what every other reader of pod.obj looks at), so the
+ * reduced pod can go. The strings the view borrows from the spec, status and annotations stay
+ * valid: those are the shared objects it keeps. Under views_mu. 0 or VC_ENOMEM (v unchanged).
+ */
+static int detach_pod(struct sched_runtime *s, struct srt_view *v)
+{
+	struct vc_pod *p = &v->v.pod;
+	const char **strs[] = { &p->meta.ns,
+				&p->meta.name,
+				&p->meta.uid,
+				&p->meta.resource_version,
+				&p->meta.creation_timestamp,
+				&p->meta.deletion_timestamp };
+	json_t *pair = json_object(), *shared = NULL;
+	size_t i, len = 0;
+	char pkey[64], *w;
+
+	if (!pair || copy_member(pair, p->obj, "spec") || copy_member(pair, p->obj, "status"))
+		goto nomem;
+	/*
+	 * Spec and status are shared copies already: the pair is known by their addresses (a
+	 * key no JSON text starts with; the pair's references keep the addresses from reuse).
+	 */
+	snprintf(pkey, sizeof(pkey), "\x01%p\x01%p", (void *)json_object_get(pair, "spec"),
+		 (void *)json_object_get(pair, "status"));
+	shared = srt_map_get(&s->intern, pkey);
+	if (shared) {
+		json_incref(shared);
+	} else if (srt_map_put(&s->intern, pkey, json_incref(pair)) == 0) {
+		shared = json_incref(pair);
+	} else {
+		json_decref(pair); /* the reference the table did not take */
+		goto nomem;
+	}
+	for (i = 0; i < VC_ARRAY_SIZE(strs); i++)
+		len += *strs[i] ? strlen(*strs[i]) + 1 : 0;
+	v->strings = vc_malloc(len ? len : 1);
+	if (!v->strings)
+		goto nomem;
+	json_decref(pair);
+	w = v->strings;
+	for (i = 0; i < VC_ARRAY_SIZE(strs); i++) {
+		size_t n;
+
+		if (!*strs[i])
+			continue;
+		n = strlen(*strs[i]) + 1;
+		memcpy(w, *strs[i], n);
+		*strs[i] = w;
+		w += n;
+	}
+	v->labels = json_incref(p->meta.labels);
+	v->annotations = json_incref(p->meta.annotations);
+	p->meta.owner_references = NULL;
+	json_decref(p->obj);
+	p->obj = shared;
+	return 0;
+nomem:
+	json_decref(pair);
+	json_decref(shared);
+	return VC_ENOMEM;
+}
+
+json_t *srt_pod_obj(const struct vc_pod *pod)
+{
+	const char *keys[] = { "name", "namespace", "uid", "resourceVersion", "creationTimestamp" };
+	const char *vals[] = { pod->meta.name, pod->meta.ns, pod->meta.uid,
+			       pod->meta.resource_version, pod->meta.creation_timestamp };
+	json_t *out = json_pack("{s:s, s:s, s:{}}", "apiVersion", "v1", "kind", "Pod", "metadata");
+	json_t *m = json_object_get(out, "metadata");
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < VC_ARRAY_SIZE(keys); i++)
+		if (vals[i] && json_object_set_new(m, keys[i], json_string(vals[i])))
+			goto nomem;
+	if ((pod->meta.labels && json_object_set(m, "labels", pod->meta.labels)) ||
+	    (pod->meta.annotations && json_object_set(m, "annotations", pod->meta.annotations)) ||
+	    copy_member(out, pod->obj, "spec") || copy_member(out, pod->obj, "status"))
+		goto nomem;
+	return out;
+nomem:
+	json_decref(out);
+	return NULL;
+}
+
+int srt_pod_view_put(struct sched_runtime *s, const json_t *obj)
+{
+	const json_t *spec = vc_json_get_obj(obj, "spec");
+	const char *node = vc_json_get_str(spec, "nodeName");
+	const char *sched = vc_json_get_str(spec, "schedulerName");
+	char key[VC_CACHE_KEY_MAX];
+	struct vc_error verr;
+	struct srt_view *v;
+	int rc = 0;
+
+	if (vc_cache_key(obj, key, sizeof(key)) < 0)
+		return 0;
+	pthread_mutex_lock(&s->views_mu);
+	/* §1.1's pod filter: unbound pods of other schedulers are none of ours. */
+	if (!(node && *node) && !is_ours(s, sched && *sched ? sched : "default-scheduler")) {
+		srt_map_del(&s->pod_views, key);
+		goto out;
+	}
+	v = vc_calloc(1, sizeof(*v));
+	if (!v)
+		goto nomem;
+	v->refs = 1;
+	v->obj = reduce_pod(s, obj);
+	if (!v->obj) {
+		vc_free(v);
+		goto nomem;
+	}
+	vc_error_clear(&verr);
+	v->rc = vc_pod_view(v->obj, &v->v.pod, &verr);
+	if (v->rc == VC_ENOMEM) {
+		json_decref(v->obj);
+		vc_free(v);
+		goto nomem;
+	}
+	if (v->rc) {
+		VC_WARN("skipping malformed object", "pod=%s error=\"%s\"", key, verr.text);
+	} else if (detach_pod(s, v) < 0) {
+		vc_pod_view_release(&v->v.pod);
+		json_decref(v->obj);
+		vc_free(v);
+		goto nomem;
+	}
+	json_decref(v->obj); /* the view keeps only what detach_pod took */
+	v->obj = NULL;
+	if (srt_map_put(&s->pod_views, key, v) < 0) {
+		view_unref(v);
+		goto nomem;
+	}
+	intern_sweep(s);
+	goto out;
+nomem:
+	srt_map_del(&s->pod_views, key);
+	rc = VC_ENOMEM;
+out:
+	pthread_mutex_unlock(&s->views_mu);
+	return rc;
+}
+
+void srt_pod_view_del(struct sched_runtime *s, const json_t *obj)
+{
+	char key[VC_CACHE_KEY_MAX];
+
+	if (vc_cache_key(obj, key, sizeof(key)) < 0)
+		return;
+	pthread_mutex_lock(&s->views_mu);
+	srt_map_del(&s->pod_views, key);
+	pthread_mutex_unlock(&s->views_mu);
+}
 /* ---- snapshot -------------------------------------------------------------------------------- */
 
 void srt_snap_release(struct srt_snap *sn)
@@ -190,6 +517,9 @@ void srt_snap_release(struct srt_snap *sn)
 	for (i = 0; i < sn->nqueues; i++)
 		vc_queue_view_release(&sn->queues[i]);
 	vc_free(sn->queues);
+	for (i = 0; i < sn->npods; i++)
+		view_unref(sn->pods[i]);
+	vc_free(sn->pods);
 	memset(sn, 0, sizeof(*sn));
 }
 
@@ -197,12 +527,12 @@ void srt_snap_release(struct srt_snap *sn)
 
 void srt_pod_view_free(void *val)
 {
-	struct srt_view *v = val;
+	view_unref(val);
+}
 
-	if (!v->rc)
-		vc_pod_view_release(&v->v.pod);
-	json_decref(v->obj);
-	vc_free(v);
+void srt_intern_free(void *val)
+{
+	json_decref(val);
 }
 
 void srt_pg_view_free(void *val)
@@ -226,12 +556,11 @@ void srt_node_view_free(void *val)
 }
 
 enum view_kind {
-	VIEW_POD,
 	VIEW_PG,
 	VIEW_NODE
 };
 
-static const char *const view_kind_name[] = { "pod", "podgroup", "node" };
+static const char *const view_kind_name[] = { "podgroup", "node" };
 
 /*
  * The view of obj from m, made when obj is new or changed. Returns 0 and *out (NULL when the
@@ -254,17 +583,10 @@ static int cached_view(struct sched_runtime *s, struct srt_map *m, enum view_kin
 		if (!v)
 			return VC_ENOMEM;
 		vc_error_clear(&verr);
-		switch (kind) {
-		case VIEW_POD:
-			rc = vc_pod_view(obj, &v->v.pod, &verr);
-			break;
-		case VIEW_PG:
+		if (kind == VIEW_PG)
 			rc = vc_podgroup_view(obj, &v->v.pg, &verr);
-			break;
-		default:
+		else
 			rc = vc_node_view(obj, &v->v.node, &verr);
-			break;
-		}
 		if (rc == VC_ENOMEM) {
 			vc_free(v);
 			return rc;
@@ -549,32 +871,48 @@ static int add_loose(struct srt_snap *sn, struct sched_task *t, size_t *cap)
 	return 0;
 }
 
-static int build_tasks(struct sched_runtime *s, struct srt_snap *sn, const struct vc_objs *pods,
-		       struct srt_map *jobs)
+/* Take a reference to every pod view, for the snapshot's tasks to borrow. */
+static int collect_pod_views(struct sched_runtime *s, struct srt_snap *sn)
+{
+	size_t i, n = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->views_mu);
+	sn->pods = view_array(s->pod_views.count, sizeof(struct srt_view *));
+	if (!sn->pods) {
+		rc = VC_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < s->pod_views.nbuckets; i++) {
+		const struct srt_map_node *x;
+
+		for (x = s->pod_views.buckets[i]; x; x = x->next) {
+			struct srt_view *v = x->val;
+
+			if (v->rc)
+				continue;
+			__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+			sn->pods[n++] = v;
+		}
+	}
+	sn->npods = n;
+out:
+	pthread_mutex_unlock(&s->views_mu);
+	return rc;
+}
+
+static int build_tasks(struct sched_runtime *s, struct srt_snap *sn, struct srt_map *jobs)
 {
 	struct vc_error verr;
 	size_t i, loose_cap = 0;
 	char key[VC_CACHE_KEY_MAX];
 
-	for (i = 0; i < pods->count; i++) {
-		json_t *obj = pods->items[i];
-		const json_t *spec = vc_json_get_obj(obj, "spec");
-		const char *node = vc_json_get_str(spec, "nodeName");
-		const char *sched = vc_json_get_str(spec, "schedulerName");
+	for (i = 0; i < sn->npods; i++) {
 		struct sched_job *job = NULL;
-		struct srt_view *sv;
 		struct sched_task *t;
-		struct vc_pod *v;
+		struct vc_pod *v = &sn->pods[i]->v.pod;
 		int rc;
 
-		/* §1.1's pod filter, before the cost of a view. */
-		if (!(node && *node) && !is_ours(s, sched && *sched ? sched : "default-scheduler"))
-			continue;
-		if (cached_view(s, &s->pod_views, VIEW_POD, obj, &sv) < 0)
-			return VC_ENOMEM;
-		if (!sv)
-			continue;
-		v = &sv->v.pod;
 		t = vc_malloc(sizeof(*t));
 		if (!t)
 			return VC_ENOMEM;
@@ -644,7 +982,7 @@ static bool sweep_evicted(void *ctx, const char *key, void *val)
 
 int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_error *err)
 {
-	struct vc_objs qs, pcs, ns, pgs, pods;
+	struct vc_objs qs, pcs, ns, pgs;
 	struct srt_map nodes_by_name, jobs_by_key;
 	struct vc_ctrl_ctx *ctx = s->ctx;
 	size_t i;
@@ -657,7 +995,6 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	memset(&pcs, 0, sizeof(pcs));
 	memset(&ns, 0, sizeof(ns));
 	memset(&pgs, 0, sizeof(pgs));
-	memset(&pods, 0, sizeof(pods));
 	rc = sched_snapshot_init(&out->snap);
 	if (rc < 0)
 		goto fail;
@@ -669,7 +1006,7 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = list_cache(ctx->podgroups, &pgs);
 	if (!rc)
-		rc = list_cache(ctx->pods, &pods);
+		rc = collect_pod_views(s, out);
 	if (!rc)
 		rc = srt_map_init(&nodes_by_name, ns.count, NULL);
 	if (!rc)
@@ -681,7 +1018,7 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = build_jobs(s, out, &pgs, &pcs, &jobs_by_key);
 	if (!rc)
-		rc = build_tasks(s, out, &pods, &jobs_by_key);
+		rc = build_tasks(s, out, &jobs_by_key);
 	if (!rc)
 		rc = sched_snapshot_place(&out->snap);
 	for (i = 0; !rc && i < out->nloose; i++) {
@@ -692,7 +1029,6 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	}
 	if (rc)
 		goto fail;
-	srt_map_sweep(&s->pod_views, sweep_view, s);
 	srt_map_sweep(&s->pg_views, sweep_view, s);
 	srt_map_sweep(&s->node_views, sweep_view, s);
 	pthread_mutex_lock(&s->mu);
@@ -710,6 +1046,5 @@ out:
 	vc_objs_release(&pcs);
 	vc_objs_release(&ns);
 	vc_objs_release(&pgs);
-	vc_objs_release(&pods);
 	return rc;
 }

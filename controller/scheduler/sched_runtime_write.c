@@ -6,8 +6,17 @@
  * Every status write is made only when the cached object differs from what the cycle computed,
  * and an identical write is not repeated while it is in flight or until the informer shows the
  * object changed (struct srt_track): the cache lags the API server by one watch event, and
- * without this every cycle in that window would write again. Binds and evictions go to the front
- * of the work lists so that status writes never hold the bind pipeline up.
+ * without this every cycle in that window would write again.
+ *
+ * Pacing. The work lists have three lanes: binds and evictions first, then PodGroup and Queue
+ * status, then pod conditions, which at most a quarter of the workers run at once, so that the
+ * informational writes never hold the bind pipeline up. Pod condition writes (with their
+ * FailedScheduling events) are paid for from a token bucket (pod_condition_qps); a pod left
+ * without a token is simply not written, and the next cycle, which computes the same condition
+ * again, tries again. A rewrite that would change only a message (a pod's condition with the
+ * same reason, a PodGroup status with the same phase, counts and condition types, statuses and
+ * reasons) waits until SRT_POD_MESSAGE_NS / SRT_PG_MESSAGE_NS have passed since the object's
+ * last write; anything else is written at once.
  */
 #include "sched_runtime_internal.h"
 
@@ -89,10 +98,11 @@ static bool track_begin(struct sched_runtime *s, const char *key, const char *wa
 		if (t->in_flight)
 			goto skip;
 		/* Written against this very version: wait for the informer to show the result. */
-		if (same_rv && (t->rc == 0 || t->rc == VC_ECONFLICT) &&
+		if (!t->settled && same_rv && (t->rc == 0 || t->rc == VC_ECONFLICT) &&
 		    now - t->done_at < SRT_UNSEEN_TTL_NS)
 			goto skip;
-		if (same_rv && vc_str_eq(t->want, want) && now - t->done_at < SRT_RETRY_NS)
+		if (!t->settled && same_rv && vc_str_eq(t->want, want) &&
+		    now - t->done_at < SRT_RETRY_NS)
 			goto skip;
 	}
 	w = vc_strdup(want);
@@ -113,7 +123,9 @@ static bool track_begin(struct sched_runtime *s, const char *key, const char *wa
 	t->want = w;
 	t->rv = r;
 	t->in_flight = true;
+	t->settled = false;
 	t->seen_cycle = s->cycle;
+	t->wrote_at = now;
 	go = true;
 	pthread_mutex_unlock(&s->mu);
 	return go;
@@ -138,20 +150,53 @@ static void track_end(struct sched_runtime *s, const char *key, int rc)
 		t->in_flight = false;
 		t->rc = rc;
 		t->done_at = vc_time_mono_ns();
+		/* A write that did not happen does not count for pacing. */
+		if (rc)
+			t->wrote_at = 0;
 	}
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* The cache shows what the cycle wants: nothing to remember. */
-static void track_settled(struct sched_runtime *s, const char *key)
+/*
+ * The cache shows what the cycle wants: nothing to remember, but when the object was written
+ * less than pace_ns ago, for pacing its next message-only rewrite (track_recent).
+ */
+static void track_settled(struct sched_runtime *s, const char *key, int64_t pace_ns)
 {
 	struct srt_track *t;
 
 	pthread_mutex_lock(&s->mu);
 	t = srt_map_get(&s->track, key);
-	if (t && !t->in_flight)
-		srt_map_del(&s->track, key);
+	if (t && !t->in_flight) {
+		if (t->wrote_at && vc_time_mono_ns() - t->wrote_at < pace_ns) {
+			t->settled = true;
+			t->seen_cycle = s->cycle;
+		} else {
+			srt_map_del(&s->track, key);
+		}
+	}
 	pthread_mutex_unlock(&s->mu);
+}
+
+/*
+ * Whether the object under key was written (or is being written) less than pace_ns ago: a
+ * rewrite that changes only a message then waits. Counts the write held back.
+ */
+static bool track_recent(struct sched_runtime *s, const char *key, int64_t pace_ns)
+{
+	struct srt_track *t;
+	bool recent = false;
+
+	pthread_mutex_lock(&s->mu);
+	t = srt_map_get(&s->track, key);
+	if (t) {
+		t->seen_cycle = s->cycle;
+		recent = t->wrote_at && vc_time_mono_ns() - t->wrote_at < pace_ns;
+	}
+	if (recent)
+		s->stats.paced_writes++;
+	pthread_mutex_unlock(&s->mu);
+	return recent;
 }
 
 static bool sweep_track(void *ctx, const char *key, void *val)
@@ -160,7 +205,10 @@ static bool sweep_track(void *ctx, const char *key, void *val)
 	const struct srt_track *t = val;
 
 	(void)key;
-	return !t->in_flight && t->seen_cycle + 3 < s->cycle;
+	if (t->in_flight)
+		return false;
+	return t->seen_cycle + 3 < s->cycle ||
+	       (t->settled && vc_time_mono_ns() - t->wrote_at >= SRT_POD_MESSAGE_NS);
 }
 
 static bool sweep_throttle(void *ctx, const char *key, void *val)
@@ -220,6 +268,24 @@ static bool is_high(const struct srt_work *w)
 	return w->kind == SRT_W_BIND || w->kind == SRT_W_EVICT;
 }
 
+/* Pod conditions: the lowest lane. */
+static bool is_background(const struct srt_work *w)
+{
+	return w->kind == SRT_W_POD_COND;
+}
+
+/* How many workers may run pod condition writes at once (the rest stay free for binds). */
+static size_t bg_limit(const struct sched_runtime *s)
+{
+	return s->nworkers >= 8 ? (size_t)s->nworkers / 4 : 1;
+}
+
+/* Under pool_mu: whether a worker has something to take. */
+static bool work_ready(const struct sched_runtime *s)
+{
+	return s->hi_head || s->lo_head || (s->bg_head && s->bg_busy < bg_limit(s));
+}
+
 /* A write that will not run: undo what its queuing promised. */
 static void work_abandon(struct sched_runtime *s, struct srt_work *w)
 {
@@ -244,8 +310,16 @@ void srt_work_push(struct sched_runtime *s, struct srt_work *w)
 		work_abandon(s, w);
 		return;
 	}
-	head = is_high(w) ? &s->hi_head : &s->lo_head;
-	tail = is_high(w) ? &s->hi_tail : &s->lo_tail;
+	if (is_high(w)) {
+		head = &s->hi_head;
+		tail = &s->hi_tail;
+	} else if (is_background(w)) {
+		head = &s->bg_head;
+		tail = &s->bg_tail;
+	} else {
+		head = &s->lo_head;
+		tail = &s->lo_tail;
+	}
 	w->next = NULL;
 	if (*tail)
 		(*tail)->next = w;
@@ -257,26 +331,31 @@ void srt_work_push(struct sched_runtime *s, struct srt_work *w)
 	pthread_mutex_unlock(&s->pool_mu);
 }
 
-/* Under pool_mu. */
-static struct srt_work *work_pop(struct sched_runtime *s)
+static struct srt_work *list_pop(struct srt_work **head, struct srt_work **tail)
+{
+	struct srt_work *w = *head;
+
+	*head = w->next;
+	if (!*head)
+		*tail = NULL;
+	w->next = NULL;
+	return w;
+}
+
+/* Under pool_mu: the next write, by lane; with limit, pod conditions only within bg_limit. */
+static struct srt_work *work_pop(struct sched_runtime *s, bool limit)
 {
 	struct srt_work *w;
 
-	if (s->hi_head) {
-		w = s->hi_head;
-		s->hi_head = w->next;
-		if (!s->hi_head)
-			s->hi_tail = NULL;
-	} else if (s->lo_head) {
-		w = s->lo_head;
-		s->lo_head = w->next;
-		if (!s->lo_head)
-			s->lo_tail = NULL;
-	} else {
+	if (s->hi_head)
+		w = list_pop(&s->hi_head, &s->hi_tail);
+	else if (s->lo_head)
+		w = list_pop(&s->lo_head, &s->lo_tail);
+	else if (s->bg_head && (!limit || s->bg_busy < bg_limit(s)))
+		w = list_pop(&s->bg_head, &s->bg_tail);
+	else
 		return NULL;
-	}
 	s->queued--;
-	w->next = NULL;
 	return w;
 }
 
@@ -288,17 +367,24 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct srt_work *w;
 
-		while (!s->pool_stop && !s->queued)
+		bool bg;
+
+		while (!s->pool_stop && !work_ready(s))
 			pthread_cond_wait(&s->pool_cond, &s->pool_mu);
 		if (s->pool_stop)
 			break;
-		w = work_pop(s);
+		w = work_pop(s, true);
+		bg = is_background(w);
 		s->busy++;
+		if (bg)
+			s->bg_busy++;
 		pthread_mutex_unlock(&s->pool_mu);
 		srt_work_run(s, w);
 		srt_work_free(w);
 		pthread_mutex_lock(&s->pool_mu);
 		s->busy--;
+		if (bg)
+			s->bg_busy--;
 		if (!s->queued && !s->busy)
 			pthread_cond_broadcast(&s->idle_cond);
 	}
@@ -331,7 +417,7 @@ void srt_pool_discard(struct sched_runtime *s)
 	size_t n = 0;
 
 	pthread_mutex_lock(&s->pool_mu);
-	while ((w = work_pop(s))) {
+	while ((w = work_pop(s, false))) {
 		w->next = list;
 		list = w;
 		n++;
@@ -373,7 +459,7 @@ size_t sched_runtime_drain(struct sched_runtime *s)
 		pthread_mutex_unlock(&s->pool_mu);
 		return 0;
 	}
-	while ((w = work_pop(s))) {
+	while ((w = work_pop(s, false))) {
 		pthread_mutex_unlock(&s->pool_mu);
 		srt_work_run(s, w);
 		srt_work_free(w);
@@ -713,30 +799,34 @@ static bool same_or_both_empty(const json_t *a, const json_t *b)
 	return json_equal((json_t *)a, (json_t *)b);
 }
 
-static bool ignored_condition_key(const char *k)
+static bool ignored_condition_key(const char *k, bool but_message)
 {
-	return !strcmp(k, "lastTransitionTime") || !strcmp(k, "transitionID");
+	return !strcmp(k, "lastTransitionTime") || !strcmp(k, "transitionID") ||
+	       (but_message && !strcmp(k, "message"));
 }
 
-static bool condition_same(const json_t *a, const json_t *b)
+static bool condition_same(const json_t *a, const json_t *b, bool but_message)
 {
 	const char *k;
 	json_t *v;
 
 	json_object_foreach ((json_t *)a, k, v)
-		if (!ignored_condition_key(k) && !same_or_both_empty(v, json_object_get(b, k)))
+		if (!ignored_condition_key(k, but_message) &&
+		    !same_or_both_empty(v, json_object_get(b, k)))
 			return false;
 	json_object_foreach ((json_t *)b, k, v)
-		if (!ignored_condition_key(k) && !json_object_get(a, k) && !is_empty_value(v))
+		if (!ignored_condition_key(k, but_message) && !json_object_get(a, k) &&
+		    !is_empty_value(v))
 			return false;
 	return true;
 }
 
 /*
  * Whether the cached status already says what jr computed, by pg_status_norm's rules, without
- * allocating: most PodGroups do not change in most cycles.
+ * allocating: most PodGroups do not change in most cycles. With but_message, conditions' message
+ * texts are not compared.
  */
-static bool pg_status_same(const json_t *cur, const struct sched_job_result *jr)
+static bool pg_status_same(const json_t *cur, const struct sched_job_result *jr, bool but_message)
 {
 	const json_t *a = vc_json_get_arr(cur, "conditions"), *b = jr->conditions;
 	const char *phase = vc_json_get_str(cur, "phase");
@@ -748,7 +838,7 @@ static bool pg_status_same(const json_t *cur, const struct sched_job_result *jr)
 	    vc_json_get_int(cur, "failed", 0) != VC_MAX(jr->failed, 0) || n != json_array_size(b))
 		return false;
 	for (i = 0; i < n; i++)
-		if (!condition_same(json_array_get(a, i), json_array_get(b, i)))
+		if (!condition_same(json_array_get(a, i), json_array_get(b, i), but_message))
 			return false;
 	return true;
 }
@@ -801,10 +891,13 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 	conditional_event = jr->event_type && vc_str_eq(jr->event_type, "Normal") &&
 			    vc_str_eq(jr->event_reason, "Scheduled");
 	snprintf(key, sizeof(key), "pg/%s/%s", jr->job->ns, jr->job->name);
-	if (pg_status_same(cur, jr)) {
-		track_settled(s, key);
+	if (pg_status_same(cur, jr, false)) {
+		track_settled(s, key, SRT_PG_MESSAGE_NS);
 		goto events;
 	}
+	/* Only a condition's message differs: coalesced (at most one write per interval). */
+	if (pg_status_same(cur, jr, true) && track_recent(s, key, SRT_PG_MESSAGE_NS))
+		goto events;
 	st = pg_status_new(cur, jr);
 	want = st ? pg_status_norm(st) : NULL;
 	if (!want)
@@ -838,6 +931,35 @@ out:
 	vc_free(want);
 }
 
+/*
+ * The pod condition budget (loop thread only): a token bucket of cfg.pod_condition_qps per
+ * second holding at most the burst, full at first. Whether a token is there; with take, spend
+ * it.
+ */
+static bool pod_cond_budget(struct sched_runtime *s, bool take)
+{
+	double qps = s->cfg.pod_condition_qps, burst = s->cfg.pod_condition_burst;
+	int64_t now;
+
+	if (!(qps > 0))
+		return true;
+	if (burst < 1)
+		burst = VC_MAX(1.0, (double)(int64_t)(2 * qps));
+	now = vc_time_mono_ns();
+	if (!s->pc_ready) {
+		s->pc_tokens = burst;
+		s->pc_ready = true;
+	} else if (now > s->pc_at) {
+		s->pc_tokens = VC_MIN(burst, s->pc_tokens + (double)(now - s->pc_at) * qps / 1e9);
+	}
+	s->pc_at = now;
+	if (s->pc_tokens < 1)
+		return false;
+	if (take)
+		s->pc_tokens -= 1;
+	return true;
+}
+
 static bool scheduling_gated(const json_t *pod)
 {
 	return json_array_size(vc_json_path(pod, "spec.schedulingGates")) > 0;
@@ -845,10 +967,13 @@ static bool scheduling_gated(const json_t *pod)
 
 static void apply_task(struct sched_runtime *s, const struct sched_task_result *tr)
 {
-	const json_t *pod = tr->task && tr->task->pod ? tr->task->pod->obj : NULL;
+	const struct vc_pod *view = tr->task ? tr->task->pod : NULL;
+	const json_t *pod = view ? view->obj : NULL; /* its spec and status */
+	json_t *full;
 	const char *msg = tr->message ? tr->message : "";
 	const json_t *c;
 	char key[KEY_MAX], *want;
+	bool same_nominated;
 	struct srt_work *w;
 	json_t *body;
 
@@ -856,26 +981,41 @@ static void apply_task(struct sched_runtime *s, const struct sched_task_result *
 		return;
 	snprintf(key, sizeof(key), "pod/%s", tr->task->uid);
 	c = pod_condition(pod, "PodScheduled");
+	same_nominated = !tr->nominated_node ||
+			 vc_str_eq(json_string_value(vc_json_path(pod, "status.nominatedNodeName")),
+				   tr->nominated_node);
 	if (c && vc_str_eq(vc_json_get_str(c, "status"), "False") &&
 	    vc_str_eq(vc_json_get_str(c, "reason"), tr->reason) &&
-	    vc_str_eq(vc_json_get_str(c, "message"), msg) &&
-	    (!tr->nominated_node ||
-	     vc_str_eq(json_string_value(vc_json_path(pod, "status.nominatedNodeName")),
-		       tr->nominated_node))) {
-		track_settled(s, key);
+	    vc_str_eq(vc_json_get_str(c, "message"), msg) && same_nominated) {
+		track_settled(s, key, SRT_POD_MESSAGE_NS);
+		return;
+	}
+	/* The same reason (and nominated node), another message: at most once per interval. */
+	if (c && vc_str_eq(vc_json_get_str(c, "status"), "False") &&
+	    vc_str_eq(vc_json_get_str(c, "reason"), tr->reason) && same_nominated &&
+	    track_recent(s, key, SRT_POD_MESSAGE_NS))
+		return;
+	/* The budget: without a token the pod is left to a later cycle, nothing recorded. */
+	if (!pod_cond_budget(s, false)) {
+		pthread_mutex_lock(&s->mu);
+		s->stats.pod_cond_deferred++;
+		pthread_mutex_unlock(&s->mu);
 		return;
 	}
 	want = vc_asprintf("%s\t%s\t%s", tr->reason, msg,
 			   tr->nominated_node ? tr->nominated_node : "");
 	if (!want)
 		return;
-	if (!track_begin(s, key, want, rv_of(pod))) {
+	if (!track_begin(s, key, want, view->meta.resource_version)) {
 		vc_free(want);
 		return;
 	}
 	vc_free(want);
+	(void)pod_cond_budget(s, true);
 	body = pod_scheduled_patch(pod, tr->reason, msg, tr->nominated_node);
-	w = work_new(SRT_W_POD_COND, key, tr->task->ns, tr->task->name, (json_t *)pod);
+	full = srt_pod_obj(view);
+	w = full ? work_new(SRT_W_POD_COND, key, tr->task->ns, tr->task->name, full) : NULL;
+	json_decref(full);
 	if (w)
 		w->event_message = vc_strdup(msg);
 	if (!body || !w || !w->event_message) {
@@ -919,7 +1059,7 @@ static void apply_queue(struct sched_runtime *s, const struct sched_queue_result
 		return;
 	snprintf(key, sizeof(key), "queue/%s", qr->queue->name);
 	if (allocated_equal(cur, &qr->allocated)) {
-		track_settled(s, key);
+		track_settled(s, key, 0);
 		return;
 	}
 	if (vc_resource_to_list(&qr->allocated, &list) < 0)
@@ -955,10 +1095,13 @@ static void apply_bind(struct sched_runtime *s, const struct sched_bind *b)
 	const struct sched_task *t = b->task;
 	struct srt_assumed *a;
 	struct srt_work *w;
+	json_t *full;
 
 	if (!t->pod || !b->node)
 		return;
-	w = work_new(SRT_W_BIND, t->uid, t->ns, t->name, t->pod->obj);
+	full = srt_pod_obj(t->pod);
+	w = full ? work_new(SRT_W_BIND, t->uid, t->ns, t->name, full) : NULL;
+	json_decref(full);
 	if (w)
 		w->node = vc_strdup(b->node);
 	a = vc_calloc(1, sizeof(*a));
@@ -990,10 +1133,13 @@ static void apply_evict(struct sched_runtime *s, const struct sched_evict *e)
 	const struct sched_task *t = e->task;
 	struct srt_evicted *ev;
 	struct srt_work *w;
+	json_t *full;
 
 	if (!t->pod)
 		return;
-	w = work_new(SRT_W_EVICT, t->uid, t->ns, t->name, t->pod->obj);
+	full = srt_pod_obj(t->pod);
+	w = full ? work_new(SRT_W_EVICT, t->uid, t->ns, t->name, full) : NULL;
+	json_decref(full);
 	ev = vc_calloc(1, sizeof(*ev));
 	if (!w || !ev)
 		goto nomem;

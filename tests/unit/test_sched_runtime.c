@@ -78,6 +78,7 @@ static struct {
 	int n;
 	struct failure fail[8];
 	int nfail;
+	bool hold_pod_status; /* pods/status patches wait until it is cleared (cond) */
 } fk;
 
 static void fail_next(char verb, const char *resource, const char *sub, int code,
@@ -145,9 +146,16 @@ static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const c
 		      const char *sub, enum vc_patch_type type, const json_t *patch, json_t **out,
 		      struct vc_error *err)
 {
+	int rc;
+
 	(void)ctx;
 	(void)out;
-	return record('P', r, ns, name, sub, type, patch, NULL, err);
+	rc = record('P', r, ns, name, sub, type, patch, NULL, err);
+	pthread_mutex_lock(&fk.lock);
+	while (fk.hold_pod_status && strcmp(r->resource, "pods") == 0 && vc_str_eq(sub, "status"))
+		pthread_cond_wait(&fk.cond, &fk.lock);
+	pthread_mutex_unlock(&fk.lock);
+	return rc;
 }
 
 static int fake_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
@@ -286,16 +294,36 @@ static void event_patches_str(char *buf, size_t len)
 static struct vc_kube *kube;
 static struct vc_ctrl_ctx ctx;
 
+static struct sched_runtime *rt;
+
+/*
+ * Cache obj in inf as the informer would, and tell the runtime's pod handlers (they keep the
+ * scheduler's pod views) as the informer's delivery would.
+ */
 static void put(struct vc_informer *inf, json_t *obj)
 {
+	json_t *old = NULL;
+
 	assert_non_null(obj);
-	assert_int_equal(vc_cache_upsert(vc_informer_cache(inf), obj, NULL), 0);
+	assert_int_equal(vc_cache_upsert(vc_informer_cache(inf), obj, &old), 0);
+	if (rt && inf == ctx.pods) {
+		if (old)
+			srt_on_pod_update(rt, old, obj);
+		else
+			srt_on_pod_add(rt, obj);
+	}
+	json_decref(old);
 	json_decref(obj);
 }
 
 static void del(struct vc_informer *inf, const char *key)
 {
-	assert_int_equal(vc_cache_delete(vc_informer_cache(inf), key, NULL), 0);
+	json_t *old = NULL;
+
+	assert_int_equal(vc_cache_delete(vc_informer_cache(inf), key, &old), 0);
+	if (rt && inf == ctx.pods)
+		srt_on_pod_delete(rt, old, false);
+	json_decref(old);
 }
 
 static json_t *node_obj(const char *name, const char *zone, const char *cpu)
@@ -460,7 +488,6 @@ static void add_task_result(struct sched_result *r, struct sched_task *t, const 
 
 /* ---- fixtures -------------------------------------------------------------------------------- */
 
-static struct sched_runtime *rt;
 static struct sched_runtime_config cfg;
 
 static void quiet_sink(void *c, int level, const char *line)
@@ -506,6 +533,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	/* A test that failed while writes hang: let them finish. */
+	pthread_mutex_lock(&fk.lock);
+	fk.hold_pod_status = false;
+	pthread_cond_broadcast(&fk.cond);
+	pthread_mutex_unlock(&fk.lock);
 	sched_runtime_free(rt);
 	rt = NULL;
 	ctx_release(&ctx);
@@ -885,7 +917,9 @@ static void test_podgroup_status(void **state)
 	put(ctx.podgroups, pg);
 	cycle();
 	assert_int_equal(fk.n, 0);
-	assert_int_equal(rt->track.count, 0);
+	/* Kept only to pace message-only rewrites (SRT_PG_MESSAGE_NS). */
+	assert_int_equal(rt->track.count, 1);
+	assert_true(((struct srt_track *)srt_map_get(&rt->track, "pg/ns/pg"))->settled);
 
 	/* Running: written, with "pod group is ready". */
 	want_phase = VC_PG_RUNNING;
@@ -1532,6 +1566,109 @@ static void test_malformed_pod(void **state)
 	assert_int_equal(rt->pod_views.count, 1);
 }
 
+/* ---- pod views --------------------------------------------------------------------------------
+ */
+
+static struct srt_view *pod_view(const char *key)
+{
+	return srt_map_get(&rt->pod_views, key);
+}
+
+/*
+ * A pod view keeps its own metadata strings and shares the spec and status of every pod that
+ * has the same ones; hostname and subdomain (one per pod) are left out, and so are unbound
+ * pods of other schedulers. srt_pod_obj gives requests and Events the whole identity back.
+ */
+static void test_pod_views(void **state)
+{
+	struct srt_view *a, *b, *c;
+	json_t *p, *full;
+	char name[32];
+	int i;
+
+	(void)state;
+	new_runtime();
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "p-%d", i);
+		p = pod_obj(name, "volcano", "pg", NULL, "Pending", "1");
+		assert_int_equal(vc_json_set_path_new(p, "spec.hostname", json_string(name)), 0);
+		assert_int_equal(vc_json_set_path_new(p, "spec.subdomain", json_string("pg")), 0);
+		assert_int_equal(vc_json_set_path_new(p, "metadata.labels.app", json_string("x")),
+				 0);
+		put(ctx.pods, p);
+	}
+	put(ctx.pods, pod_obj("other", "default-scheduler", NULL, NULL, "Pending", "1"));
+	put(ctx.pods, pod_obj("bound", "default-scheduler", NULL, "n1", "Running", "1"));
+	assert_int_equal(rt->pod_views.count, 4); /* p-0..2 and the bound pod */
+	assert_null(pod_view("ns/other"));
+	a = pod_view("ns/p-0");
+	b = pod_view("ns/p-1");
+	c = pod_view("ns/bound");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_ptr_equal(a->v.pod.obj, b->v.pod.obj);
+	assert_ptr_not_equal(a->v.pod.obj, c->v.pod.obj);
+	assert_ptr_equal(a->labels, b->labels);
+	assert_ptr_equal(a->annotations, b->annotations);
+	assert_string_equal(a->v.pod.meta.name, "p-0");
+	assert_string_equal(b->v.pod.meta.name, "p-1");
+	assert_string_equal(b->v.pod.meta.uid, "p-1");
+	assert_string_equal(b->v.pod.group_name, "pg");
+	assert_string_equal(c->v.pod.node_name, "n1");
+	assert_null(vc_json_path(a->v.pod.obj, "spec.hostname"));
+	assert_null(vc_json_path(a->v.pod.obj, "spec.subdomain"));
+	assert_string_equal(json_string_value(vc_json_path(a->v.pod.obj, "spec.schedulerName")),
+			    "volcano");
+	assert_null(vc_json_path(a->v.pod.obj, "metadata"));
+
+	full = srt_pod_obj(&b->v.pod);
+	assert_non_null(full);
+	assert_string_equal(json_string_value(json_object_get(full, "kind")), "Pod");
+	assert_string_equal(json_string_value(json_object_get(full, "apiVersion")), "v1");
+	assert_string_equal(json_string_value(vc_json_path(full, "metadata.name")), "p-1");
+	assert_string_equal(json_string_value(vc_json_path(full, "metadata.namespace")), "ns");
+	assert_string_equal(json_string_value(vc_json_path(full, "metadata.uid")), "p-1");
+	assert_string_equal(json_string_value(vc_json_path(full, "metadata.resourceVersion")), "5");
+	assert_string_equal(json_string_value(vc_json_path(full, "metadata.labels.app")), "x");
+	assert_string_equal(json_string_value(vc_json_path(full, "status.phase")), "Pending");
+	json_decref(full);
+
+	/* A new version gets a new view; a deleted pod loses its view. */
+	p = pod_obj("p-1", "volcano", "pg", "n1", "Running", "1");
+	put(ctx.pods, p);
+	b = pod_view("ns/p-1");
+	assert_string_equal(b->v.pod.node_name, "n1");
+	assert_ptr_not_equal(a->v.pod.obj, b->v.pod.obj);
+	del(ctx.pods, "ns/p-0");
+	assert_null(pod_view("ns/p-0"));
+	assert_int_equal(rt->pod_views.count, 3);
+}
+
+/* Shared copies nothing uses any more are dropped: the table does not grow with churn. */
+static void test_pod_views_intern_sweep(void **state)
+{
+	char name[32], cpu[16];
+	int i;
+
+	(void)state;
+	new_runtime();
+	for (i = 0; i < 2000; i++) {
+		/* One pod whose spec changes every time: each version's spec is new. */
+		snprintf(cpu, sizeof(cpu), "%dm", i + 1);
+		put(ctx.pods, pod_obj("p", "volcano", "pg", NULL, "Pending", cpu));
+	}
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "q-%d", i);
+		put(ctx.pods, pod_obj(name, "volcano", "pg", NULL, "Pending", "1"));
+	}
+	assert_int_equal(rt->pod_views.count, 101);
+	/* Live: 2 specs, 1 status, 1 annotations, 2 pairs; the rest is swept when the table
+	 * doubles, so it never holds more than twice what was live at the last sweep + 256. */
+	assert_true(rt->intern.count <= 2 * rt->intern_swept + 256);
+	assert_true(rt->intern.count < 600);
+}
+
 /* ---- informer handlers ----------------------------------------------------------------------- */
 
 static bool kicked(void)
@@ -1796,6 +1933,462 @@ static void test_alloc_failures(void **state)
 	}
 }
 
+/* ---- pacing of the informational writes ------------------------------------------------------ */
+
+#define UNSCHED_MSG "0/1 nodes are unavailable: 1 Insufficient cpu."
+
+static int npods; /* pending pods p-0 ... p-<npods-1> of PodGroup pg */
+
+static void pending_pods(int n)
+{
+	char name[16];
+	int i;
+
+	put(ctx.nodes, node_obj("n1", "a", "4"));
+	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Inqueue", "1"));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p-%d", i);
+		put(ctx.pods, pod_obj(name, "volcano", "pg", NULL, "Pending", "1"));
+	}
+	npods = n;
+}
+
+/* Every pod Unschedulable with want_message. */
+static void all_unschedulable(struct sched_snapshot *snap, struct sched_result *out)
+{
+	char name[16];
+	int i;
+
+	for (i = 0; i < npods; i++) {
+		snprintf(name, sizeof(name), "p-%d", i);
+		add_task_result(out, task_named(snap, name), "Unschedulable", want_message, NULL);
+	}
+}
+
+/* The names of the pods/status patches made, in order, joined by ","; returns how many. */
+static int pod_status_patches(char *buf, size_t len)
+{
+	size_t off = 0;
+	int i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < fk.n; i++) {
+		if (fk.calls[i].verb != 'P' || strcmp(fk.calls[i].resource, "pods") != 0 ||
+		    strcmp(fk.calls[i].sub, "status") != 0)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", n ? "," : "",
+					fk.calls[i].name);
+		n++;
+		if (off >= len)
+			break;
+	}
+	return n;
+}
+
+/* How many Events of reason were created. */
+static int events_of(const char *reason)
+{
+	int i, n = 0;
+
+	(void)vc_events_process(rec);
+	for (i = 0; i < fk.n; i++)
+		if (fk.calls[i].verb == 'C' && strcmp(fk.calls[i].resource, "events") == 0 &&
+		    vc_str_eq(vc_json_get_str(fk.calls[i].body, "reason"), reason))
+			n++;
+	return n;
+}
+
+static void test_pod_condition_budget(void **state)
+{
+	struct sched_runtime_stats st;
+	char buf[512];
+
+	(void)state;
+	pending_pods(25);
+	script = all_unschedulable;
+	want_message = UNSCHED_MSG;
+	cfg.pod_condition_qps = 5;
+	cfg.pod_condition_burst = 10;
+	new_runtime();
+
+	/* The burst: exactly 10 writes, each with its event; the other 15 are left for later. */
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 10);
+	assert_string_equal(buf, "p-0,p-1,p-2,p-3,p-4,p-5,p-6,p-7,p-8,p-9");
+	assert_int_equal(events_of("FailedScheduling"), 10);
+	assert_int_equal(fk.n, 20);
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.pod_cond_writes, 10);
+	assert_int_equal(st.pod_cond_deferred, 15);
+	/* Nothing recorded for the pods left out: they are not "written". */
+	assert_int_equal(rt->track.count, 10);
+	assert_null(srt_map_get(&rt->track, "pod/p-10"));
+	reset_calls();
+
+	/* No time has passed: no token. */
+	cycle();
+	assert_int_equal(fk.n, 0);
+
+	/* 5 per second: 2.5 tokens after half a second, then the half left over and 2.5 more. */
+	advance(SEC / 2);
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "p-10,p-11");
+	assert_int_equal(events_of("FailedScheduling"), 2);
+	reset_calls();
+	advance(SEC / 2);
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "p-12,p-13,p-14");
+	assert_int_equal(events_of("FailedScheduling"), 3);
+	reset_calls();
+	advance(SEC);
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 5);
+	assert_string_equal(buf, "p-15,p-16,p-17,p-18,p-19");
+	assert_int_equal(events_of("FailedScheduling"), 5);
+	reset_calls();
+	advance(SEC);
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 5);
+	assert_string_equal(buf, "p-20,p-21,p-22,p-23,p-24");
+	assert_int_equal(events_of("FailedScheduling"), 5);
+	reset_calls();
+
+	/* All written (the cache has not caught up yet): nothing again, no token spent. */
+	advance(10 * SEC);
+	cycle();
+	assert_int_equal(fk.n, 0);
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.pod_cond_writes, 25);
+	assert_int_equal(rt->pc_tokens, 10);
+}
+
+static void test_pod_condition_unlimited(void **state)
+{
+	char buf[512];
+
+	(void)state;
+	pending_pods(25);
+	script = all_unschedulable;
+	want_message = UNSCHED_MSG;
+	cfg.pod_condition_qps = 0;
+	cfg.pod_condition_burst = 10; /* ignored without a rate */
+	new_runtime();
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 25);
+	assert_int_equal(events_of("FailedScheduling"), 25);
+}
+
+/* The default burst is twice the rate. */
+static void test_pod_condition_default_burst(void **state)
+{
+	char buf[512];
+
+	(void)state;
+	pending_pods(25);
+	script = all_unschedulable;
+	want_message = UNSCHED_MSG;
+	cfg.pod_condition_qps = 7.5;
+	new_runtime();
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 15);
+}
+
+/* Cache pod name with PodScheduled=False reason/message and resourceVersion rv. */
+static void pod_with_condition(const char *name, const char *rv, const char *reason,
+			       const char *message)
+{
+	json_t *pod = pod_obj(name, "volcano", "pg", NULL, "Pending", "1");
+
+	assert_int_equal(vc_json_set_path_new(pod, "metadata.resourceVersion", json_string(rv)), 0);
+	assert_int_equal(vc_json_set_path_new(
+				 pod, "status.conditions",
+				 json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "type", "PodScheduled",
+					   "status", "False", "reason", "Unschedulable", "message",
+					   message, "lastTransitionTime", "2023-11-14T20:00:00Z")),
+			 0);
+	if (strcmp(reason, "Unschedulable") != 0)
+		assert_int_equal(vc_json_set_path_new(pod, "status.conditions[0].reason",
+						      json_string(reason)),
+				 0);
+	put(ctx.pods, pod);
+}
+
+static const char *want_reason;
+
+static void task_result_reason(struct sched_snapshot *snap, struct sched_result *out)
+{
+	char name[16];
+	int i;
+
+	for (i = 0; i < npods; i++) {
+		snprintf(name, sizeof(name), "p-%d", i);
+		add_task_result(out, task_named(snap, name), want_reason, want_message, NULL);
+	}
+}
+
+static void test_pod_condition_message_paced(void **state)
+{
+	struct sched_runtime_stats st;
+	char buf[512];
+	int i;
+
+	(void)state;
+	pending_pods(2);
+	/* p-1 shows a condition written before this runtime started (say, a restart). */
+	pod_with_condition("p-1", "6", "Unschedulable", "0/1 nodes are unavailable: old.");
+	script = task_result_reason;
+	want_reason = "Unschedulable";
+	want_message = "0/1 nodes are unavailable: 1 Insufficient cpu.";
+	new_runtime();
+
+	/* First writes: at once, p-1's too (this runtime never wrote it). */
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "p-0,p-1");
+	assert_int_equal(events_of("FailedScheduling"), 2);
+	reset_calls();
+
+	/* The cache shows them; 5 s later only the message changes: held back... */
+	pod_with_condition("p-0", "7", "Unschedulable", want_message);
+	pod_with_condition("p-1", "7", "Unschedulable", want_message);
+	advance(5 * SEC);
+	want_message = "0/2 nodes are unavailable: 2 Insufficient cpu.";
+	cycle();
+	assert_int_equal(events_of("FailedScheduling"), 0);
+	assert_int_equal(fk.n, 0);
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.paced_writes, 2);
+	/* ... until 30 s after the last write, with the message of that cycle. */
+	advance(SRT_POD_MESSAGE_NS - 5 * SEC - 1);
+	cycle();
+	assert_int_equal(fk.n, 0);
+	advance(1);
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "p-0,p-1");
+	for (i = 0; i < 2; i++)
+		assert_string_equal(
+			json_string_value(vc_json_path(
+				fk.calls[find_call('P', "pods", i ? "p-1" : "p-0", "status")].body,
+				"status.conditions[0].message")),
+			"0/2 nodes are unavailable: 2 Insufficient cpu.");
+	assert_int_equal(events_of("FailedScheduling"), 2);
+	reset_calls();
+
+	/* A new reason is written at once, whatever the time since the last write. */
+	pod_with_condition("p-0", "8", "Unschedulable", want_message);
+	pod_with_condition("p-1", "8", "Unschedulable", want_message);
+	advance(SEC);
+	want_reason = "Schedulable";
+	want_message = "Pod ns/p-0 can possibly be assigned to n1, once minAvailable is satisfied";
+	cycle();
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
+	assert_int_equal(events_of("FailedScheduling"), 2);
+	reset_calls();
+
+	/* Settled entries are forgotten once they no longer pace anything. */
+	pod_with_condition("p-0", "9", "Schedulable", want_message);
+	pod_with_condition("p-1", "9", "Schedulable", want_message);
+	cycle();
+	assert_int_equal(rt->track.count, 2);
+	advance(SRT_POD_MESSAGE_NS);
+	cycle();
+	assert_int_equal(rt->track.count, 0);
+	assert_int_equal(fk.n, 0);
+}
+
+static char pg_conds[512];
+
+/* The gang's Unschedulable condition with message. */
+static const char *unsched_conds(const char *message)
+{
+	snprintf(pg_conds, sizeof(pg_conds),
+		 "[{\"type\":\"Unschedulable\",\"status\":\"True\",\"transitionID\":\"uid-1\","
+		 "\"lastTransitionTime\":\"2023-11-14T22:13:20Z\",\"reason\":"
+		 "\"NotEnoughResources\",\"message\":\"%s\"}]",
+		 message);
+	return pg_conds;
+}
+
+static void put_pg(const char *phase, const char *rv, const char *conditions, int running)
+{
+	json_t *pg = pg_obj("pg", NULL, NULL, phase, rv);
+
+	assert_int_equal(json_object_set_new(json_object_get(pg, "status"), "conditions",
+					     json_loads(conditions, 0, NULL)),
+			 0);
+	if (running)
+		assert_int_equal(json_object_set_new(json_object_get(pg, "status"), "running",
+						     json_integer(running)),
+				 0);
+	put(ctx.podgroups, pg);
+}
+
+static void test_podgroup_message_coalesced(void **state)
+{
+	struct sched_runtime_stats st;
+	char buf[512];
+	int i;
+
+	(void)state;
+	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Pending", "10"));
+	script = pg_result;
+	want_phase = VC_PG_INQUEUE;
+	want_running = 0;
+	want_conditions = unsched_conds("0/0 tasks in gang unschedulable: a");
+	new_runtime();
+
+	/* Pending -> Inqueue: at once. */
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	reset_calls();
+	put_pg("Inqueue", "11", pg_conds, 0);
+
+	/* Pods appear: only the message changes, twice; held back. */
+	advance(SEC);
+	want_conditions = unsched_conds("3/3 tasks in gang unschedulable: b");
+	cycle();
+	advance(SEC);
+	want_conditions = unsched_conds("10/10 tasks in gang unschedulable: c");
+	cycle();
+	advance(SRT_PG_MESSAGE_NS - 2 * SEC - 1);
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.paced_writes, 3);
+
+	/* 10 s after the last write: the latest message, once. */
+	advance(1);
+	cycle();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	i = find_call('U', "podgroups", "pg", NULL);
+	assert_string_equal(
+		json_string_value(vc_json_path(fk.calls[i].body, "status.conditions[0].message")),
+		"10/10 tasks in gang unschedulable: c");
+	reset_calls();
+	put_pg("Inqueue", "12", pg_conds, 0);
+
+	/* A phase change right after: at once. */
+	advance(SEC);
+	want_phase = VC_PG_RUNNING;
+	want_running = 1;
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	reset_calls();
+
+	/* A count change with a new message: at once too. */
+	put_pg("Running", "13", pg_conds, 1);
+	advance(SEC);
+	want_running = 2;
+	want_conditions = unsched_conds("1/10 tasks in gang unschedulable: d");
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U podgroups ns/pg");
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.pg_writes, 4);
+}
+
+/* A bind, a PodGroup status, a Queue status and two pod conditions in one cycle. */
+static void mixed_result(struct sched_snapshot *snap, struct sched_result *out)
+{
+	add_task_result(out, task_named(snap, "p-1"), "Unschedulable", UNSCHED_MSG, NULL);
+	add_task_result(out, task_named(snap, "p-2"), "Unschedulable", UNSCHED_MSG, NULL);
+	add_bind(out, task_named(snap, "p-0"), "n1");
+	add_job_result(out, sched_snapshot_job(snap, "ns/pg"), VC_PG_RUNNING, NULL, 1, NULL, NULL,
+		       NULL);
+	queue_result(snap, out);
+}
+
+static void test_pod_conditions_last(void **state)
+{
+	char buf[512];
+
+	(void)state;
+	pending_pods(3);
+	script = mixed_result;
+	want_cpu = 1000;
+	want_gpu = 0;
+	new_runtime();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "C pods ns/p-0/binding; U podgroups ns/pg; P queues default/status; "
+			    "P pods ns/p-1/status; P pods ns/p-2/status");
+}
+
+/*
+ * With workers: pod condition writes take at most a quarter of them, so a bind and a PodGroup
+ * write queued while every condition write hangs still go out at once.
+ */
+static bool bind_now;
+
+static void conditions_then_bind(struct sched_snapshot *snap, struct sched_result *out)
+{
+	char name[16];
+	int i;
+
+	if (bind_now) {
+		add_bind(out, task_named(snap, "p-7"), "n1");
+		add_job_result(out, sched_snapshot_job(snap, "ns/pg"), VC_PG_RUNNING, NULL, 1, NULL,
+			       NULL, NULL);
+		return;
+	}
+	for (i = 0; i < 7; i++) {
+		snprintf(name, sizeof(name), "p-%d", i);
+		add_task_result(out, task_named(snap, name), "Unschedulable", UNSCHED_MSG, NULL);
+	}
+}
+
+static void test_bind_not_behind_pod_conditions(void **state)
+{
+	struct vc_error err;
+	char buf[512];
+	int i, n;
+
+	(void)state;
+	pending_pods(8);
+	script = conditions_then_bind;
+	bind_now = false;
+	cfg.bind_workers = 4; /* one may write pod conditions */
+	new_runtime();
+	pthread_mutex_lock(&fk.lock);
+	fk.hold_pod_status = true;
+	pthread_mutex_unlock(&fk.lock);
+	assert_int_equal(srt_pool_start(rt), 0);
+	assert_int_equal(sched_runtime_cycle(rt, &err), 0);
+	wait_calls(1);	   /* one condition write, hanging */
+	usleep(50 * 1000); /* time for a second worker to take a condition write, wrongly */
+	pthread_mutex_lock(&fk.lock);
+	n = fk.n;
+	pthread_mutex_unlock(&fk.lock);
+	assert_int_equal(n, 1);
+
+	bind_now = true;
+	assert_int_equal(sched_runtime_cycle(rt, &err), 0);
+	wait_calls(3);
+	pthread_mutex_lock(&fk.lock);
+	for (i = 0; i < 3; i++)
+		call_str(i, buf + 64 * i, 64);
+	pthread_mutex_unlock(&fk.lock);
+	assert_string_equal(buf + 64, "C pods ns/p-7/binding");
+	assert_string_equal(buf + 128, "U podgroups ns/pg");
+
+	pthread_mutex_lock(&fk.lock);
+	fk.hold_pod_status = false;
+	pthread_cond_broadcast(&fk.cond);
+	pthread_mutex_unlock(&fk.lock);
+	(void)sched_runtime_drain(rt);
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 7);
+	srt_pool_stop(rt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1822,11 +2415,21 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reject_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ready_event_needs_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_views, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_views_intern_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_condition_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_condition_unlimited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_condition_default_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_condition_message_paced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_podgroup_message_coalesced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_conditions_last, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_not_behind_pod_conditions, setup,
+						teardown),
 	};
 
 	vc_alloc_install_json();
