@@ -4,6 +4,8 @@
  */
 #include "sched_runtime_internal.h"
 
+#include "sched_api.h"
+
 #include "vc_alloc.h"
 #include "vc_cache.h"
 #include "vc_json.h"
@@ -239,15 +241,35 @@ static void intern_sweep(struct sched_runtime *s)
 	s->intern_swept = s->intern.count;
 }
 
-/* Set key of dst to the shared copy of src[key], when src has it. Under views_mu. */
-static int set_interned(struct sched_runtime *s, json_t *dst, const json_t *src, const char *key)
+/*
+ * Set key of dst to the shared copy of the members of src[key] named in keys, when it has one:
+ * a pod's labels and annotations carry per-pod values (volcano.sh/task-index) the scheduler never
+ * reads, and would make every pod's copy its own. Under views_mu.
+ */
+static int set_picked(struct sched_runtime *s, json_t *dst, const json_t *src, const char *key,
+		      const char *const *keys)
 {
-	json_t *v = json_object_get(src, key), *shared;
+	json_t *from = json_object_get(src, key), *picked, *v, *shared = NULL;
+	size_t i;
 
-	if (!v)
+	if (!json_is_object(from))
 		return 0;
-	shared = intern(s, v);
+	picked = json_object();
+	if (!picked)
+		return VC_ENOMEM;
+	for (i = 0; keys[i]; i++)
+		if ((v = json_object_get(from, keys[i])) && json_object_set(picked, keys[i], v))
+			goto nomem;
+	if (!json_object_size(picked)) {
+		json_decref(picked);
+		return 0;
+	}
+	shared = intern(s, picked);
+	json_decref(picked);
 	return shared && json_object_set_new(dst, key, shared) == 0 ? 0 : VC_ENOMEM;
+nomem:
+	json_decref(picked);
+	return VC_ENOMEM;
 }
 
 static int copy_member(json_t *dst, const json_t *src, const char *key)
@@ -258,14 +280,20 @@ static int copy_member(json_t *dst, const json_t *src, const char *key)
 }
 
 /*
- * What the scheduler keeps of a pod: identity, labels and annotations, the spec without the
- * per-pod hostname and subdomain, and the status fields it reads (phase, reason, nominated node,
- * the PodScheduled, Ready and DisruptionTarget conditions). Spec, status, labels and annotations
- * are shared between pods (a job's pending pods all have the same), so a pod costs little more than
- * its metadata. Under views_mu. NULL on VC_ENOMEM.
+ * What the scheduler keeps of a pod: identity, the labels and annotations it reads, the spec
+ * without the per-pod hostname and subdomain, and the status fields it reads (phase, reason,
+ * nominated node, the PodScheduled, Ready and DisruptionTarget conditions). Spec, status,
+ * labels and annotations are shared between pods (a task's pending pods all have the same), so
+ * a pod costs little more than its metadata. Under views_mu. NULL on VC_ENOMEM.
  */
 static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
 {
+	/* The labels and annotations the scheduler reads (sched_api.c, vc_pod_view). */
+	static const char *const label_keys[] = { SCHED_ANN_TASK_SPEC, SCHED_ANN_PREEMPTABLE,
+						  NULL };
+	static const char *const annotation_keys[] = { SCHED_ANN_TASK_SPEC, SCHED_ANN_TASK_PRIORITY,
+						       SCHED_ANN_PREEMPTABLE,
+						       "scheduling.k8s.io/group-name", NULL };
 	static const char *const meta_keys[] = { "name",
 						 "namespace",
 						 "uid",
@@ -285,9 +313,9 @@ static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
 	for (i = 0; !rc && meta_keys[i]; i++)
 		rc = copy_member(m, meta, meta_keys[i]);
 	if (!rc)
-		rc = set_interned(s, m, meta, "labels");
+		rc = set_picked(s, m, meta, "labels", label_keys);
 	if (!rc)
-		rc = set_interned(s, m, meta, "annotations");
+		rc = set_picked(s, m, meta, "annotations", annotation_keys);
 	if (!rc)
 		rc = copy_member(out, obj, "apiVersion");
 	if (!rc)
