@@ -197,7 +197,8 @@ struct entry {
 	 * NUL, then the object's compact serialization and a NUL (klen, rvlen and len bytes).
 	 */
 	uint32_t klen, rvlen, len;
-	bool unchanged; /* vc_cache_replace (packed): kept the cached version */
+	bool unchanged; /* vc_cache_replace, staged commits: kept the cached version */
+	bool kept;	/* staged commit: an old entry handed over to the changes */
 	char key[];
 };
 
@@ -224,6 +225,7 @@ struct vc_cache {
 	struct cache_index idx[MAX_INDEXES];
 	size_t nidx;
 	struct store st;
+	uint64_t gen; /* bumped by every write (under the write lock) */
 	bool check;
 	bool packed;
 	vc_cache_mutation_fn *on_mutation;
@@ -742,6 +744,7 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 			goto out_unlock;
 		}
 	}
+	c->gen++;
 	pthread_rwlock_unlock(&c->lock);
 	if (prev) {
 		if (old && !c->packed) {
@@ -786,6 +789,7 @@ int vc_cache_delete(struct vc_cache *c, const char *key, json_t **old)
 	}
 	entry_unindex(c, &c->st, e);
 	tbl_remove_at(&c->st.entries, pos);
+	c->gen++;
 	pthread_rwlock_unlock(&c->lock);
 	if (old && !c->packed) {
 		*old = e->obj;
@@ -911,12 +915,61 @@ static void deltas_drop(struct vc_cache_delta *d, size_t n)
 	}
 }
 
+/*
+ * With c's write lock held, file ents[0..n-1] in ns (empty, its entry table reserved for n) as
+ * the relist's new store: an entry whose key is cached unchanged takes the cached version (and
+ * is marked unchanged), a key listed twice keeps its later entry (the earlier one gets pos
+ * NO_POS and stays out of ns). On failure ns may hold part of the entries: release it with
+ * store_release(c, ns, false); the entries themselves stay the caller's.
+ */
+static int store_build(const struct vc_cache *c, struct entry **ents, size_t n, struct store *ns)
+{
+	struct entry *e, *prev;
+	size_t i, pos;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		e = ents[i];
+		prev = store_get(&c->st, e->key, NULL);
+		if (prev && c->packed && same_packed_version(prev, e) &&
+		    same_index_values(c, prev, e)) {
+			rc = entry_reuse_packed(&ents[i], prev);
+			if (rc)
+				return rc;
+			e = ents[i];
+		} else if (prev && !c->packed && same_version(prev->obj, e->obj) &&
+			   same_index_values(c, prev, e)) {
+			rc = entry_reuse(c, e, prev);
+			if (rc)
+				return rc;
+			e->unchanged = true;
+		}
+		rc = entry_index(c, ns, e);
+		if (rc)
+			return rc;
+		prev = store_get(ns, e->key, &pos);
+		if (prev) {
+			/* A key listed twice: the later object wins. */
+			entry_unindex(c, ns, prev);
+			prev->pos = NO_POS;
+			ns->entries.slots[pos].item = e;
+		} else {
+			rc = tbl_insert(&ns->entries, e->hash, e);
+			if (rc) {
+				entry_unindex(c, ns, e);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct vc_cache_deltas *out)
 {
 	struct entry **ents = NULL, **gone = NULL, *e, *prev;
 	struct vc_cache_delta *d = NULL, *grown;
 	struct store ns;
-	size_t i, k, pos, nd = 0, ngone = 0;
+	size_t i, k, nd = 0, ngone = 0;
 	int rc = 0;
 
 	if (out) {
@@ -949,39 +1002,9 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 	for (k = 0; c->check && k < c->st.entries.cap; k++)
 		if (c->st.entries.slots[k].item)
 			check_entry(c, c->st.entries.slots[k].item);
-	/* Build the new store beside the old one. */
-	for (i = 0; i < n; i++) {
-		e = ents[i];
-		prev = store_get(&c->st, e->key, NULL);
-		if (prev && c->packed && same_packed_version(prev, e) &&
-		    same_index_values(c, prev, e)) {
-			rc = entry_reuse_packed(&ents[i], prev);
-			if (rc)
-				goto out_rollback;
-			e = ents[i];
-		} else if (prev && !c->packed && same_version(prev->obj, e->obj) &&
-			   same_index_values(c, prev, e)) {
-			rc = entry_reuse(c, e, prev);
-			if (rc)
-				goto out_rollback;
-		}
-		rc = entry_index(c, &ns, e);
-		if (rc)
-			goto out_rollback;
-		prev = store_get(&ns, e->key, &pos);
-		if (prev) {
-			/* A key listed twice: the later object wins. */
-			entry_unindex(c, &ns, prev);
-			prev->pos = NO_POS;
-			ns.entries.slots[pos].item = e;
-		} else {
-			rc = tbl_insert(&ns.entries, e->hash, e);
-			if (rc) {
-				entry_unindex(c, &ns, e);
-				goto out_rollback;
-			}
-		}
-	}
+	rc = store_build(c, ents, n, &ns);
+	if (rc)
+		goto out_rollback;
 	/* The keys that vanished, sorted. */
 	for (k = 0; k < c->st.entries.cap; k++) {
 		prev = c->st.entries.slots[k].item;
@@ -1036,6 +1059,7 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 	/* Commit: nothing below can fail. */
 	store_release(c, &c->st, true);
 	c->st = ns;
+	c->gen++;
 	pthread_rwlock_unlock(&c->lock);
 	for (i = 0; i < n; i++)
 		if (ents[i]->pos == NO_POS)
@@ -1065,6 +1089,281 @@ out_free:
 	vc_free(gone);
 	vc_free(d);
 	return rc;
+}
+
+/* ---- staged relists ------------------------------------------------------------------------- */
+
+struct vc_cache_staging {
+	struct vc_cache *c;
+	struct entry **ents; /* in the order they were added; ents[i]->pos == i */
+	size_t n, cap;
+};
+
+/* One change of a staged commit: old is owned by the changes, new lives in the cache. */
+struct change {
+	struct entry *old; /* NULL: an add */
+	struct entry *new; /* NULL: a delete */
+	bool failed;	   /* the last vc_cache_changes_get of it ran out of memory */
+};
+
+struct vc_cache_changes {
+	struct vc_cache *c;
+	uint64_t gen; /* the cache's generation right after the commit */
+	size_t count;
+	struct change items[];
+};
+
+int vc_cache_stage_begin(struct vc_cache *c, struct vc_cache_staging **out)
+{
+	if (!out)
+		return VC_EINVAL;
+	*out = NULL;
+	if (!c)
+		return VC_EINVAL;
+	*out = vc_calloc(1, sizeof(**out));
+	if (!*out)
+		return VC_ENOMEM;
+	(*out)->c = c;
+	return 0;
+}
+
+int vc_cache_stage_add(struct vc_cache_staging *st, json_t *obj)
+{
+	struct entry *e, **grown;
+	size_t cap;
+	int rc;
+
+	if (!st || !obj)
+		return VC_EINVAL;
+	if (st->n == st->cap) {
+		cap = st->cap ? st->cap * 2 : 64;
+		if (cap > SIZE_MAX / sizeof(struct entry *))
+			return VC_ENOMEM;
+		grown = vc_realloc(st->ents, cap * sizeof(struct entry *));
+		if (!grown)
+			return VC_ENOMEM;
+		st->ents = grown;
+		st->cap = cap;
+	}
+	/* Serialization and index functions: no lock, as for vc_cache_upsert. */
+	rc = entry_new(st->c, obj, &e);
+	if (rc)
+		return rc;
+	e->pos = st->n;
+	st->ents[st->n++] = e;
+	return 0;
+}
+
+size_t vc_cache_stage_count(const struct vc_cache_staging *st)
+{
+	return st ? st->n : 0;
+}
+
+void vc_cache_stage_abort(struct vc_cache_staging *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->n; i++)
+		entry_free(st->ents[i]);
+	vc_free(st->ents);
+	vc_free(st);
+}
+
+int vc_cache_stage_commit(struct vc_cache_staging *st, struct vc_cache_changes **out)
+{
+	struct vc_cache_changes *ch = NULL;
+	struct entry **gone = NULL, *e, *prev;
+	struct vc_cache *c;
+	struct store ns, old;
+	size_t i, k, n, nch = 0, ngone = 0;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!st)
+		return VC_EINVAL;
+	c = st->c;
+	n = st->n;
+	memset(&ns, 0, sizeof(ns));
+	rc = tbl_reserve(&ns.entries, n);
+	if (rc)
+		goto out_abort;
+
+	pthread_rwlock_wrlock(&c->lock);
+	for (k = 0; c->check && k < c->st.entries.cap; k++)
+		if (c->st.entries.slots[k].item)
+			check_entry(c, c->st.entries.slots[k].item);
+	rc = store_build(c, st->ents, n, &ns);
+	if (rc)
+		goto out_rollback;
+	if (out) {
+		/* The changes: adds and updates in staging order, then deletes sorted by key. */
+		for (i = 0; i < n; i++)
+			if (st->ents[i]->pos != NO_POS && !st->ents[i]->unchanged)
+				nch++;
+		for (k = 0; k < c->st.entries.cap; k++) {
+			prev = c->st.entries.slots[k].item;
+			if (prev && !store_get(&ns, prev->key, NULL))
+				ngone++;
+		}
+		ch = vc_calloc(1, sizeof(*ch) + (nch + ngone) * sizeof(struct change));
+		if (ngone)
+			gone = vc_calloc(ngone, sizeof(struct entry *));
+		if (!ch || (ngone && !gone)) {
+			rc = VC_ENOMEM;
+			goto out_rollback;
+		}
+		for (k = 0, i = 0; i < ngone && k < c->st.entries.cap; k++) {
+			prev = c->st.entries.slots[k].item;
+			if (prev && !store_get(&ns, prev->key, NULL))
+				gone[i++] = prev;
+		}
+		if (ngone)
+			qsort(gone, ngone, sizeof(struct entry *), cmp_entry_key);
+	}
+	/* Commit: nothing below can fail. */
+	for (i = 0; ch && i < n; i++) {
+		e = st->ents[i];
+		if (e->pos == NO_POS || e->unchanged)
+			continue;
+		prev = store_get(&c->st, e->key, NULL);
+		if (prev)
+			prev->kept = true;
+		ch->items[ch->count].old = prev;
+		ch->items[ch->count++].new = e;
+	}
+	for (i = 0; i < ngone; i++) {
+		gone[i]->kept = true;
+		ch->items[ch->count].old = gone[i];
+		ch->items[ch->count++].new = NULL;
+	}
+	old = c->st;
+	c->st = ns;
+	c->gen++;
+	if (ch) {
+		ch->c = c;
+		ch->gen = c->gen;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	/* The old store's entries no change refers to, and its tables, outside the lock. */
+	for (k = 0; k < old.entries.cap; k++) {
+		prev = old.entries.slots[k].item;
+		if (prev && !prev->kept)
+			entry_free(prev);
+	}
+	store_release(c, &old, false);
+	for (i = 0; i < n; i++)
+		if (st->ents[i]->pos == NO_POS)
+			entry_free(st->ents[i]);
+	vc_free(st->ents);
+	vc_free(st);
+	vc_free(gone);
+	if (out)
+		*out = ch;
+	return 0;
+
+out_rollback:
+	pthread_rwlock_unlock(&c->lock);
+out_abort:
+	store_release(c, &ns, false);
+	vc_free(ch);
+	vc_free(gone);
+	vc_cache_stage_abort(st);
+	return rc;
+}
+
+size_t vc_cache_changes_count(const struct vc_cache_changes *ch)
+{
+	return ch ? ch->count : 0;
+}
+
+/* A reader's copy of an entry no store holds any more (it belongs to the changes). */
+static json_t *entry_read_owned(const struct vc_cache *c, const struct entry *e)
+{
+	return c->packed ? entry_load(e) : json_incref(e->obj);
+}
+
+int vc_cache_changes_get(struct vc_cache_changes *ch, size_t i, json_t **old_obj, json_t **new_obj)
+{
+	const struct change *d;
+	struct vc_cache *c;
+	json_t *o = NULL, *nw = NULL;
+	int rc = 0;
+
+	if (old_obj)
+		*old_obj = NULL;
+	if (new_obj)
+		*new_obj = NULL;
+	if (!ch || !old_obj || !new_obj || i >= ch->count)
+		return VC_EINVAL;
+	c = ch->c;
+	d = &ch->items[i];
+	if (d->old) {
+		o = entry_read_owned(c, d->old);
+		if (!o) {
+			ch->items[i].failed = true;
+			return VC_ENOMEM;
+		}
+	}
+	if (d->new) {
+		pthread_rwlock_rdlock(&c->lock);
+		if (c->gen != ch->gen)
+			rc = VC_ECONFLICT;
+		else if (!(nw = c->packed ? entry_load(d->new) : json_incref(d->new->obj)))
+			rc = VC_ENOMEM;
+		pthread_rwlock_unlock(&c->lock);
+	}
+	if (rc) {
+		if (rc == VC_ENOMEM)
+			ch->items[i].failed = true;
+		json_decref(o);
+		return rc;
+	}
+	ch->items[i].failed = false;
+	*old_obj = o;
+	*new_obj = nw;
+	return 0;
+}
+
+size_t vc_cache_changes_drop_failed(struct vc_cache_changes *ch)
+{
+	struct vc_cache *c;
+	struct entry *e;
+	size_t i, pos, dropped = 0;
+
+	if (!ch)
+		return 0;
+	c = ch->c;
+	pthread_rwlock_wrlock(&c->lock);
+	for (i = 0; c->gen == ch->gen && i < ch->count; i++) {
+		e = ch->items[i].new;
+		if (!ch->items[i].failed || !e || store_get(&c->st, e->key, &pos) != e)
+			continue;
+		entry_unindex(c, &c->st, e);
+		tbl_remove_at(&c->st.entries, pos);
+		ch->items[i].new = NULL;
+		ch->items[i].failed = false;
+		entry_free(e);
+		dropped++;
+	}
+	if (dropped)
+		c->gen++;
+	ch->gen = c->gen;
+	pthread_rwlock_unlock(&c->lock);
+	return dropped;
+}
+
+void vc_cache_changes_free(struct vc_cache_changes *ch)
+{
+	size_t i;
+
+	if (!ch)
+		return;
+	for (i = 0; i < ch->count; i++)
+		entry_free(ch->items[i].old);
+	vc_free(ch);
 }
 
 json_t *vc_cache_get(struct vc_cache *c, const char *key)

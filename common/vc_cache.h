@@ -193,6 +193,82 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n,
 		     struct vc_cache_deltas *out) VC_WARN_UNUSED;
 
 /*
+ * Staged relists: vc_cache_replace() for a list that arrives in pages, without holding every
+ * listed object at once. vc_cache_stage_add() turns each object into what the cache will store
+ * (packed: its serialization and resourceVersion; always: its key and index values) as soon as
+ * it is listed, so the caller can free each page right away; vc_cache_stage_commit() then swaps
+ * the staged objects in as one write with vc_cache_replace()'s rules (unchanged by
+ * resourceVersion or content, the later of a key listed twice wins, all-or-nothing), and
+ * describes what changed without parsing anything: vc_cache_changes_get() parses one change at
+ * a time. A relist of 10,000 pods into a packed cache thus holds one page of parsed objects and
+ * one change's at a time, instead of all of them (test_informer's
+ * test_packed_relist_holds_one_page measures it). Works for unpacked caches too (the staged
+ * entries then hold references to the objects).
+ *
+ * A staging is used by one thread; the cache stays readable and writable meanwhile (the
+ * commit compares with what the cache holds at commit time).
+ */
+struct vc_cache_staging;
+/* The changes of a commit, in vc_cache_replace()'s order: adds and updates, then deletes. */
+struct vc_cache_changes;
+
+/* Start staging a relist of c. Returns 0 and *out, VC_EINVAL, or VC_ENOMEM (*out NULL). */
+int vc_cache_stage_begin(struct vc_cache *c, struct vc_cache_staging **out) VC_WARN_UNUSED;
+
+/*
+ * Stage obj (borrowed as in vc_cache_upsert; a packed cache keeps nothing of it, an unpacked one
+ * a reference). Returns 0; VC_EINVAL (no key, NULL arguments), a code from an index function,
+ * VC_E2BIG (packed, as upsert) or VC_ENOMEM: obj is then not staged, and what was staged before
+ * stays staged.
+ */
+int vc_cache_stage_add(struct vc_cache_staging *st, json_t *obj) VC_WARN_UNUSED;
+
+/* How many objects were staged (a key staged twice counts twice). 0 for NULL. */
+size_t vc_cache_stage_count(const struct vc_cache_staging *st);
+
+/* Drop st and everything staged; the cache is untouched. NULL is a no-op. */
+void vc_cache_stage_abort(struct vc_cache_staging *st);
+
+/*
+ * Make the cache hold exactly the staged objects, as vc_cache_replace() with them in staging
+ * order, and free st (on failure too). When out is not NULL it receives the changes (NULL
+ * changes were not asked for; free with vc_cache_changes_free(), even with count 0). Returns 0;
+ * VC_EINVAL for a NULL st; a code from an index function; VC_ENOMEM: the cache is then unchanged
+ * and *out NULL.
+ */
+int vc_cache_stage_commit(struct vc_cache_staging *st,
+			  struct vc_cache_changes **out) VC_WARN_UNUSED;
+
+/* The number of changes; 0 for NULL. */
+size_t vc_cache_changes_count(const struct vc_cache_changes *ch);
+
+/*
+ * Change i as *old_obj (NULL for an add) and *new_obj (NULL for a delete), each a new reference,
+ * as vc_cache_replace()'s deltas. Packed: both are fresh parses (old_obj of what the cache held,
+ * new_obj of what it holds now), so each call costs up to two parses and the caller holds only
+ * what it asked for. Unpacked: references to the objects. new_obj is read from the cache, so it
+ * can be asked for only while the cache has not been written since the commit. Returns 0;
+ * VC_EINVAL (NULL arguments, i out of range); VC_ECONFLICT when the cache was written since the
+ * commit and i is not a delete; VC_ENOMEM (packed). On failure both are NULL; a get may be
+ * retried, and one that ran out of memory marks the change failed until a get of it succeeds.
+ */
+int vc_cache_changes_get(struct vc_cache_changes *ch, size_t i, json_t **old_obj,
+			 json_t **new_obj) VC_WARN_UNUSED;
+
+/*
+ * Remove from the cache the objects of the adds and updates marked failed by
+ * vc_cache_changes_get (their handlers never saw them), so that the next relist reports them
+ * again, as adds. Deletes cannot be undone this way: the caller only learns it missed them.
+ * Nothing happens when the cache was written since the commit (changes_get would have said
+ * VC_ECONFLICT). Never fails; returns how many objects it removed. A get of a removed change
+ * then gives its old_obj (NULL for an add) and a NULL new_obj.
+ */
+size_t vc_cache_changes_drop_failed(struct vc_cache_changes *ch);
+
+/* Free ch (and the replaced objects it kept). NULL is a no-op. */
+void vc_cache_changes_free(struct vc_cache_changes *ch);
+
+/*
  * The object under key as a new reference (json_decref it), or NULL when there is none (packed:
  * or when parsing it runs out of memory).
  */

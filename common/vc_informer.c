@@ -302,8 +302,48 @@ static int stamp_kind(struct vc_informer *inf, json_t *item, json_t **out)
 	return 0;
 }
 
-/* Add the usable items of one page to items (a json array). */
-static int take_items(struct vc_informer *inf, const json_t *page, json_t *items)
+/*
+ * Where a list puts its items: a json array (unpacked caches), or a staging of the cache (packed
+ * caches), which packs each object as it comes so that only one page is ever held parsed.
+ */
+struct listing {
+	json_t *items;
+	struct vc_cache_staging *st;
+};
+
+static int listing_begin(struct vc_informer *inf, struct listing *l)
+{
+	l->items = NULL;
+	l->st = NULL;
+	if (inf->packed)
+		return vc_cache_stage_begin(inf->cache, &l->st);
+	l->items = json_array();
+	return l->items ? 0 : VC_ENOMEM;
+}
+
+static void listing_drop(struct listing *l)
+{
+	json_decref(l->items);
+	vc_cache_stage_abort(l->st);
+	l->items = NULL;
+	l->st = NULL;
+}
+
+/* Add an item to the listing; item is stolen. */
+static int listing_add(struct listing *l, json_t *item)
+{
+	int rc;
+
+	if (l->st) {
+		rc = vc_cache_stage_add(l->st, item);
+		json_decref(item);
+		return rc;
+	}
+	return json_array_append_new(l->items, item) ? VC_ENOMEM : 0;
+}
+
+/* Add the usable items of one page to the listing. */
+static int take_items(struct vc_informer *inf, const json_t *page, struct listing *l)
 {
 	json_t *list = json_object_get(page, "items"), *item, *stamped;
 	char key[VC_CACHE_KEY_MAX];
@@ -333,17 +373,19 @@ static int take_items(struct vc_informer *inf, const json_t *page, json_t *items
 		}
 		if (rc)
 			return rc;
-		if (json_array_append_new(items, stamped))
-			return VC_ENOMEM;
+		rc = listing_add(l, stamped);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
 
 /*
- * List everything (paging through continue tokens when the client hands pages back), into
- * *items (a new array) and rv. An expired continue token restarts the list without paging.
+ * List everything (paging through continue tokens when the client hands pages back) into l
+ * (begun here), and rv. Each page is freed once its items are in l. An expired continue token
+ * restarts the list without paging.
  */
-static int list_all(struct vc_informer *inf, json_t **items, char *rv, size_t rvlen)
+static int list_all(struct vc_informer *inf, struct listing *l, char *rv, size_t rvlen)
 {
 	struct vc_list_opts lo = { inf->label_selector, inf->field_selector, NULL, inf->page_size,
 				   NULL };
@@ -354,9 +396,9 @@ static int list_all(struct vc_informer *inf, json_t **items, char *rv, size_t rv
 	bool first = true;
 	int rc;
 
-	*items = json_array();
-	if (!*items)
-		return VC_ENOMEM;
+	rc = listing_begin(inf, l);
+	if (rc)
+		return rc;
 	for (;;) {
 		if (stopping(inf)) {
 			rc = VC_ESHUTDOWN;
@@ -372,7 +414,10 @@ static int list_all(struct vc_informer *inf, json_t **items, char *rv, size_t rv
 			cont = NULL;
 			lo.limit = 0;
 			first = true;
-			json_array_clear(*items);
+			listing_drop(l);
+			rc = listing_begin(inf, l);
+			if (rc)
+				goto out;
 			continue;
 		}
 		if (rc) {
@@ -392,7 +437,7 @@ static int list_all(struct vc_informer *inf, json_t **items, char *rv, size_t rv
 			note_kind(inf, page);
 			first = false;
 		}
-		rc = take_items(inf, page, *items);
+		rc = take_items(inf, page, l);
 		if (rc) {
 			VC_WARN("informer cannot take the listed objects",
 				"resource=%s error=\"%s\" code=%d", inf->name, vc_strerror(rc), rc);
@@ -415,54 +460,119 @@ static int list_all(struct vc_informer *inf, json_t **items, char *rv, size_t rv
 out:
 	json_decref(page);
 	vc_free(cont);
-	if (rc) {
-		json_decref(*items);
-		*items = NULL;
-	}
+	if (rc)
+		listing_drop(l);
 	return rc;
 }
 
-/* List, replace the cache, deliver the differences. */
-static int relist(struct vc_informer *inf)
+/* Deliver one relist delta; call with dispatch held. */
+static void deliver_delta(struct vc_informer *inf, json_t *old_obj, json_t *new_obj)
+{
+	if (!old_obj)
+		deliver_add(inf, new_obj);
+	else if (new_obj)
+		deliver_update(inf, old_obj, new_obj);
+	else
+		deliver_delete(inf, old_obj, true);
+}
+
+/* Replace the cache with an unpacked listing and deliver the differences. */
+static int commit_items(struct vc_informer *inf, json_t *items, size_t *changes)
 {
 	struct vc_cache_deltas d = { NULL, 0 };
-	char rv[VC_INFORMER_RV_MAX];
-	json_t *items, **arr = NULL;
-	size_t i, n, changes;
+	json_t **arr = NULL;
+	size_t i, n = json_array_size(items);
 	int rc;
 
-	rc = list_all(inf, &items, rv, sizeof(rv));
-	if (rc)
-		return rc;
-	n = json_array_size(items);
 	if (n) {
 		arr = vc_calloc(n, sizeof(json_t *));
-		if (!arr) {
-			json_decref(items);
+		if (!arr)
 			return VC_ENOMEM;
-		}
 		for (i = 0; i < n; i++)
 			arr[i] = json_array_get(items, i);
 	}
 	pthread_mutex_lock(&inf->dispatch);
 	rc = vc_cache_replace(inf->cache, arr, n, &d);
 	vc_free(arr);
-	json_decref(items);
 	if (rc) {
 		pthread_mutex_unlock(&inf->dispatch);
 		return rc;
 	}
-	for (i = 0; i < d.count; i++) {
-		if (!d.items[i].old_obj)
-			deliver_add(inf, d.items[i].new_obj);
-		else if (d.items[i].new_obj)
-			deliver_update(inf, d.items[i].old_obj, d.items[i].new_obj);
-		else
-			deliver_delete(inf, d.items[i].old_obj, true);
-	}
+	for (i = 0; i < d.count; i++)
+		deliver_delta(inf, d.items[i].old_obj, d.items[i].new_obj);
 	pthread_mutex_unlock(&inf->dispatch);
-	changes = d.count;
+	*changes = d.count;
 	vc_cache_deltas_release(&d);
+	return 0;
+}
+
+/*
+ * Commit a packed listing's staging (consumed) and deliver the differences, parsing one change
+ * at a time. A change that cannot be parsed (out of memory) is not delivered: an add or update
+ * is taken out of the cache again, so that the next relist reports it, and the relist fails
+ * (VC_ENOMEM: the informer backs off and relists). A tombstone cannot be brought back that way
+ * and is lost (logged).
+ */
+static int commit_staged(struct vc_informer *inf, struct vc_cache_staging *st, size_t *changes)
+{
+	struct vc_cache_changes *ch = NULL;
+	json_t *old_obj, *new_obj;
+	size_t i, n, failed = 0, dropped = 0;
+	int rc;
+
+	pthread_mutex_lock(&inf->dispatch);
+	rc = vc_cache_stage_commit(st, &ch);
+	if (rc) {
+		pthread_mutex_unlock(&inf->dispatch);
+		return rc;
+	}
+	n = vc_cache_changes_count(ch);
+	for (i = 0; i < n; i++) {
+		/* Only this informer writes its cache, under dispatch: no VC_ECONFLICT here. */
+		rc = vc_cache_changes_get(ch, i, &old_obj, &new_obj);
+		if (rc) {
+			failed++;
+			continue;
+		}
+		deliver_delta(inf, old_obj, new_obj);
+		json_decref(old_obj);
+		json_decref(new_obj);
+	}
+	if (failed)
+		dropped = vc_cache_changes_drop_failed(ch);
+	pthread_mutex_unlock(&inf->dispatch);
+	vc_cache_changes_free(ch);
+	*changes = n;
+	if (!failed)
+		return 0;
+	VC_ERROR("informer cannot parse listed changes for its handlers",
+		 "resource=%s failed=%zu retried=%zu lost_tombstones=%zu error=\"out of memory\"",
+		 inf->name, failed, dropped, failed - dropped);
+	return VC_ENOMEM;
+}
+
+/* List, replace the cache, deliver the differences. */
+static int relist(struct vc_informer *inf)
+{
+	struct listing l;
+	char rv[VC_INFORMER_RV_MAX];
+	size_t n, changes = 0;
+	int rc;
+
+	rc = list_all(inf, &l, rv, sizeof(rv));
+	if (rc)
+		return rc;
+	if (l.st) {
+		n = vc_cache_stage_count(l.st);
+		rc = commit_staged(inf, l.st, &changes);
+		l.st = NULL;
+	} else {
+		n = json_array_size(l.items);
+		rc = commit_items(inf, l.items, &changes);
+		listing_drop(&l);
+	}
+	if (rc)
+		return rc;
 	/* What is left of the parsed List is free now: give its pages back before reporting. */
 	if (malloc_trim)
 		malloc_trim(0);

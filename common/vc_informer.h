@@ -31,19 +31,28 @@
  * vc_informer_stop/free on its own informer (they wait for handlers to finish). It may read the
  * cache.
  *
- * Memory: each list's parsed response is freed once the cache holds its objects, and the heap
- * is then trimmed (glibc's malloc_trim) so a relist's peak does not stay the process's size.
- * Objects cost what jansson makes of them, about ten times their JSON size; a transform
- * (opts.transform, e.g. vc_informer_strip_managed_fields) can cache less of each, and
- * opts.cache_flags = VC_CACHE_PACKED keeps them serialized, at about their compact JSON size
+ * Memory: each list's parsed response is freed once the cache holds its objects (packed: page
+ * by page, see below), and the heap is then trimmed (glibc's malloc_trim) so a relist's peak does
+ * not stay the process's size. Objects cost what jansson makes of them, about ten times their JSON
+ * size; a transform (opts.transform, e.g. vc_informer_strip_managed_fields) can cache less of each,
+ * and opts.cache_flags = VC_CACHE_PACKED keeps them serialized, at about their compact JSON size
  * (vc_cache.h: a parse per read, a serialization per write).
  *
- * Packed caches: handlers still get jansson objects. on_add and on_update's new_obj are the
- * listed or watched objects (after the transform); on_update's old_obj and a relist's tombstones
- * are parses of what the cache held; a resync parses one object at a time and hands it as both
- * old_obj and new_obj (the same pointer, as unpacked); a watched DELETED event hands the event's
- * object and never parses the cached one. A parse that runs out of memory during a resync or a
- * handler's replay skips that object and makes the call return VC_ENOMEM.
+ * Packed caches: handlers still get jansson objects. A (re)list packs each page's objects as
+ * soon as the page is parsed and transformed, and frees the page (vc_cache.h's staged relists),
+ * so it holds about one page of parsed objects at a time instead of the whole list; once the
+ * list is complete it replaces the cache in one write, and each change is parsed only when it
+ * is delivered, one at a time. So a relist's on_add and on_update's new_obj are parses of what
+ * the cache now holds (equal to the listed objects after the transform), and its on_update
+ * old_obj and tombstones parses of what the cache held. A watched ADDED or MODIFIED event hands
+ * the event's object as new_obj and a parse of the cached one as old_obj; a resync parses one
+ * object at a time and hands it as both old_obj and new_obj (the same pointer, as unpacked); a
+ * watched DELETED event hands the event's object and never parses the cached one. A parse that
+ * runs out of memory during a resync or a handler's replay skips that object and makes the call
+ * return VC_ENOMEM. During a relist, an add or update that cannot be parsed for its handlers is
+ * taken out of the cache again and the relist counts as failed (the informer backs off and
+ * relists, and the next list reports it as an add); a tombstone that cannot be parsed is lost
+ * (logged).
  *
  * Time and randomness are injectable (opts.sleep, opts.rand) so tests never wait out a backoff.
  */

@@ -642,6 +642,30 @@ static struct vc_cache *seeded_cache(void)
 	return c;
 }
 
+/* Stage objs[0..n-1] and commit, with the changes in *ch when ch is not NULL. */
+static int stage_all(struct vc_cache *c, json_t **objs, size_t n, struct vc_cache_changes **ch)
+{
+	struct vc_cache_staging *st = NULL;
+	size_t i;
+	int rc;
+
+	rc = vc_cache_stage_begin(c, &st);
+	if (rc) {
+		assert_null(st);
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		rc = vc_cache_stage_add(st, objs[i]);
+		if (rc) {
+			assert_int_equal(vc_cache_stage_count(st), i);
+			vc_cache_stage_abort(st);
+			return rc;
+		}
+	}
+	assert_int_equal(vc_cache_stage_count(st), n);
+	return vc_cache_stage_commit(st, ch);
+}
+
 enum chaos_op {
 	OP_UPSERT_NEW,
 	OP_UPSERT_EXISTING,
@@ -650,7 +674,8 @@ enum chaos_op {
 	OP_LIST,
 	OP_BY_INDEX,
 	OP_DELETE_OLD,
-	OP_GET
+	OP_GET,
+	OP_STAGE
 };
 
 static int run_op(struct vc_cache *c, enum chaos_op op, json_t **objs, size_t n)
@@ -694,6 +719,29 @@ static int run_op(struct vc_cache *c, enum chaos_op op, json_t **objs, size_t n)
 			assert_string_equal(name_of(old), "p1");
 		json_decref(old);
 		return rc;
+	case OP_STAGE: {
+		struct vc_cache_changes *ch = NULL;
+		json_t *was, *now;
+		size_t i;
+
+		rc = stage_all(c, objs, n, &ch);
+		if (rc) {
+			assert_null(ch);
+			return rc;
+		}
+		/* p1 updated, x added, p5 updated, p2..p4 deleted; p0 (listed twice) unchanged. */
+		vc_alloc_fail_reset();
+		assert_int_equal(vc_cache_changes_count(ch), 6);
+		for (i = 0; i < 6; i++) {
+			assert_int_equal(vc_cache_changes_get(ch, i, &was, &now), 0);
+			assert_true(i < 3 ? now != NULL : now == NULL);
+			assert_true(i == 1 ? was == NULL : was != NULL);
+			json_decref(was);
+			json_decref(now);
+		}
+		vc_cache_changes_free(ch);
+		return 0;
+	}
 	case OP_GET:
 		rc = parse_warnings;
 		old = vc_cache_get(c, "ns/p3");
@@ -759,6 +807,7 @@ static void test_allocation_failures(void **state)
 	objs[3] = mkobj("ns", "p5", "9", "j1", NULL);
 	objs[4] = mkobj("ns", "p0", "1", "j2", "n1"); /* listed twice */
 	chaos(OP_REPLACE, objs, 5);
+	chaos(OP_STAGE, objs, 5);
 	for (i = 0; i < 5; i++)
 		json_decref(objs[i]);
 	chaos(OP_LIST, NULL, 0);
@@ -1461,6 +1510,243 @@ static void test_packed_memory(void **state)
 #endif
 }
 
+/* ---- staged relists -------------------------------------------------------------------------- */
+
+/* got is what a change gives for want: unpacked, want itself; packed, a private equal parse. */
+static void assert_same_obj(json_t *got, json_t *want)
+{
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	if (!packed()) {
+		assert_ptr_equal(got, want);
+		return;
+	}
+	assert_ptr_not_equal(got, want);
+	assert_true(json_equal(got, want));
+	assert_int_equal(got->refcount, 1);
+}
+
+/* The changes are replace's deltas: the same order and the same objects. */
+static void assert_changes_are_deltas(struct vc_cache_changes *ch, const struct vc_cache_deltas *d)
+{
+	json_t *o, *nw;
+	size_t i;
+
+	assert_int_equal(vc_cache_changes_count(ch), d->count);
+	for (i = 0; i < d->count; i++) {
+		assert_int_equal(vc_cache_changes_get(ch, i, &o, &nw), 0);
+		assert_same_obj(o, d->items[i].old_obj);
+		assert_same_obj(nw, d->items[i].new_obj);
+		json_decref(o);
+		json_decref(nw);
+	}
+}
+
+static const char *const twin_values[] = { "ns", "other", "j1", "j2", "j3", "n1", "n2" };
+
+/*
+ * Random relists - keys listed twice, versions kept, changed or missing, contents changed under
+ * one version, index values moved - applied with vc_cache_replace to one cache and staged into
+ * its twin: both end up holding the same objects under the same index values, and the changes
+ * are replace's deltas.
+ */
+static void test_stage_matches_replace(void **state)
+{
+	static const char *const nss[] = { "ns", "other", NULL };
+	static const char *const rvs[] = { "1", "2", "3", NULL };
+	static const char *const jobs[] = { "j1", "j2", "j3", NULL };
+	static const char *const nodes[] = { "n1", "n2", NULL };
+	struct vc_cache *a = new_pod_cache(), *b = new_pod_cache();
+	struct vc_cache_changes *ch;
+	struct vc_cache_deltas d;
+	json_t *objs[16];
+	char name[16], *da, *db;
+	size_t i, n, total = 0;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 400; round++) {
+		n = rnd(VC_ARRAY_SIZE(objs) + 1);
+		for (i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "o%u", rnd(10));
+			objs[i] =
+				mkobj(nss[rnd(3)], name, rvs[rnd(4)], jobs[rnd(4)], nodes[rnd(3)]);
+			if (rnd(4) == 0)
+				assert_int_equal(json_object_set_new(objs[i], "status",
+								     json_integer(rnd(2))),
+						 0);
+		}
+		assert_int_equal(vc_cache_replace(a, objs, n, &d), 0);
+		assert_int_equal(stage_all(b, objs, n, &ch), 0);
+		assert_changes_are_deltas(ch, &d);
+		total += d.count;
+		vc_cache_changes_free(ch);
+		vc_cache_deltas_release(&d);
+		da = describe(a, twin_values, VC_ARRAY_SIZE(twin_values));
+		db = describe(b, twin_values, VC_ARRAY_SIZE(twin_values));
+		assert_string_equal(da, db);
+		free(da);
+		free(db);
+		for (i = 0; i < n; i++)
+			json_decref(objs[i]);
+	}
+	assert_true(total > 400); /* the rounds did change things */
+	/* Without changes asked for; an empty staging empties the cache. */
+	objs[0] = mkobj("ns", "z", "1", "j1", NULL);
+	assert_int_equal(stage_all(b, objs, 1, NULL), 0);
+	assert_int_equal(vc_cache_count(b), 1);
+	assert_int_equal(vc_cache_has_version(b, "ns/z", "1"), true);
+	json_decref(objs[0]);
+	assert_int_equal(stage_all(b, NULL, 0, &ch), 0);
+	assert_int_equal(vc_cache_changes_count(ch), 1);
+	assert_int_equal(vc_cache_count(b), 0);
+	assert_int_equal(vc_cache_index_count(b, "job", "j1"), 0);
+	vc_cache_changes_free(ch);
+	vc_cache_free(a);
+	vc_cache_free(b);
+}
+
+static void test_stage_edge_cases(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct vc_cache_staging *st = (struct vc_cache_staging *)1;
+	struct vc_cache_changes *ch = (struct vc_cache_changes *)1;
+	json_t *objs[3], *bad, *o, *nw, *got;
+
+	(void)state;
+	assert_int_equal(vc_cache_stage_begin(NULL, &st), VC_EINVAL);
+	assert_null(st);
+	assert_int_equal(vc_cache_stage_begin(c, NULL), VC_EINVAL);
+	assert_int_equal(vc_cache_stage_commit(NULL, &ch), VC_EINVAL);
+	assert_null(ch);
+	assert_int_equal(vc_cache_stage_count(NULL), 0);
+	assert_int_equal(vc_cache_changes_count(NULL), 0);
+	assert_int_equal(vc_cache_changes_drop_failed(NULL), 0);
+	vc_cache_stage_abort(NULL);
+	vc_cache_changes_free(NULL);
+
+	objs[0] = mkobj("ns", "a", "1", "j1", NULL);
+	objs[1] = mkobj("ns", "b", "1", "j1", NULL);
+	objs[2] = mkobj("ns", "c", "1", "j2", NULL);
+	assert_int_equal(vc_cache_replace(c, objs, 2, NULL), 0);
+
+	/* A refused object is not staged; what was staged stays; an abort changes nothing. */
+	assert_int_equal(vc_cache_stage_begin(c, &st), 0);
+	assert_int_equal(vc_cache_stage_add(st, objs[2]), 0);
+	bad = json_pack("{s:{}}", "metadata");
+	assert_int_equal(vc_cache_stage_add(st, bad), VC_EINVAL);
+	assert_int_equal(vc_cache_stage_add(st, NULL), VC_EINVAL);
+	assert_int_equal(vc_cache_stage_add(NULL, objs[2]), VC_EINVAL);
+	assert_int_equal(vc_cache_stage_count(st), 1);
+	vc_cache_stage_abort(st);
+	json_decref(bad);
+	assert_int_equal(vc_cache_count(c), 2);
+	assert_null(vc_cache_get(c, "ns/c"));
+
+	/* Staged: c added, b gone. The cache is readable and writable between stage and commit. */
+	assert_int_equal(vc_cache_stage_begin(c, &st), 0);
+	assert_int_equal(vc_cache_stage_add(st, objs[0]), 0);
+	assert_int_equal(vc_cache_stage_add(st, objs[2]), 0);
+	got = vc_cache_get(c, "ns/b");
+	assert_cached(got, objs[1]);
+	json_decref(got);
+	assert_int_equal(vc_cache_stage_commit(st, &ch), 0);
+	assert_int_equal(vc_cache_changes_count(ch), 2);
+	assert_int_equal(vc_cache_changes_get(ch, 2, &o, &nw), VC_EINVAL);
+	assert_null(o);
+	assert_null(nw);
+	assert_int_equal(vc_cache_changes_get(ch, 0, NULL, &nw), VC_EINVAL);
+	assert_int_equal(vc_cache_changes_get(NULL, 0, &o, &nw), VC_EINVAL);
+	/* Asked twice, a change gives the same objects (packed: fresh parses each time). */
+	assert_int_equal(vc_cache_changes_get(ch, 0, &o, &nw), 0);
+	assert_null(o);
+	assert_same_obj(nw, objs[2]);
+	json_decref(nw);
+	assert_int_equal(vc_cache_changes_get(ch, 0, &o, &nw), 0);
+	assert_same_obj(nw, objs[2]);
+	json_decref(nw);
+	/* After another write, new objects can no longer be read; a delete's old one still can. */
+	assert_int_equal(vc_cache_upsert(c, objs[1], NULL), 0);
+	assert_int_equal(vc_cache_changes_get(ch, 0, &o, &nw), VC_ECONFLICT);
+	assert_null(o);
+	assert_null(nw);
+	assert_int_equal(vc_cache_changes_get(ch, 1, &o, &nw), 0);
+	assert_same_obj(o, objs[1]);
+	assert_null(nw);
+	json_decref(o);
+	assert_int_equal(vc_cache_changes_drop_failed(ch), 0);
+	vc_cache_changes_free(ch);
+	assert_int_equal(vc_cache_count(c), 3);
+	json_decref(objs[0]);
+	json_decref(objs[1]);
+	json_decref(objs[2]);
+	vc_cache_free(c);
+}
+
+/*
+ * Packed: a change whose parse runs out of memory is marked failed; drop_failed takes its object
+ * (an add's or an update's) out of the cache again, so that the next relist reports it.
+ */
+static void test_stage_failed_changes_dropped(void **state)
+{
+	struct vc_cache *c = new_pod_cache();
+	struct vc_cache_changes *ch;
+	json_t *objs[3], *o, *nw;
+	char buf[64];
+
+	(void)state;
+	objs[0] = mkobj("ns", "a", "1", "j1", NULL);
+	objs[1] = mkobj("ns", "b", "1", "j1", NULL);
+	assert_int_equal(stage_all(c, objs, 2, NULL), 0);
+	json_decref(objs[0]);
+	json_decref(objs[1]);
+	objs[0] = mkobj("ns", "a", "2", "j2", NULL); /* an update */
+	objs[1] = mkobj("ns", "c", "1", "j1", NULL); /* an add */
+	objs[2] = mkobj("ns", "d", "1", "j1", NULL); /* an add; b is deleted */
+	assert_int_equal(stage_all(c, objs, 3, &ch), 0);
+	assert_int_equal(vc_cache_changes_count(ch), 4);
+	vc_alloc_fail_after(0);
+	assert_int_equal(vc_cache_changes_get(ch, 0, &o, &nw), VC_ENOMEM);
+	assert_int_equal(vc_cache_changes_get(ch, 1, &o, &nw), VC_ENOMEM);
+	assert_int_equal(vc_cache_changes_get(ch, 3, &o, &nw), VC_ENOMEM);
+	vc_alloc_fail_reset();
+	assert_null(o);
+	assert_null(nw);
+	/* A retry that succeeds clears the mark. */
+	assert_int_equal(vc_cache_changes_get(ch, 1, &o, &nw), 0);
+	assert_null(o);
+	assert_same_obj(nw, objs[1]);
+	json_decref(nw);
+	assert_int_equal(vc_cache_changes_drop_failed(ch), 1);
+	assert_string_equal(by_index(c, "job", "j1", buf, sizeof(buf)), "c,d");
+	assert_string_equal(by_index(c, "job", "j2", buf, sizeof(buf)), "");
+	assert_null(vc_cache_get(c, "ns/a"));
+	/* The dropped change reads as the removal it now is; the others as before. */
+	assert_int_equal(vc_cache_changes_get(ch, 0, &o, &nw), 0);
+	assert_string_equal(rv_of(o), "1");
+	assert_null(nw);
+	json_decref(o);
+	assert_int_equal(vc_cache_changes_get(ch, 2, &o, &nw), 0);
+	assert_same_obj(nw, objs[2]);
+	json_decref(nw);
+	vc_cache_changes_free(ch);
+	/* The next relist reports a again, as an add. */
+	assert_int_equal(stage_all(c, objs, 3, &ch), 0);
+	assert_int_equal(vc_cache_changes_count(ch), 1);
+	assert_int_equal(vc_cache_changes_get(ch, 0, &o, &nw), 0);
+	assert_null(o);
+	assert_same_obj(nw, objs[0]);
+	json_decref(nw);
+	vc_cache_changes_free(ch);
+	json_decref(objs[0]);
+	json_decref(objs[1]);
+	json_decref(objs[2]);
+	vc_cache_free(c);
+}
+
 static int packed_group(void **state)
 {
 	(void)state;
@@ -1487,6 +1773,8 @@ int main(void)
 		cmocka_unit_test(test_random_model),
 		cmocka_unit_test(test_concurrent_readers_and_writer),
 		cmocka_unit_test(test_has_version_and_keys),
+		cmocka_unit_test(test_stage_matches_replace),
+		cmocka_unit_test(test_stage_edge_cases),
 	};
 	/* The behavioural tests again on packed caches, then what only packed caches do. */
 	const struct CMUnitTest packed_tests[] = {
@@ -1505,6 +1793,9 @@ int main(void)
 		cmocka_unit_test(test_packed_big_object),
 		cmocka_unit_test(test_packed_ignores_mutation_check),
 		cmocka_unit_test(test_packed_memory),
+		cmocka_unit_test(test_stage_matches_replace),
+		cmocka_unit_test(test_stage_edge_cases),
+		cmocka_unit_test(test_stage_failed_changes_dropped),
 	};
 	int failed;
 

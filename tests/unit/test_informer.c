@@ -5,6 +5,7 @@
  */
 #include "vc_prelude.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <time.h>
@@ -1379,6 +1380,172 @@ static void test_packed_resync_out_of_memory(void **state)
 	pthread_mutex_destroy(&cap.lock);
 }
 
+/*
+ * A relist with a continue token that expires half-way, into a cache that already holds objects:
+ * what the first pages staged is dropped, the whole list compared with the cache.
+ */
+static void test_relist_continue_expired_compares_whole(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 a@1 b@2 c@3", 0, 0 },
+		{ 'W', "", VC_EGONE, 0 },
+		{ 'L', "rv=20 a@1 b@5 d@6 e@7 f@8", 0, 2 },
+	};
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), NULL);
+	char buf[256];
+
+	(void)state;
+	run_script(fx);
+	assert_string_equal(fx->rec.log, "add a@1\nadd b@2\nadd c@3\n"
+					 "update b@2 -> b@5\nadd d@6\nadd e@7\nadd f@8\n"
+					 "tombstone c@3\n");
+	cache_desc(fx->inf, buf, sizeof(buf));
+	assert_string_equal(buf, "a@1 b@5 d@6 e@7 f@8");
+	assert_rv(fx->inf, "20");
+	fixture_free(fx);
+}
+
+/* ---- memory held by a relist ----------------------------------------------------------------- */
+
+/*
+ * jansson's allocations, counted: live bytes and their peak (malloc_usable_size, so that strings
+ * jansson made may still be freed with free()). Installed for the whole binary, on top of
+ * vc_malloc so that failure injection still reaches jansson.
+ */
+static long json_live, json_peak;
+
+static void *counting_json_malloc(size_t size)
+{
+	void *p = vc_malloc(size);
+	long live, peak;
+
+	if (!p)
+		return NULL;
+	live = __atomic_add_fetch(&json_live, (long)malloc_usable_size(p), __ATOMIC_RELAXED);
+	peak = __atomic_load_n(&json_peak, __ATOMIC_RELAXED);
+	while (live > peak && !__atomic_compare_exchange_n(&json_peak, &peak, live, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return p;
+}
+
+static void counting_json_free(void *p)
+{
+	if (!p)
+		return;
+	__atomic_sub_fetch(&json_live, (long)malloc_usable_size(p), __ATOMIC_RELAXED);
+	vc_free(p);
+}
+
+enum {
+	MEM_PAGES = 20,
+	MEM_PAGE_SIZE = 25,
+	MEM_OBJS = MEM_PAGES * MEM_PAGE_SIZE
+};
+
+/* The most jansson bytes held at once, beyond what was held before, by one list of spec. */
+static long relist_peak(const char *spec, unsigned flags, struct vc_informer_stats *st)
+{
+	const struct step steps[] = { { 'L', spec, 0, 0 } };
+	struct vc_informer_opts o = { .cache_flags = flags,
+				      .page_size = MEM_PAGE_SIZE,
+				      .transform = vc_informer_strip_managed_fields };
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+	long base;
+
+	base = __atomic_load_n(&json_live, __ATOMIC_RELAXED);
+	__atomic_store_n(&json_peak, base, __ATOMIC_RELAXED);
+	run_script(fx);
+	vc_informer_get_stats(fx->inf, st);
+	assert_int_equal(vc_cache_count(vc_informer_cache(fx->inf)), MEM_OBJS);
+	base = __atomic_load_n(&json_peak, __ATOMIC_RELAXED) - base;
+	fixture_free(fx);
+	return base;
+}
+
+/*
+ * A paged list of MEM_PAGES pages into a packed cache holds about one page of parsed objects at
+ * a time (the page, its transformed objects one by one, then one change per handler call),
+ * where an unpacked cache - and a packed one before staged relists - holds all of them before
+ * the cache takes them.
+ */
+static void test_packed_relist_holds_one_page(void **state)
+{
+	static char spec[MEM_OBJS * 16 + 16];
+	struct vc_informer_stats st;
+	long all, paged, page;
+	size_t at;
+	int i;
+
+	(void)state;
+	at = (size_t)snprintf(spec, sizeof(spec), "rv=10");
+	for (i = 0; i < MEM_OBJS; i++)
+		at += (size_t)snprintf(spec + at, sizeof(spec) - at, " ns/pod-%d@%d", i, i + 1);
+	all = relist_peak(spec, 0, &st);
+	assert_int_equal(st.lists, 1);
+	paged = relist_peak(spec, VC_CACHE_PACKED, &st);
+	assert_int_equal(st.lists, 1);
+	/* The unpacked peak is every object plus one page: about MEM_PAGES + 1 pages. */
+	page = all / (MEM_PAGES + 1);
+	print_message("relist of %d objects in %d pages: parsed bytes held at most: unpacked %ld, "
+		      "packed %ld (a page is about %ld)\n",
+		      MEM_OBJS, MEM_PAGES, all, paged, page);
+	assert_true(paged < 3 * page);
+	assert_true(all > 6 * paged);
+}
+
+/* A handler that makes every allocation fail from its first on_add on. */
+static void fail_from_now(void *ctx, json_t *obj)
+{
+	int *armed = ctx;
+
+	(void)obj;
+	if (!*armed)
+		vc_alloc_fail_after(0);
+	*armed = 1;
+}
+
+/* The backoff after the failed relist: allocations work again. */
+static void sleep_and_heal(void *ctx, int64_t ns)
+{
+	vc_alloc_fail_reset();
+	fake_sleep(ctx, ns);
+}
+
+/*
+ * Packed: a relist whose changes cannot be parsed for the handlers (out of memory) delivers what
+ * it can, takes the objects it could not deliver out of the cache again and fails; the next
+ * relist reports them, and nothing is missed or repeated.
+ */
+static void test_packed_relist_undelivered_changes_come_again(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 a@1 b@2 c@3", 0, 0 },
+		{ 'L', "rv=11 a@1 b@2 c@3", 0, 0 },
+	};
+	struct vc_informer_opts o = { .cache_flags = VC_CACHE_PACKED, .sleep = sleep_and_heal };
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+	int armed = 0;
+	struct vc_informer_handler h = { .on_add = fail_from_now, .ctx = &armed };
+	struct vc_informer_stats st;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(vc_informer_add_handler(fx->inf, &h), 0);
+	run_script(fx);
+	assert_string_equal(fx->rec.log, "add a@1\nadd b@2\nadd c@3\n");
+	assert_true(logged("msg=\"informer cannot parse listed changes for its handlers\" "
+			   "resource=pods failed=2 retried=2 lost_tombstones=0"));
+	vc_informer_get_stats(fx->inf, &st);
+	assert_int_equal(st.lists, 1);
+	assert_int_equal(st.list_errors, 1);
+	assert_int_equal(fx->fake.nsleeps, 1);
+	cache_desc(fx->inf, buf, sizeof(buf));
+	assert_string_equal(buf, "a@1 b@2 c@3");
+	assert_rv(fx->inf, "11");
+	fixture_free(fx);
+}
+
 static int packed_group(void **state)
 {
 	(void)state;
@@ -1410,6 +1577,8 @@ int main(void)
 		cmocka_unit_test_setup(test_strip_managed_fields_copies, clear_log),
 		cmocka_unit_test_setup(test_transform_failure_relists_after_backoff, clear_log),
 		cmocka_unit_test_setup(test_last_rv_buffer, clear_log),
+		cmocka_unit_test_setup(test_relist_continue_expired_compares_whole, clear_log),
+		cmocka_unit_test_setup(test_packed_relist_holds_one_page, clear_log),
 	};
 
 	/* The scripts again, on packed caches: the same handler calls, contents instead of
@@ -1425,10 +1594,18 @@ int main(void)
 		cmocka_unit_test_setup(test_transform_strips_managed_fields, clear_log),
 		cmocka_unit_test_setup(test_packed_cache_handlers, clear_log),
 		cmocka_unit_test_setup(test_packed_resync_out_of_memory, clear_log),
+		cmocka_unit_test_setup(test_repeated_expiry_backs_off, clear_log),
+		cmocka_unit_test_setup(test_other_error_event_relists_after_backoff, clear_log),
+		cmocka_unit_test_setup(test_list_continue_expired_relists_whole, clear_log),
+		cmocka_unit_test_setup(test_relist_continue_expired_compares_whole, clear_log),
+		cmocka_unit_test_setup(test_transform_failure_relists_after_backoff, clear_log),
+		cmocka_unit_test_setup(test_stop_before_sync_ends_waits, clear_log),
+		cmocka_unit_test_setup(test_packed_relist_undelivered_changes_come_again,
+				       clear_log),
 	};
 	int failed;
 
-	vc_alloc_install_json();
+	json_set_alloc_funcs(counting_json_malloc, counting_json_free);
 	vc_log_set_verbosity(1);
 	vc_log_set_sink(capture_log, NULL);
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
