@@ -19,7 +19,7 @@
 #            --kube-api-burst 2000 (its defaults are 50 and 100)
 #   caldera  build/vc-controller, scheduler only, Volcano's default configuration, pods with
 #            schedulerName volcano in PodGroups of G (minMember G, queue default, created first),
-#            --kube-api-qps 2000 --kube-api-burst 2000
+#            --kube-api-qps 2000 --kube-api-burst 2000, plus BENCH_VC_ARGS (e.g. "--bind-workers 32")
 #
 # The report gives pods/s, the ratio to raw, the time from the binder's start to its first
 # bind, and the binder's peak RSS. With --runs R each variant is measured R times (medians).
@@ -185,7 +185,7 @@ caldera() {
 		--leader-elect=false --controllers=-job-controller,-pg-controller,-gc-controller \
 		--enable-scheduler=true --scheduler-name volcano --scheduler-conf "$1/scheduler.conf" \
 		--schedule-period 1s --enable-healthz=true --healthz-address "127.0.0.1:$(free_port)" \
-		--listen-address "127.0.0.1:$(free_port)"
+		--listen-address "127.0.0.1:$(free_port)" ${BENCH_VC_ARGS:-}
 }
 
 # --- throughput ----------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ static const struct vc_flag flags[] = {
 	  "empty: Volcano's default"),
 	F("schedule-period", VC_FLAG_DURATION, "1s", schedule_period,
 	  "the time between scheduling cycles"),
-	F("bind-workers", VC_FLAG_INT, "16", bind_workers,
+	F("bind-workers", VC_FLAG_INT, "32", bind_workers,
 	  "the number of threads binding pods to nodes"),
 	F("pod-condition-qps", VC_FLAG_DOUBLE, "20", pod_condition_qps,
 	  "the rate of the scheduler's PodScheduled=False pod condition writes (each with its "

@@ -27,7 +27,7 @@ void sched_runtime_config_defaults(struct sched_runtime_config *cfg)
 	cfg->scheduler_names[0] = "volcano";
 	cfg->nscheduler_names = 1;
 	cfg->period_ns = NS_PER_SEC;
-	cfg->bind_workers = 16;
+	cfg->bind_workers = 32;
 	cfg->default_queue = "default";
 	cfg->debounce_ns = 20 * INT64_C(1000000);
 	cfg->pod_condition_qps = 20;

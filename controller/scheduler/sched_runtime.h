@@ -31,7 +31,7 @@ struct sched_runtime_config {
 	size_t nscheduler_names;
 	const char *conf_path;	   /* --scheduler-conf; NULL or "" = the built-in default */
 	int64_t period_ns;	   /* --schedule-period (1 s) */
-	int bind_workers;	   /* --bind-workers (16) */
+	int bind_workers;	   /* --bind-workers (32) */
 	const char *default_queue; /* --default-queue ("default") */
 	uint64_t seed;		   /* --seed for node-score ties (0 = from the clock) */
 	const char *node_selectors[SCHED_MAX_NAMES]; /* --node-selector key:value */
