@@ -281,8 +281,8 @@ void srt_event(struct sched_runtime *s, const json_t *obj, const char *type, con
 #define SRT_UNSEEN_TTL_NS     (30 * INT64_C(1000000000)) /* a successful write not yet seen */
 #define SRT_CONFLICT_KICK_NS  (100 * INT64_C(1000000000) / 1000)
 /* A rewrite that changes only a message: at most once this often per pod / per PodGroup. */
-#define SRT_POD_MESSAGE_NS (30 * INT64_C(1000000000))
-#define SRT_PG_MESSAGE_NS  (10 * INT64_C(1000000000))
+#define SRT_POD_MESSAGE_NS (10 * INT64_C(1000000000))
+#define SRT_PG_MESSAGE_NS  (3 * INT64_C(1000000000))
 
 /*
  * The informer handlers that ask for an early cycle (sched_runtime_kick) when an event may let

@@ -200,6 +200,16 @@ static void view_unref(struct srt_view *v)
  * srt_intern_sweep drops entries nothing else holds. NULL for NULL or on VC_ENOMEM.
  * Under views_mu.
  */
+/* Free what json_dumps returned: jansson's allocator, which need not be free(). */
+static void free_dumped(char *p)
+{
+	json_malloc_t jmalloc;
+	json_free_t jfree;
+
+	json_get_alloc_funcs(&jmalloc, &jfree);
+	jfree(p);
+}
+
 static json_t *intern(struct sched_runtime *s, json_t *v)
 {
 	json_t *hit;
@@ -214,12 +224,12 @@ static json_t *intern(struct sched_runtime *s, json_t *v)
 	if (!hit) {
 		if (srt_map_put(&s->intern, k, json_incref(v)) < 0) {
 			json_decref(v);
-			free(k);
+			free_dumped(k);
 			return NULL;
 		}
 		hit = v;
 	}
-	free(k);
+	free_dumped(k);
 	return json_incref(hit);
 }
 

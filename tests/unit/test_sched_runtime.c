@@ -1657,6 +1657,32 @@ static void test_pod_views(void **state)
 	assert_int_equal(rt->pod_views.count, 3);
 }
 
+/* Out of memory while making a view: no view (the old one is dropped too), nothing leaks. */
+static void test_pod_view_alloc_failures(void **state)
+{
+	json_t *p;
+	long n;
+	int rc;
+
+	(void)state;
+	new_runtime();
+	put(ctx.pods, pod_obj("p", "volcano", "pg", NULL, "Pending", "1"));
+	assert_non_null(pod_view("ns/p"));
+	for (n = 0;; n++) {
+		p = pod_obj("p", "volcano", "pg", "n1", "Running", "1");
+		vc_alloc_fail_after(n);
+		rc = srt_pod_view_put(rt, p);
+		vc_alloc_fail_reset();
+		json_decref(p);
+		if (rc == 0)
+			break;
+		assert_int_equal(rc, VC_ENOMEM);
+		assert_null(pod_view("ns/p"));
+	}
+	assert_true(n > 3);
+	assert_string_equal(pod_view("ns/p")->v.pod.node_name, "n1");
+}
+
 /* Shared copies nothing uses any more are dropped: the table does not grow with churn. */
 static void test_pod_views_intern_sweep(void **state)
 {
@@ -2172,7 +2198,7 @@ static void test_pod_condition_message_paced(void **state)
 	assert_int_equal(fk.n, 0);
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.paced_writes, 2);
-	/* ... until 30 s after the last write, with the message of that cycle. */
+	/* ... until SRT_POD_MESSAGE_NS after the last write, with the message of that cycle. */
 	advance(SRT_POD_MESSAGE_NS - 5 * SEC - 1);
 	cycle();
 	assert_int_equal(fk.n, 0);
@@ -2273,7 +2299,7 @@ static void test_podgroup_message_coalesced(void **state)
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.paced_writes, 3);
 
-	/* 10 s after the last write: the latest message, once. */
+	/* SRT_PG_MESSAGE_NS after the last write: the latest message, once. */
 	advance(1);
 	cycle();
 	cycle();
@@ -2434,6 +2460,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_views_intern_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_view_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
