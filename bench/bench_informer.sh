@@ -13,7 +13,8 @@
 #   informer  build/bench/bench_informer: time from start to has_synced and VmRSS growth per
 #             cached pod, pages of 500: with client-go's default client-side limit (5 qps,
 #             burst 10); without it (--qps 0); and without it caching compact copies without
-#             metadata.managedFields (--strip-managed-fields)
+#             metadata.managedFields (--strip-managed-fields); and that, kept serialized
+#             (--packed, VC_CACHE_PACKED: vc-controller's pod cache)
 # and prints the median of each. --keep leaves the cluster running (stop it with
 # cluster/down.sh build/bench/informer/cluster). BENCH_LIB (default build/libcaldera.a, made by
 # `make build`) is the library the bench program links.
@@ -101,7 +102,7 @@ time_of() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
 
-kubectl_s=() curl_s=() def=() fast=() strip=()
+kubectl_s=() curl_s=() def=() fast=() strip=() packed=()
 # kube-apiserver pretty-prints JSON for a User-Agent starting with "curl": ask as a program.
 CURL=(curl -fsS -A caldera-bench --cacert "$CLUSTER/pki/ca.crt" -H "Authorization: Bearer $TOKEN")
 size=$("${CURL[@]}" "https://127.0.0.1:$PORT/api/v1/namespaces/bench/pods" | wc -c)
@@ -112,16 +113,19 @@ for ((r = 1; r <= RUNS; r++)); do
 	fast+=("$("$BIN" --kubeconfig "$KUBECONFIG" --namespace bench --expect "$PODS" --qps 0)")
 	strip+=("$("$BIN" --kubeconfig "$KUBECONFIG" --namespace bench --expect "$PODS" --qps 0 \
 		--strip-managed-fields)")
+	packed+=("$("$BIN" --kubeconfig "$KUBECONFIG" --namespace bench --expect "$PODS" --qps 0 \
+		--strip-managed-fields --packed)")
 done
 echo "runs: $RUNS, medians; the pod list is $size bytes of JSON ($((size / PODS)) per pod)"
 printf 'kubectl get pods -o json (pages of 500)        %6.3f s\n' "$(printf '%s\n' "${kubectl_s[@]}" | median)"
 printf 'curl, one unpaged GET                          %6.3f s\n' "$(printf '%s\n' "${curl_s[@]}" | median)"
-for set in def fast strip; do
+for set in def fast strip packed; do
 	declare -n runs=$set
 	case $set in
 	def) label="informer, 5 qps / burst 10 (client-go default)" ;;
 	fast) label="informer, no client-side limit" ;;
 	strip) label="informer, no limit, managedFields stripped" ;;
+	packed) label="informer, stripped and packed" ;;
 	esac
 	printf '%-46s %6.3f s to has_synced (list alone %.3f s), RSS +%s KiB = %s B/pod (JSON %s B/pod)\n' \
 		"$label" \

@@ -161,29 +161,12 @@ sim_nodes() {
 		sleep 0.5
 	done
 }
-# conf FILE: Volcano's built-in default scheduler configuration.
-default_conf() {
-	cat >"$1" <<-EOT
-		actions: "enqueue, allocate, backfill"
-		tiers:
-		- plugins:
-		  - name: priority
-		  - name: gang
-		  - name: conformance
-		- plugins:
-		  - name: overcommit
-		  - name: drf
-		  - name: predicates
-		  - name: proportion
-		  - name: nodeorder
-	EOT
-}
 # caldera DIR LOG: start vc-controller, scheduler only; sets LAST_PID.
 caldera() {
-	default_conf "$1/scheduler.conf"
+	# No --scheduler-conf: the built-in default is Volcano's (test_sched_conf checks it).
 	start "$2" "$CTRL" --kubeconfig "$KUBECONFIG" --kube-api-qps 2000 --kube-api-burst 2000 \
 		--leader-elect=false --controllers=-job-controller,-pg-controller,-gc-controller \
-		--enable-scheduler=true --scheduler-name volcano --scheduler-conf "$1/scheduler.conf" \
+		--enable-scheduler=true --scheduler-name volcano \
 		--schedule-period 1s --enable-healthz=true --healthz-address "127.0.0.1:$(free_port)" \
 		--listen-address "127.0.0.1:$(free_port)" ${BENCH_VC_ARGS:-}
 }

@@ -117,104 +117,38 @@ free_port() {
 CONF_DIR= # scheduler configurations
 CUR_CTRL= # daemon name of the running vc-controller
 HEALTHZ_PORT=
-# conf NAME: the configuration file of that name (Volcano's scheduler configuration YAML).
+# conf NAME: the configuration file of that name (Volcano's scheduler configuration YAML): Volcano's
+# built-in default tiers with the variant's actions, arguments and extra node-order plugin.
 conf() {
-	local f=$CONF_DIR/$1.yaml
+	local f=$CONF_DIR/$1.yaml actions="enqueue, allocate, backfill" off="" extra=""
 	case $1 in
-	default) # Volcano's built-in default
-		cat >"$f" <<-EOT
-			actions: "enqueue, allocate, backfill"
-			tiers:
-			- plugins:
-			  - name: priority
-			  - name: gang
-			  - name: conformance
-			- plugins:
-			  - name: overcommit
-			  - name: drf
-			  - name: predicates
-			  - name: proportion
-			  - name: nodeorder
-		EOT
-		;;
-	reclaim)
-		cat >"$f" <<-EOT
-			actions: "enqueue, allocate, backfill, reclaim"
-			tiers:
-			- plugins:
-			  - name: priority
-			  - name: gang
-			  - name: conformance
-			- plugins:
-			  - name: overcommit
-			  - name: drf
-			  - name: predicates
-			  - name: proportion
-			  - name: nodeorder
-		EOT
-		;;
+	default) ;; # Volcano's built-in default
+	reclaim) actions="$actions, reclaim" ;;
 	preempt) # the Helm chart's tiers: gang and drf leave victims to priority
-		cat >"$f" <<-EOT
-			actions: "enqueue, allocate, backfill, preempt"
-			tiers:
-			- plugins:
-			  - name: priority
-			  - name: gang
-			    enablePreemptable: false
-			  - name: conformance
-			- plugins:
-			  - name: overcommit
-			  - name: drf
-			    enablePreemptable: false
-			  - name: predicates
-			  - name: proportion
-			  - name: nodeorder
-		EOT
-		;;
+		actions="$actions, preempt"
+		off="    enablePreemptable: false" ;;
 	binpack)
-		cat >"$f" <<-EOT
-			actions: "enqueue, allocate, backfill"
-			tiers:
-			- plugins:
-			  - name: priority
-			  - name: gang
-			  - name: conformance
-			- plugins:
-			  - name: overcommit
-			  - name: drf
-			  - name: predicates
-			  - name: proportion
-			  - name: nodeorder
-			  - name: binpack
-			    arguments:
-			      binpack.weight: 10
-			      binpack.cpu: 1
-			      binpack.memory: 1
-			      binpack.resources: nvidia.com/gpu
-			      binpack.resources.nvidia.com/gpu: 5
-		EOT
-		;;
+		extra="  - name: binpack
+    arguments:
+      binpack.weight: 10
+      binpack.cpu: 1
+      binpack.memory: 1
+      binpack.resources: nvidia.com/gpu
+      binpack.resources.nvidia.com/gpu: 5" ;;
 	topology)
-		cat >"$f" <<-EOT
-			actions: "enqueue, allocate, backfill"
-			tiers:
-			- plugins:
-			  - name: priority
-			  - name: gang
-			  - name: conformance
-			- plugins:
-			  - name: overcommit
-			  - name: drf
-			  - name: predicates
-			  - name: proportion
-			  - name: nodeorder
-			  - name: task-topology
-			    arguments:
-			      task-topology.weight: 10
-		EOT
-		;;
+		extra="  - name: task-topology
+    arguments:
+      task-topology.weight: 10" ;;
 	*) fail "conf: no configuration '$1'" ;;
 	esac
+	{
+		printf 'actions: "%s"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n' "$actions"
+		[ -z "$off" ] || echo "$off"
+		printf '  - name: conformance\n- plugins:\n  - name: overcommit\n  - name: drf\n'
+		[ -z "$off" ] || echo "$off"
+		printf '  - name: predicates\n  - name: proportion\n  - name: nodeorder\n'
+		[ -z "$extra" ] || echo "$extra"
+	} >"$f"
 	echo "$f"
 }
 healthy() { curl -fsS --max-time 2 "http://127.0.0.1:$HEALTHZ_PORT/healthz"; }
