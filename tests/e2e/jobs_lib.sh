@@ -47,14 +47,6 @@ diag() {
 		tail -n 30 "$E2E_DIR/daemons/$CTRL_NAME.log"
 	fi
 }
-eval "$(declare -f fail | sed '1s/^fail/_lib_fail/')"
-fail() {
-	if [ -z "${_IN_DIAG:-}" ]; then
-		_IN_DIAG=1
-		diag >&2 || true
-	fi
-	_lib_fail "$@"
-}
 
 # check WHAT CMD...: CMD must succeed.
 check() {
@@ -70,18 +62,6 @@ eq() {
 
 # --- the stack ------------------------------------------------------------------------------------
 
-in_use() { [ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
-free_port() {
-	local p
-	for _ in $(seq 1 200); do
-		p=$((10000 + (RANDOM * 32768 + RANDOM) % 22000))
-		in_use "$p" || {
-			echo "$p"
-			return 0
-		}
-	done
-	fail "found no free port"
-}
 
 webhook_start() {
 	local certs=$E2E_DIR/certs started='' port hport

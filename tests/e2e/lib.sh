@@ -31,11 +31,31 @@ pass() { printf 'ok   %s  [%ss]\n' "$*" $((SECONDS - E2E_T0)); }
 skip() { printf '\n*** SKIP: %s ***\n\n' "$*"; }
 # fail MESSAGE [DETAIL]: report and exit 1; DETAIL (e.g. a command's output) is printed as is.
 E2E_FAILED= # the first failure's message
+# A test that defines diag() has it print the state worth seeing, once, before the first FAIL
+# (in a subshell: a failure inside diag cannot cut the report short).
 fail() {
+	if [ -z "$E2E_FAILED" ] && declare -F diag >/dev/null; then
+		E2E_FAILED=$1
+		(diag) >&2 || true
+	fi
 	[ -n "$E2E_FAILED" ] || E2E_FAILED=$1
 	printf 'FAIL %s\n' "$1" >&2
 	[ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/     | /' >&2
 	exit 1
+}
+
+# free_port: a TCP port nothing listens on now (for a daemon of the test, on 127.0.0.1).
+in_use() { [ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
+free_port() {
+	local p
+	for _ in $(seq 1 200); do
+		p=$((10000 + (RANDOM * 32768 + RANDOM) % 22000))
+		in_use "$p" || {
+			echo "$p"
+			return 0
+		}
+	done
+	fail "found no free port"
 }
 
 # e2e_dir: make this test's scratch folder and install the exit handler, once.

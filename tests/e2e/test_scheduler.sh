@@ -52,14 +52,6 @@ diag() {
 	printf '\n===== last events in %s\n' "$CUR_NS"
 	kube get events -n "$CUR_NS" --sort-by=.lastTimestamp 2>&1 | tail -n 25
 }
-eval "$(declare -f fail | sed '1s/^fail/_lib_fail/')"
-fail() {
-	if [ -z "${_IN_DIAG:-}" ]; then
-		_IN_DIAG=1
-		diag >&2 || true
-	fi
-	_lib_fail "$@"
-}
 
 # --- cluster, nodes, scheduler -------------------------------------------------------------------
 
@@ -104,14 +96,6 @@ nodes() {
 	start_daemon "$CUR_SIM" "$SIM" --kubeconfig "$KUBECONFIG" --node-prefix "$prefix" \
 		--nodes "$count:$res" --fast-delete --delete-nodes-on-exit --heartbeat-period 5s "$@"
 	wait_for "$count Ready nodes $prefix-*" 30 nodes_ready "$prefix" "$count"
-}
-
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 10000))
-		[ -n "$(ss -Htln "sport = :$p" 2>/dev/null)" ] || { echo "$p"; return; }
-	done
 }
 
 CONF_DIR= # scheduler configurations

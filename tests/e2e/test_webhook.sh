@@ -42,18 +42,6 @@ pass "Volcano's CRDs established"
 
 # --- the daemon --------------------------------------------------------------------------------
 
-in_use() { ss -Htln 2>/dev/null | awk '{ print $4 }' | grep -q ":$1\$"; }
-free_port() {
-	local p
-	for _ in $(seq 1 200); do
-		p=$((10000 + (RANDOM * 32768 + RANDOM) % 22000))
-		in_use "$p" || {
-			echo "$p"
-			return 0
-		}
-	done
-	fail "found no free port"
-}
 healthy() { [ "$(curl -sS --cacert "$CERTS/ca.crt" "https://127.0.0.1:$1/healthz" 2>/dev/null)" = ok ]; }
 registered() {
 	kube get validatingwebhookconfiguration volcano-admission-service-jobs-validate \
