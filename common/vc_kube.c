@@ -3,9 +3,15 @@
  *
  * Connection reuse: each calling thread gets its own CURL easy handle (a pthread key; the handle
  * is freed when the thread exits or with the client), and all of them share one CURLSH for the
- * connection cache, DNS and TLS sessions, so N sequential requests from a thread cost one TCP
- * and TLS handshake and threads pick up each other's idle connections. A thread that calls the
- * client from inside a watch callback gets a temporary handle, since its own is busy.
+ * connection cache and DNS, so N sequential requests from a thread cost one TCP and TLS
+ * handshake and threads pick up each other's idle connections. A thread that calls the client
+ * from inside a watch callback gets a temporary handle, since its own is busy.
+ *
+ * TLS sessions are not shared between threads (each easy handle resumes its own): libcurl up to
+ * 8.10 hands one OpenSSL SSL_SESSION to handshakes on several threads at once, and OpenSSL
+ * changes the object during a handshake (curl PR #14751). Under load, with connections opened
+ * on many threads, that corrupted vc-controller's heap; test_kube's
+ * test_tls_threads_reconnect shows the race under `make tsan`.
  *
  * HTTP/1.1 is forced: sharing HTTP/2 connections between easy handles driven from different
  * threads is not something libcurl supports well, and one connection per concurrent request is
@@ -511,7 +517,13 @@ static struct rest_handle *handle_new(struct rest *r, int *rc, struct vc_error *
 	SETOPT(h->easy, CURLOPT_USERAGENT, cfg->user_agent ? cfg->user_agent : "caldera");
 	SETOPT(h->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	SETOPT(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	SETOPT(h->easy, CURLOPT_MAXCONNECTS, 64L);
+	/*
+	 * The shared cache counts connections in use too: below the process's concurrency
+	 * (vc-controller: up to 64 job pool threads, 32 binders, status writers, watches) every
+	 * finished request closed an idle connection and the next one paid a TLS handshake on
+	 * both ends (14,000 handshakes in a 10,000-pod run at 64).
+	 */
+	SETOPT(h->easy, CURLOPT_MAXCONNECTS, 256L);
 	SETOPT(h->easy, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
 	/* A dead peer is noticed by keep-alive probes, also on a silent watch. */
 	SETOPT(h->easy, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -1509,8 +1521,7 @@ int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct v
 		sc = curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
 	if (!sc)
 		sc = curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-	if (!sc)
-		sc = curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	/* Not CURL_LOCK_DATA_SSL_SESSION: see the comment at the top of this file. */
 	if (sc) {
 		rc = vc_error_set(err, sc == CURLSHE_NOMEM ? VC_ENOMEM : VC_EIO,
 				  "cannot set up libcurl's share: %s", curl_share_strerror(sc));

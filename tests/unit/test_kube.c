@@ -442,6 +442,9 @@ static void *conn_main(void *arg)
 				ok = ok && c_printf(c, "0\r\n\r\n") == 0;
 			}
 			free(rs.body);
+			if (ok && rs.after == CLOSE && c->ssl)
+				(void)SSL_shutdown(
+					c->ssl); /* close_notify: the session stays resumable */
 			if (!ok || rs.after == CLOSE)
 				goto out;
 		}
@@ -551,6 +554,11 @@ static void mock_start(struct mock *m, bool tls, mock_fn *fn, void *ctx)
 		assert_int_equal(SSL_CTX_use_PrivateKey(m->tls, pki.server_key), 1);
 		/* Ask for a client certificate, take any (the test reads its CN). */
 		SSL_CTX_set_verify(m->tls, SSL_VERIFY_PEER, verify_any);
+		/* Resuming a session of a verified peer needs a context id (else: internal error).
+		 */
+		assert_int_equal(SSL_CTX_set_session_id_context(
+					 m->tls, (const unsigned char *)"test_kube", 9),
+				 1);
 	}
 	snprintf(m->url, sizeof(m->url), "%s://127.0.0.1:%d", tls ? "https" : "http", m->port);
 	assert_int_equal(pthread_create(&m->acceptor, NULL, accept_main, m), 0);
@@ -1372,6 +1380,7 @@ static void test_rate_limit(void **state)
 struct worker {
 	struct vc_kube *c;
 	int ok;
+	char first_error[VC_ERROR_TEXT_LEN];
 };
 
 static void *worker_main(void *arg)
@@ -1385,6 +1394,8 @@ static void *worker_main(void *arg)
 		if (vc_kube_get(w->c, &vc_gvr_pods, "a", "p", NULL, &out, &err) == 0 &&
 		    vc_str_eq(vc_json_get_str(out, "method"), "GET"))
 			w->ok++;
+		else if (!w->first_error[0])
+			snprintf(w->first_error, sizeof(w->first_error), "%s", err.text);
 		json_decref(out);
 	}
 	return NULL;
@@ -1403,7 +1414,7 @@ static void test_threads(void **state)
 	mock_start(&m, false, echo, NULL);
 	c = client_for(&m, NULL);
 	for (i = 0; i < 4; i++) {
-		w[i] = (struct worker){ c, 0 };
+		w[i] = (struct worker){ c, 0, "" };
 		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
 	}
 	for (i = 0; i < 4; i++) {
@@ -1416,6 +1427,46 @@ static void test_threads(void **state)
 	/* The threads are gone and their handles with them; this thread makes a new one. */
 	assert_int_equal(vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, &err), 0);
 	assert_true(m.nconns <= 4);
+	vc_kube_free(c);
+	mock_stop(&m);
+}
+
+/* Echo, then close the connection: every request needs a new one. */
+static void echo_close(struct mock *m, const struct mreq *rq, struct mresp *rs)
+{
+	echo(m, rq, rs);
+	rs->after = CLOSE;
+}
+
+/*
+ * Many threads opening TLS connections at once, each resuming sessions the others' handshakes
+ * left: libcurl 7.88 shares SSL_SESSION objects between threads unsafely (curl PR #14751), which
+ * corrupted vc-controller's heap under load. The client must not share TLS sessions; under
+ * `make tsan` this test reports the race if it does.
+ */
+static void test_tls_threads_reconnect(void **state)
+{
+	struct worker w[8];
+	pthread_t t[8];
+	struct vc_kube *c;
+	struct mock m;
+	int i;
+
+	(void)state;
+	mock_start(&m, true, echo_close, NULL);
+	c = client_for(&m, NULL);
+	for (i = 0; i < 8; i++) {
+		w[i] = (struct worker){ c, 0, "" };
+		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < 8; i++)
+		if (w[i].ok != 25)
+			fail_msg("thread %d: %d of 25 requests answered; first error: %s", i,
+				 w[i].ok, w[i].first_error);
+	assert_int_equal(mock_nreqs(&m), 200);
+	assert_int_equal(m.nconns, 200);
 	vc_kube_free(c);
 	mock_stop(&m);
 }
@@ -1956,6 +2007,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tls_threads_reconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_token_rotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
