@@ -15,6 +15,8 @@
 #   BENCH_WORKERS=N: vc-controller syncs N jobs at a time (--worker-threads; default 3, Volcano's).
 #   kube-controller-manager v1.20 always runs 5 Job workers (ConcurrentJobSyncs has no flag).
 #   BENCH_VC_ARGS="...": more vc-controller flags (e.g. --schedule-period 5s).
+#   BENCH_ONLY=vc: skip kube-controller-manager's run (no ratio then; for profiling).
+#   BENCH_PERF=FILE: record vc-controller with `perf record -g` into FILE during its run.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${1:-1000}
@@ -95,13 +97,25 @@ d = sorted(((v - a.get(k, 0), k) for k, v in b.items() if v - a.get(k, 0) >= 10)
 print("  ".join("%s %s %d" % (k[0], k[1], n) for n, k in d))
 PY
 }
+# The controller of namespace NS exited before its pods were made: keep its log (and a core
+# file, if the system wrote one into the scratch directory) for a post-mortem.
+died() {
+	local keep
+	keep=$(mktemp -d "${TMPDIR:-/tmp}/bench_controller.died.XXXXXX")
+	cp "$scratch"/*.log "$keep"/ 2>/dev/null || true
+	mv "$scratch"/core* "$keep"/ 2>/dev/null || true
+	echo "bench: the controller of namespace $1 died; its log is in $keep" >&2
+	exit 1
+}
 time_until_all() { # NS -> "seconds cpu"
 	local t0 n
 	t0=$(now)
+	: >"$scratch/timeline.$1"
 	while :; do
 		n=$(count_pods "$1")
+		echo "$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') $n" >>"$scratch/timeline.$1"
 		[ "$n" -ge "$TOTAL" ] && break
-		kill -0 "$pid" 2>/dev/null || { echo "bench: the controller died" >&2; exit 1; }
+		kill -0 "$pid" 2>/dev/null || died "$1"
 		sleep 0.2
 	done
 	echo "$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') $(cpu_seconds "$pid")"
@@ -133,6 +147,8 @@ PY
 }
 
 # --- kube-controller-manager's Job controller -----------------------------------------------
+kcm_s=0 kcm_cpu=0 a0=0 a1=0 e0=0 e1=0
+if [ "${BENCH_ONLY:-}" != vc ]; then
 fresh_cluster
 k create namespace kcm >/dev/null
 gen batch kcm >"$scratch/batch.json"
@@ -147,6 +163,7 @@ read -r kcm_s kcm_cpu < <(time_until_all kcm)
 read -r a1 e1 < <(server_cpu)
 requests "$scratch/req1"
 stop
+fi
 
 # --- vc-controller -------------------------------------------------------------------------
 fresh_cluster
@@ -166,12 +183,17 @@ spec: {weight: 1, reclaimable: true}
 Q
 gen volcano vc >"$scratch/vc.json"
 k create -f "$scratch/vc.json" >/dev/null
-"$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps "$QPS" \
+ulimit -c unlimited 2>/dev/null || true
+(cd "$scratch" && exec "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps "$QPS" \
 	--kube-api-burst "$QPS" --scheduler-conf "$scratch/enqueue.conf" \
 	--controllers=-gc-controller,-pg-controller ${BENCH_WORKERS:+--worker-threads "$BENCH_WORKERS"} \
-	${BENCH_VC_ARGS:-} \
-	>"$scratch/vc.log" 2>&1 &
+	${BENCH_VC_ARGS:-}) >"$scratch/vc.log" 2>&1 &
 pid=$!
+perf_pid=
+if [ -n "${BENCH_PERF:-}" ]; then
+	perf record -g -o "$BENCH_PERF" -p "$pid" >/dev/null 2>&1 &
+	perf_pid=$!
+fi
 read -r a2 e2 < <(server_cpu)
 requests "$scratch/req2"
 read -r vc_s vc_cpu < <(time_until_all vc)
@@ -179,6 +201,10 @@ read -r a3 e3 < <(server_cpu)
 requests "$scratch/req3"
 sleep 3 # let the informers take in the last pods and their updates
 rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+if [ -n "$perf_pid" ]; then
+	kill -INT "$perf_pid" 2>/dev/null || true
+	wait "$perf_pid" 2>/dev/null || true
+fi
 stop
 
 awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s" \
@@ -190,10 +216,22 @@ awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s"
 	printf "machine: %s, %d CPUs; load average at the end %s\n", cpu, n, load
 	printf "workload: %d jobs x %d pods = %d pods, client qps/burst %d, job workers %s%s\n", jobs, per, total, qps, workers, extra
 	printf "                                  time     pods/s   CPU s  (apiserver, etcd CPU s)\n"
-	printf "kube-controller-manager (job): %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", ks, total / ks, kc, kapi, ketcd
+	if (ks > 0) printf "kube-controller-manager (job): %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", ks, total / ks, kc, kapi, ketcd
 	printf "vc-controller:                 %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", vs, total / vs, vcpu, vapi, vetcd
-	printf "ratio (vc / kcm pods/s):       %.2f   (floor 2.0)\n", ks / vs
+	if (ks > 0) printf "ratio (vc / kcm pods/s):       %.2f   (floor 2.0)\n", ks / vs
 	printf "vc-controller RSS with %d pods cached: %.1f MiB (floor 64 MB)\n", total, rss / 1024
 }'
-echo "API requests during kube-controller-manager's run: $(request_diff "$scratch/req0" "$scratch/req1")"
+[ "${BENCH_ONLY:-}" = vc ] ||
+	echo "API requests during kube-controller-manager's run: $(request_diff "$scratch/req0" "$scratch/req1")"
+# When the first pod, a tenth, half and nine tenths of them existed.
+milestones() { # NS
+	awk -v total="$TOTAL" '{
+		if (!f && $2 > 0) { f = 1; printf "first pod %.1f s", $1 }
+		if (!t && $2 >= total / 10) { t = 1; printf ", 10%% %.1f s", $1 }
+		if (!h && $2 >= total / 2) { h = 1; printf ", 50%% %.1f s", $1 }
+		if (!n && $2 >= total * 9 / 10) { n = 1; printf ", 90%% %.1f s", $1 }
+	} END { print "" }' "$scratch/timeline.$1"
+}
+[ "${BENCH_ONLY:-}" = vc ] || echo "kube-controller-manager's pods: $(milestones kcm)"
+echo "vc-controller's pods: $(milestones vc)"
 echo "API requests during vc-controller's run: $(request_diff "$scratch/req2" "$scratch/req3")"

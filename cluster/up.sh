@@ -3,6 +3,7 @@
 # etcd, kube-apiserver, kube-controller-manager and, when asked, kube-scheduler.
 #
 #   cluster/up.sh DIR [--with-kube-scheduler] [--rbac]
+#   CALDERA_APISERVER_ARGS="...": more kube-apiserver flags (e.g. an audit log for a benchmark).
 #
 # Ports are picked at random among the free ones; a daemon that loses the race for its port to
 # another process is restarted on new ports, so several clusters can start side by side. The
@@ -296,7 +297,7 @@ start_apiserver() {
 		--service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
 		--service-cluster-ip-range="$SERVICE_CIDR" \
 		--disable-admission-plugins=ServiceAccount --endpoint-reconciler-type=none \
-		--allow-privileged=true --profiling=false
+		--allow-privileged=true --profiling=false ${CALDERA_APISERVER_ARGS:-}
 }
 apiserver_get() {
 	curl -fsS --max-time 5 --cacert "$PKI/ca.crt" -H "Authorization: Bearer $ADMIN_TOKEN" \
