@@ -201,6 +201,8 @@ read -r a3 e3 < <(server_cpu)
 requests "$scratch/req3"
 sleep 3 # let the informers take in the last pods and their updates
 rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+sleep 12 # and once the storm's garbage is handed back
+rss15=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
 if [ -n "$perf_pid" ]; then
 	kill -INT "$perf_pid" 2>/dev/null || true
 	wait "$perf_pid" 2>/dev/null || true
@@ -208,7 +210,7 @@ fi
 stop
 
 awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s" \
-	-v kc="$kcm_cpu" -v vs="$vc_s" -v vcpu="$vc_cpu" -v rss="$rss" \
+	-v kc="$kcm_cpu" -v vs="$vc_s" -v vcpu="$vc_cpu" -v rss="$rss" -v rss15="$rss15" \
 	-v kapi="$(awk -v a="$a0" -v b="$a1" 'BEGIN { print b - a }')" -v ketcd="$(awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }')" \
 	-v vapi="$(awk -v a="$a2" -v b="$a3" 'BEGIN { print b - a }')" -v vetcd="$(awk -v a="$e2" -v b="$e3" 'BEGIN { print b - a }')" \
 	-v cpu="$(lscpu | sed -n 's/^Model name: *//p')" -v n="$(nproc)" \
@@ -219,7 +221,7 @@ awk -v jobs="$JOBS" -v per="$PER" -v total="$TOTAL" -v qps="$QPS" -v ks="$kcm_s"
 	if (ks > 0) printf "kube-controller-manager (job): %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", ks, total / ks, kc, kapi, ketcd
 	printf "vc-controller:                 %6.1f s  %7.0f  %6.2f  (%.1f, %.1f)\n", vs, total / vs, vcpu, vapi, vetcd
 	if (ks > 0) printf "ratio (vc / kcm pods/s):       %.2f   (floor 2.0)\n", ks / vs
-	printf "vc-controller RSS with %d pods cached: %.1f MiB (floor 64 MB)\n", total, rss / 1024
+	printf "vc-controller RSS with %d pods cached: %.1f MiB 3 s after the last pod, %.1f MiB 15 s after (floor 64 MB)\n", total, rss / 1024, rss15 / 1024
 }'
 [ "${BENCH_ONLY:-}" = vc ] ||
 	echo "API requests during kube-controller-manager's run: $(request_diff "$scratch/req0" "$scratch/req1")"
