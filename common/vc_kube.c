@@ -7,10 +7,10 @@
  * handshake and threads pick up each other's idle connections. A thread that calls the client
  * from inside a watch callback gets a temporary handle, since its own is busy.
  *
- * TLS sessions are not shared between threads (each easy handle resumes its own): libcurl up to
- * 8.10 hands one OpenSSL SSL_SESSION to handshakes on several threads at once, and OpenSSL
- * changes the object during a handshake (curl PR #14751). Under load, with connections opened
- * on many threads, that corrupted vc-controller's heap; test_kube's
+ * TLS sessions are not shared between threads (each easy handle resumes its own): libcurl before
+ * curl PR #14751 (2024; Debian 12 ships 7.88) hands one OpenSSL SSL_SESSION to handshakes on
+ * several threads at once, and OpenSSL changes the object during a handshake. Under load, with
+ * connections opened on many threads, that corrupted vc-controller's heap; test_kube's
  * test_tls_threads_reconnect shows the race under `make tsan`.
  *
  * HTTP/1.1 is forced: sharing HTTP/2 connections between easy handles driven from different

@@ -442,9 +442,9 @@ static void *conn_main(void *arg)
 				ok = ok && c_printf(c, "0\r\n\r\n") == 0;
 			}
 			free(rs.body);
+			/* close_notify: the session stays resumable. */
 			if (ok && rs.after == CLOSE && c->ssl)
-				(void)SSL_shutdown(
-					c->ssl); /* close_notify: the session stays resumable */
+				(void)SSL_shutdown(c->ssl);
 			if (!ok || rs.after == CLOSE)
 				goto out;
 		}
@@ -554,8 +554,7 @@ static void mock_start(struct mock *m, bool tls, mock_fn *fn, void *ctx)
 		assert_int_equal(SSL_CTX_use_PrivateKey(m->tls, pki.server_key), 1);
 		/* Ask for a client certificate, take any (the test reads its CN). */
 		SSL_CTX_set_verify(m->tls, SSL_VERIFY_PEER, verify_any);
-		/* Resuming a session of a verified peer needs a context id (else: internal error).
-		 */
+		/* Resuming a verified peer's session needs a context id (else: internal error). */
 		assert_int_equal(SSL_CTX_set_session_id_context(
 					 m->tls, (const unsigned char *)"test_kube", 9),
 				 1);
