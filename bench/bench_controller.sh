@@ -17,6 +17,12 @@
 #   BENCH_VC_ARGS="...": more vc-controller flags (e.g. --schedule-period 5s).
 #   BENCH_ONLY=vc: skip kube-controller-manager's run (no ratio then; for profiling).
 #   BENCH_PERF=FILE: record vc-controller with `perf record -g` into FILE during its run.
+#   BENCH_BOUND=1: afterwards, price each request kind with bench_api_cost.sh (a third fresh
+#   cluster) and print the best ratio any Volcano Job controller could reach on this machine:
+#   the API server and etcd on every CPU, nothing else running, and per Job only the requests
+#   Volcano's contract needs (PER pod creations, a PodGroup creation, its Inqueue update, one
+#   Job status write), scaled from kube-controller-manager's measured server CPU per Job by the
+#   ratio of the two price lists.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${1:-1000}
@@ -237,3 +243,21 @@ milestones() { # NS
 [ "${BENCH_ONLY:-}" = vc ] || echo "kube-controller-manager's pods: $(milestones kcm)"
 echo "vc-controller's pods: $(milestones vc)"
 echo "API requests during vc-controller's run: $(request_diff "$scratch/req2" "$scratch/req3")"
+
+# --- the bound (BENCH_BOUND=1) ------------------------------------------------------------
+if [ "${BENCH_BOUND:-}" = 1 ] && [ "${BENCH_ONLY:-}" != vc ]; then
+	"$ROOT/bench/bench_api_cost.sh" 2000 8 >"$scratch/prices" 2>&1 ||
+		{ cat "$scratch/prices" >&2; exit 1; }
+	kcm_events=$(request_diff "$scratch/req0" "$scratch/req1" | grep -o 'POST events [0-9]*' | awk '{ print $3 }')
+	awk -v jobs="$JOBS" -v per="$PER" -v ks="$kcm_s" -v kc="$kcm_cpu" -v n="$(nproc)" -v ev="${kcm_events:-0}" \
+		-v kserver="$(awk -v a="$a0" -v b="$a1" -v c="$e0" -v d="$e1" 'BEGIN { print b - a + d - c }')" '
+	$2 ~ /^[0-9.]+$/ && $3 == "ms" { price[$1] = $6 }
+	END {
+		vc = per * price["pod-create"] + price["podgroup-create"] + price["podgroup-update"] + price["vcjob-status"]
+		kcm = per * price["pod-create"] + price["batchjob-status"] + ev / jobs * price["event-create"]
+		per_job = kserver * 1000 / jobs * vc / kcm
+		printf "prices (API server + etcd ms): pod %.2f, PodGroup create %.2f, update %.2f, Volcano Job status %.2f, batch Job status %.2f, Event %.2f\n", price["pod-create"], price["podgroup-create"], price["podgroup-update"], price["vcjob-status"], price["batchjob-status"], price["event-create"]
+		printf "minimum per %d-pod Job: Volcano %.1f ms, batch/v1 %.1f ms; kcm run: %.1f ms of server CPU per Job, %.2f of %d CPUs busy\n", per, vc, kcm, kserver * 1000 / jobs, (kc + kserver) / ks, n
+		printf "bound: a Volcano Job controller at best %.0f pods/s here = %.2f x kube-controller-manager (floor 2.0)\n", n * 1000 / per_job * per, n * 1000 / per_job * per / (jobs * per / ks)
+	}' "$scratch/prices"
+fi
