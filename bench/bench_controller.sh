@@ -207,7 +207,7 @@ read -r a3 e3 < <(server_cpu)
 requests "$scratch/req3"
 sleep 3 # let the informers take in the last pods and their updates
 rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
-sleep 12 # and once the storm's garbage is handed back
+sleep 12 # and 15 s after: what the periodic trim could hand back by then
 rss15=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
 if [ -n "$perf_pid" ]; then
 	kill -INT "$perf_pid" 2>/dev/null || true
