@@ -21,9 +21,10 @@ step "Volcano's CRDs (for the custom-resource patch checks)"
 # kubectl's discovery complains about the new groups while they appear: keep that in a log.
 crds=$(kube apply -f "$E2E_ROOT/crds" -o name 2>"$E2E_DIR/crds.log") ||
 	fail "kubectl apply -f crds failed" "$(cat "$E2E_DIR/crds.log")"
+# kubectl wait can fail at once right after the apply (a CRD's discovery or watch not ready
+# yet; a clean-clone run failed so within 13 s): ask again until 60 s are up.
 # shellcheck disable=SC2086 # one argument per CRD
-kube wait --for=condition=Established --timeout=60s $crds >/dev/null ||
-	fail "CRDs not Established within 60s"
+wait_for "the CRDs Established" 60 kube wait --for=condition=Established --timeout=30s $crds
 pass "CRDs Established"
 
 step "itest_kube test (kubeconfig $KUBECONFIG)"

@@ -21,9 +21,10 @@ step "CRDs from $CRDS"
 ls "$CRDS"/*.yaml >/dev/null 2>&1 || fail "no *.yaml in $CRDS"
 crds=$(kube apply -f "$CRDS" -o name) || fail "kubectl apply -f $CRDS failed"
 [ -n "$crds" ] || fail "kubectl apply -f $CRDS applied nothing"
+# kubectl wait can fail at once right after the apply: ask again until 60 s are up.
 # shellcheck disable=SC2086 # one argument per CRD
-out=$(kube wait --for=condition=Established --timeout=60s $crds 2>&1) ||
-	fail "CRDs not Established within 60s: $(echo "$crds" | paste -sd ' ')" "$out"
+wait_for "CRDs Established: $(echo "$crds" | paste -sd ' ')" 60 \
+	kube wait --for=condition=Established --timeout=30s $crds
 pass "$(echo "$crds" | wc -l) CRD(s) Established: $(echo "$crds" | sed 's|.*/||' | paste -sd ' ')"
 has_crd() { echo "$crds" | grep -qx "customresourcedefinition.apiextensions.k8s.io/$1"; }
 
