@@ -1400,26 +1400,36 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* n threads each make 25 GETs through c; every one must be answered. */
+static void run_workers(struct vc_kube *c, int n)
+{
+	struct worker w[8];
+	pthread_t t[8];
+	int i;
+
+	assert_true(n <= 8);
+	for (i = 0; i < n; i++) {
+		w[i] = (struct worker){ c, 0, "" };
+		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < n; i++)
+		if (w[i].ok != 25)
+			fail_msg("thread %d: %d of 25 requests answered; first error: %s", i,
+				 w[i].ok, w[i].first_error);
+}
+
 static void test_threads(void **state)
 {
-	struct worker w[4];
-	pthread_t t[4];
 	struct vc_error err;
 	struct vc_kube *c;
 	struct mock m;
-	int i;
 
 	(void)state;
 	mock_start(&m, false, echo, NULL);
 	c = client_for(&m, NULL);
-	for (i = 0; i < 4; i++) {
-		w[i] = (struct worker){ c, 0, "" };
-		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
-	}
-	for (i = 0; i < 4; i++) {
-		pthread_join(t[i], NULL);
-		assert_int_equal(w[i].ok, 25);
-	}
+	run_workers(c, 4);
 	assert_int_equal(mock_nreqs(&m), 100);
 	/* Connections are reused: never more than requests in flight at once. */
 	assert_true(m.nconns >= 1 && m.nconns <= 4);
@@ -1445,25 +1455,13 @@ static void echo_close(struct mock *m, const struct mreq *rq, struct mresp *rs)
  */
 static void test_tls_threads_reconnect(void **state)
 {
-	struct worker w[8];
-	pthread_t t[8];
 	struct vc_kube *c;
 	struct mock m;
-	int i;
 
 	(void)state;
 	mock_start(&m, true, echo_close, NULL);
 	c = client_for(&m, NULL);
-	for (i = 0; i < 8; i++) {
-		w[i] = (struct worker){ c, 0, "" };
-		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
-	}
-	for (i = 0; i < 8; i++)
-		pthread_join(t[i], NULL);
-	for (i = 0; i < 8; i++)
-		if (w[i].ok != 25)
-			fail_msg("thread %d: %d of 25 requests answered; first error: %s", i,
-				 w[i].ok, w[i].first_error);
+	run_workers(c, 8);
 	assert_int_equal(mock_nreqs(&m), 200);
 	assert_int_equal(m.nconns, 200);
 	vc_kube_free(c);
