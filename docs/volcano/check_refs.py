@@ -81,7 +81,6 @@ def citations():
                 continue
             fallback = default_page(rel, text)
             for lineno, line in enumerate(text.splitlines(), 1):
-                last = None
                 for m in CITE.finditer(line):
                     # the page named on this line before the citation, if any
                     before = NAME.findall(line[: m.start(2)])
@@ -91,9 +90,7 @@ def citations():
                         page = before[-1]
                     else:
                         page = fallback
-                    last = page
                     yield rel, lineno, m.group(0), page, m.group(2)
-                del last
 
 
 def main():
