@@ -227,7 +227,7 @@ static int check_name(const char *what, const char *value,
 	return rc;
 }
 
-void vc_webhook_certs_release(struct vc_webhook_certs *c)
+void webhook_certs_release(struct webhook_certs *c)
 {
 	if (!c)
 		return;
@@ -237,14 +237,14 @@ void vc_webhook_certs_release(struct vc_webhook_certs *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int vc_webhook_certs_make(const struct vc_webhook_certs_opts *opts, struct vc_webhook_certs *out,
-			  struct vc_error *err)
+int webhook_certs_make(const struct webhook_certs_opts *opts, struct webhook_certs *out,
+		       struct vc_error *err)
 {
 	const char *svc = opts && opts->service ? opts->service : "";
 	const char *ns =
 		opts && opts->namespace && opts->namespace[0] ? opts->namespace : "default";
-	int ca_days = opts && opts->ca_days ? opts->ca_days : VC_WEBHOOK_CERT_DAYS;
-	int cert_days = opts && opts->cert_days ? opts->cert_days : VC_WEBHOOK_CERT_DAYS;
+	int ca_days = opts && opts->ca_days ? opts->ca_days : WEBHOOK_CERT_DAYS;
+	int cert_days = opts && opts->cert_days ? opts->cert_days : WEBHOOK_CERT_DAYS;
 	EVP_PKEY *ca_key = NULL, *key = NULL;
 	X509 *ca = NULL, *x = NULL;
 	char *ca_cn = NULL, *cn = NULL, *sans = NULL;
@@ -280,7 +280,7 @@ int vc_webhook_certs_make(const struct vc_webhook_certs_opts *opts, struct vc_we
 	    (rc = make_serving(key, cn, sans, cert_days, ca, ca_key, &x, err)) ||
 	    (rc = pem_cert(ca, &out->ca_pem, err)) || (rc = pem_cert(x, &out->cert_pem, err)) ||
 	    (rc = pem_key(key, &out->key_pem, err)))
-		vc_webhook_certs_release(out);
+		webhook_certs_release(out);
 out:
 	X509_free(x);
 	X509_free(ca);
@@ -376,7 +376,7 @@ out:
 	return rc;
 }
 
-int vc_webhook_certs_write(const char *dir, const struct vc_webhook_certs *c, struct vc_error *err)
+int webhook_certs_write(const char *dir, const struct webhook_certs *c, struct vc_error *err)
 {
 	int rc;
 
@@ -392,16 +392,16 @@ int vc_webhook_certs_write(const char *dir, const struct vc_webhook_certs *c, st
 	return rc;
 }
 
-int vc_webhook_generate_certs(const char *dir, const struct vc_webhook_certs_opts *opts,
-			      struct vc_error *err)
+int webhook_generate_certs(const char *dir, const struct webhook_certs_opts *opts,
+			   struct vc_error *err)
 {
-	struct vc_webhook_certs c;
+	struct webhook_certs c;
 	int rc;
 
-	rc = vc_webhook_certs_make(opts, &c, err);
+	rc = webhook_certs_make(opts, &c, err);
 	if (rc)
 		return rc;
-	rc = vc_webhook_certs_write(dir, &c, err);
-	vc_webhook_certs_release(&c);
+	rc = webhook_certs_write(dir, &c, err);
+	webhook_certs_release(&c);
 	return rc;
 }

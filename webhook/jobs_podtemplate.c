@@ -515,11 +515,11 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 	switch (t->kind) {
 	case JT_STRING:
 		if (!json_is_string(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
+			tc_type_error(tc, admission_json_kind(v), t);
 		break;
 	case JT_BOOL:
 		if (!json_is_boolean(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
+			tc_type_error(tc, admission_json_kind(v), t);
 		break;
 	case JT_INT32:
 	case JT_INT64:
@@ -527,7 +527,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 		if (json_is_number(v) && !tc_int_fits(v, t->kind))
 			tc_number_error(tc, v, t);
 		else if (!json_is_number(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
+			tc_type_error(tc, admission_json_kind(v), t);
 		break;
 	case JT_QUANTITY:
 		/* Quantity.UnmarshalJSON: any JSON text goes to ParseQuantity. */
@@ -549,7 +549,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 
 			snprintf(text, sizeof(text),
 				 "json: cannot unmarshal %s into Go value of type string",
-				 vc_admission_json_kind(v));
+				 admission_json_kind(v));
 			tc_fatal(tc, text);
 		} else if (vc_duration_parse(json_string_value(v), &ns, &err)) {
 			tc_fatal(tc, err.text);
@@ -557,13 +557,13 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 		break;
 	case JT_STRUCT:
 		if (!json_is_object(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
+			tc_type_error(tc, admission_json_kind(v), t);
 		else
 			tc_struct(tc, v, t);
 		break;
 	case JT_SLICE:
 		if (!json_is_array(v)) {
-			tc_type_error(tc, vc_admission_json_kind(v), t);
+			tc_type_error(tc, admission_json_kind(v), t);
 			break;
 		}
 		json_array_foreach (v, i, elem) {
@@ -574,7 +574,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 		break;
 	case JT_MAP:
 		if (!json_is_object(v)) {
-			tc_type_error(tc, vc_admission_json_kind(v), t);
+			tc_type_error(tc, admission_json_kind(v), t);
 			break;
 		}
 		json_object_foreach ((json_t *)v, key, elem) {
@@ -588,7 +588,7 @@ static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *
 	}
 }
 
-int vc_admit_job_typecheck(const json_t *job, char **msg)
+int admit_job_typecheck(const json_t *job, char **msg)
 {
 	struct typecheck tc = { .depth = 0 };
 
@@ -763,7 +763,7 @@ fail:
 	return NULL;
 }
 
-int vc_admit_job_spec_canonical(const json_t *spec, json_t **out)
+int admit_job_spec_canonical(const json_t *spec, json_t **out)
 {
 	*out = canon_value(spec, &t_job_spec, false);
 	return *out ? 0 : VC_ENOMEM;
@@ -771,8 +771,8 @@ int vc_admit_job_spec_canonical(const json_t *spec, json_t **out)
 
 /* ---- §9.1 quantity checks ---------------------------------------------------------------- */
 
-int vc_admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
-				 const char *resource, const struct vc_quantity *q)
+int admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
+			      const char *resource, const struct vc_quantity *q)
 {
 	char text[VC_QUANTITY_STR_MAX];
 	int rc;
@@ -792,10 +792,10 @@ int vc_admission_quantity_errors(struct vc_field_errors *errs, const struct vc_f
 /* ---- pod-template validation (§5.3) ------------------------------------------------------ */
 
 struct ptv {
-	const struct vc_admission_ctx *ctx;
+	const struct admission_ctx *ctx;
 	struct vc_field_errors errs;
-	struct vc_admission_strmap volumes; /* valid, unique volume names (ValidateVolumes) */
-	int rc;				    /* first VC_ENOMEM */
+	struct admission_strmap volumes; /* valid, unique volume names (ValidateVolumes) */
+	int rc;				 /* first VC_ENOMEM */
 };
 
 /* Record an allocation failure once; the checks run on and the caller reads p->rc. */
@@ -806,17 +806,17 @@ static void ptv_rc(struct ptv *p, int rc)
 }
 
 /* Add key to a uniqueness set: true when it was new. */
-static bool ptv_add(struct ptv *p, struct vc_admission_strmap *set, const char *key)
+static bool ptv_add(struct ptv *p, struct admission_strmap *set, const char *key)
 {
-	int rc = vc_admission_strmap_add(set, key, 0);
+	int rc = admission_strmap_add(set, key, 0);
 
 	ptv_rc(p, rc);
 	return rc == 1;
 }
 
-static bool set_has(const struct vc_admission_strmap *set, const char *key)
+static bool set_has(const struct admission_strmap *set, const char *key)
 {
-	return vc_admission_strmap_get(set, key, NULL);
+	return admission_strmap_get(set, key, NULL);
 }
 
 static const char *str_or(const json_t *obj, const char *key, const char *def)
@@ -1062,7 +1062,7 @@ static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_f
 			ptv_container_resource_name(p, name, &kp);
 		if (!read_quantity(v, &q))
 			continue;
-		ptv_rc(p, vc_admission_quantity_errors(&p->errs, &kp, name, &q));
+		ptv_rc(p, admission_quantity_errors(&p->errs, &kp, name, &q));
 		if (is_hugepages(name)) {
 			lim_huge = true;
 			ptv_hugepages_value(p, name, &q, &kp);
@@ -1079,7 +1079,7 @@ static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_f
 			ptv_container_resource_name(p, name, &kp);
 		if (!read_quantity(v, &q))
 			continue;
-		ptv_rc(p, vc_admission_quantity_errors(&p->errs, &kp, name, &q));
+		ptv_rc(p, admission_quantity_errors(&p->errs, &kp, name, &q));
 		lv = json_object_get(limits, name);
 		if (lv && read_quantity(lv, &l)) {
 			int cmp = vc_quantity_cmp(&q, &l);
@@ -1160,11 +1160,11 @@ static int validate_port_name(const char *port, struct vc_strlist *msgs)
 static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_path *path)
 {
 	static const char *const protocols[] = { "SCTP", "TCP", "UDP" };
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	const json_t *port;
 	size_t i;
 
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	json_array_foreach (ports, i, port) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -1201,7 +1201,7 @@ static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_
 		ptv_enum(p, str_or(port, "protocol", "TCP"), &pp, protocols,
 			 VC_ARRAY_SIZE(protocols));
 	}
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 }
 
 /* ValidateEnv (names only; valueFrom is not checked) */
@@ -1248,11 +1248,11 @@ static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_fiel
 {
 	struct vc_field_path sp = vc_field_path_child(path, "subPath");
 	struct vc_field_path sep = vc_field_path_child(path, "subPathExpr");
-	struct vc_admission_strmap points;
+	struct admission_strmap points;
 	const json_t *m;
 	size_t i;
 
-	vc_admission_strmap_init(&points);
+	admission_strmap_init(&points);
 	json_array_foreach (mounts, i, m) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -1280,7 +1280,7 @@ static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_fiel
 			ptv_local_path(p, subx, &sep);
 		}
 	}
-	vc_admission_strmap_release(&points);
+	admission_strmap_release(&points);
 }
 
 /* validateContainerCommon */
@@ -1319,12 +1319,12 @@ static void ptv_container_common(struct ptv *p, const json_t *c, const struct vc
 static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
 			   const struct vc_field_path *path)
 {
-	struct vc_admission_strmap seen;
+	struct admission_strmap seen;
 	const json_t *c, *port;
 	size_t ci, pi;
 	char key[512];
 
-	vc_admission_strmap_init(&seen);
+	admission_strmap_init(&seen);
 	for (ci = 0; ci < n; ci++) {
 		struct vc_field_path idx = vc_field_path_index(path, (long)ci);
 		struct vc_field_path ports = vc_field_path_child(&idx, "ports");
@@ -1344,14 +1344,14 @@ static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first
 				ptv_rc(p, vc_field_duplicate(&p->errs, &hp, vc_fv_str(key)));
 		}
 	}
-	vc_admission_strmap_release(&seen);
+	admission_strmap_release(&seen);
 }
 
 /* validateContainers */
 static void ptv_containers(struct ptv *p, const json_t *containers,
 			   const struct vc_field_path *path)
 {
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	const json_t *c;
 	size_t i;
 
@@ -1359,7 +1359,7 @@ static void ptv_containers(struct ptv *p, const json_t *containers,
 		ptv_rc(p, vc_field_required(&p->errs, path, ""));
 		return;
 	}
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	json_array_foreach (containers, i, c) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -1373,7 +1373,7 @@ static void ptv_containers(struct ptv *p, const json_t *containers,
 			ptv_rc(p, vc_field_forbidden(&p->errs, &rp,
 						     "may not be set for non-init containers"));
 	}
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 	ptv_host_ports(p, containers, 0, json_array_size(containers), path);
 }
 
@@ -1384,11 +1384,11 @@ static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t
 	static const char *const always[] = { "Always" };
 	static const char *const forbidden[] = { "lifecycle", "livenessProbe", "readinessProbe",
 						 "startupProbe" };
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	const json_t *c;
 	size_t i, k;
 
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	json_array_foreach (containers, i, c) {
 		ptv_add(p, &names, str_or(c, "name", ""));
 	}
@@ -1433,7 +1433,7 @@ static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t
 			ptv_rc(p, vc_field_invalid(&p->errs, &zp, vc_fv_json(resize),
 						   "must not be set for init containers"));
 	}
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 }
 
 /* ValidateVolumes, names only: the map of valid volumes that mounts are checked against. */
@@ -1830,15 +1830,15 @@ static int task_topology(const json_t *task, size_t index, struct vc_buf *msg)
 	return 0;
 }
 
-int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t *task, size_t index,
-			       const char *task_name, const char *ns, struct vc_buf *msg)
+int admit_job_task_template(const struct admission_ctx *ctx, const json_t *task, size_t index,
+			    const char *task_name, const char *ns, struct vc_buf *msg)
 {
 	struct ptv p = { .ctx = ctx };
 	size_t i;
 	int rc;
 
 	vc_field_errors_init(&p.errs);
-	vc_admission_strmap_init(&p.volumes);
+	admission_strmap_init(&p.volumes);
 	rc = ptv_run(&p, vc_json_get_obj(task, "template"), task_name, ns);
 	if (!rc && p.errs.len) {
 		rc = vc_buf_addf(msg, "spec.task[%zu].", index);
@@ -1849,6 +1849,6 @@ int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t 
 		rc = task_topology(task, index, msg);
 	}
 	vc_field_errors_release(&p.errs);
-	vc_admission_strmap_release(&p.volumes);
+	admission_strmap_release(&p.volumes);
 	return rc;
 }
