@@ -12,6 +12,7 @@
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
+#include "vc_resource.h"
 #include "vc_str.h"
 
 #define REVIEW_V1      "admission.k8s.io/v1"
@@ -548,4 +549,24 @@ int admission_check_field(struct admission_result *res, const json_t *obj, const
 {
 	return admission_check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL,
 				     want, where, gotype);
+}
+
+/* ---- §9.1 quantity checks ---------------------------------------------------------------- */
+
+int admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
+			      const char *resource, const struct vc_quantity *q)
+{
+	char text[VC_QUANTITY_STR_MAX];
+	int rc;
+
+	if (vc_quantity_format(q, text, sizeof(text)))
+		text[0] = '\0';
+	if (vc_quantity_sign(q) < 0 &&
+	    (rc = vc_field_invalid(errs, path, vc_fv_str(text),
+				   "must be greater than or equal to 0")))
+		return rc;
+	if (vc_resource_is_integer_resource(resource) && vc_quantity_milli_value(q) % 1000 != 0 &&
+	    (rc = vc_field_invalid(errs, path, vc_fv_named_str(text), "must be an integer")))
+		return rc;
+	return 0;
 }

@@ -155,7 +155,7 @@ int admission_strmap_add(struct admission_strmap *m, const char *key, size_t val
 /* Whether key is there; its value into *value when value is not NULL. */
 bool admission_strmap_get(const struct admission_strmap *m, const char *key, size_t *value);
 
-/* ---- Job helpers shared by jobs.c and jobs_podtemplate.c ---------------------------------- */
+/* ---- Job helpers: jobs_gotypes.c and jobs_podtemplate.c, for jobs.c ---------------------- */
 
 /*
  * Decode-check a batch.volcano.sh/v1alpha1 Job object (borrowed) against Go's types, as the Go

@@ -4,8 +4,8 @@
  * Mutation adds Volcano's defaults as JSON Patch operations in Volcano's order. Validation on
  * CREATE concatenates every failing rule's text into one message, with each piece's own spacing
  * (§0.2, §5.2); on UPDATE it stops at the first failing rule (§6). The Go webhook decodes the
- * object into typed structs first; jobs_podtemplate.c provides that view (type errors, semantic
- * equality, the pod-template checks).
+ * object into typed structs first; jobs_gotypes.c provides that view (type errors, semantic
+ * equality) and jobs_podtemplate.c the pod-template checks.
  */
 #include "admission_internal.h"
 
