@@ -56,20 +56,51 @@ static bool member_set(const json_t *obj, const char *key)
 	return v && !json_is_null(v);
 }
 
-/* Invalid(path, value, msg) for each message of a name check (ValidateDNS1123Label & co). */
-static void ptv_name_check(struct ptv *p, const struct vc_field_path *path, const char *value,
-			   int (*check)(const char *, struct vc_strlist *))
+/* A name check (ValidateDNS1123Label & co): VC_EINVAL with a message per failed rule in msgs. */
+typedef int (*ptv_check_fn)(const char *value, struct vc_strlist *msgs);
+
+/* Invalid(path, fv, msg) for each message of check on value: returns how many. */
+static size_t ptv_check(struct ptv *p, const struct vc_field_path *path, const char *value,
+			struct vc_field_value fv, ptv_check_fn check)
 {
 	struct vc_strlist msgs;
-	size_t i;
-	int rc;
+	size_t i, n;
 
 	vc_strlist_init(&msgs);
-	rc = check(value, &msgs);
-	ptv_rc(p, rc);
+	ptv_rc(p, check(value, &msgs));
 	for (i = 0; i < msgs.len; i++)
-		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(value), msgs.items[i]));
+		ptv_rc(p, vc_field_invalid(&p->errs, path, fv, msgs.items[i]));
+	n = msgs.len;
 	vc_strlist_release(&msgs);
+	return n;
+}
+
+/* Invalid(path, value, msg) for each message of a name check: returns how many. */
+static size_t ptv_name_check(struct ptv *p, const struct vc_field_path *path, const char *value,
+			     ptv_check_fn check)
+{
+	return ptv_check(p, path, value, vc_fv_str(value), check);
+}
+
+/* A name that must be set: Required when it is "", else the name check. */
+static void ptv_required_name(struct ptv *p, const struct vc_field_path *path, const char *value,
+			      ptv_check_fn check)
+{
+	if (!*value)
+		ptv_rc(p, vc_field_required(&p->errs, path, ""));
+	else
+		ptv_name_check(p, path, value, check);
+}
+
+/* An optional name: obj[key], unless absent or "", through the name check at path.key. */
+static void ptv_optional_name(struct ptv *p, const json_t *obj, const char *key,
+			      const struct vc_field_path *path, ptv_check_fn check)
+{
+	struct vc_field_path kp = vc_field_path_child(path, key);
+	const char *value = str_or(obj, key, "");
+
+	if (*value)
+		ptv_name_check(p, &kp, value, check);
 }
 
 /* unversionedvalidation.ValidateLabels */
@@ -92,7 +123,6 @@ static void ptv_labels(struct ptv *p, const json_t *labels, const struct vc_fiel
 static void ptv_annotations(struct ptv *p, const json_t *annotations,
 			    const struct vc_field_path *path)
 {
-	struct vc_strlist msgs;
 	int64_t total = 0;
 	const char *key;
 	char *lower;
@@ -108,11 +138,7 @@ static void ptv_annotations(struct ptv *p, const json_t *annotations,
 		for (i = 0; lower[i]; i++)
 			if (lower[i] >= 'A' && lower[i] <= 'Z')
 				lower[i] = (char)(lower[i] - 'A' + 'a');
-		vc_strlist_init(&msgs);
-		ptv_rc(p, vc_validate_qualified_name(lower, &msgs));
-		for (i = 0; i < msgs.len; i++)
-			ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(key), msgs.items[i]));
-		vc_strlist_release(&msgs);
+		ptv_check(p, path, lower, vc_fv_str(key), vc_validate_qualified_name);
 		vc_free(lower);
 		total += (int64_t)(strlen(key) + (json_is_string(v) ? json_string_length(v) : 0));
 	}
@@ -194,17 +220,7 @@ static bool standard_resource(const char *name)
 /* validateResourceName: returns whether it reported anything. */
 static bool ptv_resource_name(struct ptv *p, const char *name, const struct vc_field_path *path)
 {
-	struct vc_strlist msgs;
-	bool bad = false;
-	size_t i;
-
-	vc_strlist_init(&msgs);
-	ptv_rc(p, vc_validate_qualified_name(name, &msgs));
-	for (i = 0; i < msgs.len; i++)
-		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name), msgs.items[i]));
-	bad = msgs.len > 0;
-	vc_strlist_release(&msgs);
-	if (bad)
+	if (ptv_check(p, path, name, vc_fv_named_str(name), vc_validate_qualified_name))
 		return true;
 	if (!strchr(name, '/') && !standard_resource(name)) {
 		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name),
@@ -397,20 +413,12 @@ static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_
 		const char *name = str_or(port, "name", "");
 		int64_t cport = vc_json_get_int(port, "containerPort", 0);
 		int64_t hport = vc_json_get_int(port, "hostPort", 0);
-		struct vc_strlist msgs;
-		size_t k;
 
-		if (*name) {
-			vc_strlist_init(&msgs);
-			ptv_rc(p, validate_port_name(name, &msgs));
-			for (k = 0; k < msgs.len; k++)
-				ptv_rc(p, vc_field_invalid(&p->errs, &np, vc_fv_str(name),
-							   msgs.items[k]));
-			if (!msgs.len && set_has(&names, name))
+		if (*name && !ptv_name_check(p, &np, name, validate_port_name)) {
+			if (set_has(&names, name))
 				ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
-			else if (!msgs.len)
+			else
 				ptv_add(p, &names, name);
-			vc_strlist_release(&msgs);
 		}
 		if (cport == 0)
 			ptv_rc(p, vc_field_required(&p->errs, &cp, ""));
@@ -438,10 +446,7 @@ static void ptv_env(struct ptv *p, const json_t *env, const struct vc_field_path
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
 		const char *name = str_or(e, "name", "");
 
-		if (!*name)
-			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
-		else
-			ptv_name_check(p, &np, name, vc_validate_env_var_name);
+		ptv_required_name(p, &np, name, vc_validate_env_var_name);
 	}
 }
 
@@ -521,10 +526,7 @@ static void ptv_container_common(struct ptv *p, const json_t *c, const struct vc
 	struct vc_field_path rp = vc_field_path_child(path, "resources");
 	const char *name = str_or(c, "name", "");
 
-	if (!*name)
-		ptv_rc(p, vc_field_required(&p->errs, &np, ""));
-	else
-		ptv_name_check(p, &np, name, vc_validate_dns1123_label);
+	ptv_required_name(p, &np, name, vc_validate_dns1123_label);
 	if (!*str_or(c, "image", ""))
 		ptv_rc(p, vc_field_required(&p->errs, &ip, ""));
 	/* SetDefaults_Container fills the policies, so only a bad value can fail. */
@@ -671,10 +673,7 @@ static void ptv_volumes(struct ptv *p, const json_t *volumes, const struct vc_fi
 		const char *name = str_or(v, "name", "");
 		size_t before = p->errs.len;
 
-		if (!*name)
-			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
-		else
-			ptv_name_check(p, &np, name, vc_validate_dns1123_label);
+		ptv_required_name(p, &np, name, vc_validate_dns1123_label);
 		if (set_has(&p->volumes, name))
 			ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
 		if (p->errs.len == before)
@@ -887,12 +886,7 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 	struct vc_field_path dp = vc_field_path_child(path, "dnsPolicy");
 	struct vc_field_path nsp = vc_field_path_child(path, "nodeSelector");
 	struct vc_field_path dcp = vc_field_path_child(path, "dnsConfig");
-	struct vc_field_path sap = vc_field_path_child(path, "serviceAccountName");
-	struct vc_field_path nnp = vc_field_path_child(path, "nodeName");
 	struct vc_field_path adp = vc_field_path_child(path, "activeDeadlineSeconds");
-	struct vc_field_path hnp = vc_field_path_child(path, "hostname");
-	struct vc_field_path sdp = vc_field_path_child(path, "subdomain");
-	struct vc_field_path pcp = vc_field_path_child(path, "priorityClassName");
 	struct vc_field_path rcp = vc_field_path_child(path, "runtimeClassName");
 	struct vc_field_path ppp = vc_field_path_child(path, "preemptionPolicy");
 	struct vc_field_path ohp = vc_field_path_child(path, "overhead");
@@ -949,23 +943,15 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 						    "must provide at least one DNS nameserver when "
 						    "`dnsPolicy` is None"));
 	}
-	if (*str_or(spec, "serviceAccountName", ""))
-		ptv_name_check(p, &sap, str_or(spec, "serviceAccountName", ""),
-			       vc_validate_dns1123_subdomain);
-	if (*str_or(spec, "nodeName", ""))
-		ptv_name_check(p, &nnp, str_or(spec, "nodeName", ""),
-			       vc_validate_dns1123_subdomain);
+	ptv_optional_name(p, spec, "serviceAccountName", path, vc_validate_dns1123_subdomain);
+	ptv_optional_name(p, spec, "nodeName", path, vc_validate_dns1123_subdomain);
 	v = json_object_get(spec, "activeDeadlineSeconds");
 	if (json_is_integer(v) && (json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX))
 		ptv_rc(p, vc_field_invalid(&p->errs, &adp, vc_fv_int(json_integer_value(v)),
 					   "must be between 1 and 2147483647, inclusive"));
-	if (*str_or(spec, "hostname", ""))
-		ptv_name_check(p, &hnp, str_or(spec, "hostname", ""), vc_validate_dns1123_label);
-	if (*str_or(spec, "subdomain", ""))
-		ptv_name_check(p, &sdp, str_or(spec, "subdomain", ""), vc_validate_dns1123_label);
-	if (*str_or(spec, "priorityClassName", ""))
-		ptv_name_check(p, &pcp, str_or(spec, "priorityClassName", ""),
-			       vc_validate_dns1123_subdomain);
+	ptv_optional_name(p, spec, "hostname", path, vc_validate_dns1123_label);
+	ptv_optional_name(p, spec, "subdomain", path, vc_validate_dns1123_label);
+	ptv_optional_name(p, spec, "priorityClassName", path, vc_validate_dns1123_subdomain);
 	if (json_is_string(json_object_get(spec, "runtimeClassName")))
 		ptv_name_check(p, &rcp, vc_json_get_str(spec, "runtimeClassName"),
 			       vc_validate_dns1123_subdomain);
@@ -1001,10 +987,7 @@ static int ptv_run(struct ptv *p, const json_t *tmpl, const char *task_name, con
 		ptv_rc(p, vc_field_required(&p->errs, &mname, "name or generateName is required"));
 	else
 		ptv_name_check(p, &mname, task_name, vc_validate_dns1123_subdomain);
-	if (!*ns)
-		ptv_rc(p, vc_field_required(&p->errs, &mns, ""));
-	else
-		ptv_name_check(p, &mns, ns, vc_validate_dns1123_label);
+	ptv_required_name(p, &mns, ns, vc_validate_dns1123_label);
 	ptv_labels(p, vc_json_get_obj(tmeta, "labels"), &lp);
 	ptv_annotations(p, vc_json_get_obj(tmeta, "annotations"), &ap);
 	ptv_pod_spec(p, spec, &sp);
