@@ -7,6 +7,8 @@
  */
 #include "admission_internal.h"
 
+#include <stdarg.h>
+
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_resource.h"
@@ -278,6 +280,57 @@ static void ptv_hugepages_value(struct ptv *p, const char *name, const struct vc
 	ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(text), detail));
 }
 
+/*
+ * Invalid(path, q, detail) with a formatted detail, for Kubernetes' quantity comparisons. The
+ * detail is cut at 511 bytes.
+ */
+static void ptv_quantity_invalid(struct ptv *p, const struct vc_field_path *path,
+				 const struct vc_quantity *q, const char *fmt, ...) VC_PRINTF(4, 5);
+
+static void ptv_quantity_invalid(struct ptv *p, const struct vc_field_path *path,
+				 const struct vc_quantity *q, const char *fmt, ...)
+{
+	char text[VC_QUANTITY_STR_MAX], detail[512];
+	va_list ap;
+
+	quantity_text(q, text);
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(text), detail));
+}
+
+/*
+ * The checks a limits or requests entry starts with: the resource name (pod_level picks
+ * validatePodResourceName), then the quantity's value. Whether the quantity read into *q.
+ */
+static bool ptv_resource_entry(struct ptv *p, const char *name, const json_t *v,
+			       const struct vc_field_path *path, bool pod_level,
+			       struct vc_quantity *q)
+{
+	if (pod_level)
+		ptv_pod_resource_name(p, name, path);
+	else
+		ptv_container_resource_name(p, name, path);
+	if (!read_quantity(v, q))
+		return false;
+	ptv_rc(p, admission_quantity_errors(&p->errs, path, name, q));
+	return true;
+}
+
+/* The checks a limits or requests entry ends with: hugepages values; note hugepages, cpu, memory.
+ */
+static void ptv_resource_kind(struct ptv *p, const char *name, const struct vc_quantity *q,
+			      const struct vc_field_path *path, bool *huge, bool *cpumem)
+{
+	if (is_hugepages(name)) {
+		*huge = true;
+		ptv_hugepages_value(p, name, q, path);
+	}
+	if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
+		*cpumem = true;
+}
+
 /* validateResourceRequirements; pod_level picks validatePodResourceName. */
 static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_field_path *path,
 			     bool pod_level)
@@ -288,63 +341,39 @@ static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_f
 	const json_t *requests = vc_json_get_obj(res, "requests");
 	bool lim_cpumem = false, req_cpumem = false, lim_huge = false, req_huge = false;
 	struct vc_quantity q, l;
-	char qt[VC_QUANTITY_STR_MAX], lt[VC_QUANTITY_STR_MAX], detail[512];
+	char lt[VC_QUANTITY_STR_MAX];
 	const char *name;
 	json_t *v, *lv;
 
 	json_object_foreach ((json_t *)limits, name, v) {
 		struct vc_field_path kp = vc_field_path_key(&lim, name);
 
-		if (pod_level)
-			ptv_pod_resource_name(p, name, &kp);
-		else
-			ptv_container_resource_name(p, name, &kp);
-		if (!read_quantity(v, &q))
-			continue;
-		ptv_rc(p, admission_quantity_errors(&p->errs, &kp, name, &q));
-		if (is_hugepages(name)) {
-			lim_huge = true;
-			ptv_hugepages_value(p, name, &q, &kp);
-		}
-		if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
-			lim_cpumem = true;
+		if (ptv_resource_entry(p, name, v, &kp, pod_level, &q))
+			ptv_resource_kind(p, name, &q, &kp, &lim_huge, &lim_cpumem);
 	}
 	json_object_foreach ((json_t *)requests, name, v) {
 		struct vc_field_path kp = vc_field_path_key(&req, name);
 
-		if (pod_level)
-			ptv_pod_resource_name(p, name, &kp);
-		else
-			ptv_container_resource_name(p, name, &kp);
-		if (!read_quantity(v, &q))
+		if (!ptv_resource_entry(p, name, v, &kp, pod_level, &q))
 			continue;
-		ptv_rc(p, admission_quantity_errors(&p->errs, &kp, name, &q));
 		lv = json_object_get(limits, name);
 		if (lv && read_quantity(lv, &l)) {
 			int cmp = vc_quantity_cmp(&q, &l);
 
-			quantity_text(&q, qt);
 			quantity_text(&l, lt);
-			if (cmp != 0 && !overcommit_allowed(name)) {
-				snprintf(detail, sizeof(detail), "must be equal to %s limit of %s",
-					 name, lt);
-				ptv_rc(p, vc_field_invalid(&p->errs, &req, vc_fv_str(qt), detail));
-			} else if (cmp > 0) {
-				snprintf(detail, sizeof(detail),
-					 "must be less than or equal to %s limit of %s", name, lt);
-				ptv_rc(p, vc_field_invalid(&p->errs, &req, vc_fv_str(qt), detail));
-			}
+			if (cmp != 0 && !overcommit_allowed(name))
+				ptv_quantity_invalid(p, &req, &q, "must be equal to %s limit of %s",
+						     name, lt);
+			else if (cmp > 0)
+				ptv_quantity_invalid(p, &req, &q,
+						     "must be less than or equal to %s limit of %s",
+						     name, lt);
 		} else if (!lv && !overcommit_allowed(name)) {
 			ptv_rc(p, vc_field_required(&p->errs, &lim,
 						    "Limit must be set for non overcommitable "
 						    "resources"));
 		}
-		if (is_hugepages(name)) {
-			req_huge = true;
-			ptv_hugepages_value(p, name, &q, &kp);
-		}
-		if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
-			req_cpumem = true;
+		ptv_resource_kind(p, name, &q, &kp, &req_huge, &req_cpumem);
 	}
 	if (!lim_cpumem && !req_cpumem && (req_huge || lim_huge))
 		ptv_rc(p, vc_field_forbidden(&p->errs, path, "HugePages require cpu or memory"));
@@ -540,16 +569,20 @@ static void ptv_container_common(struct ptv *p, const json_t *c, const struct vc
 	ptv_requirements(p, vc_json_get_obj(c, "resources"), &rp, false);
 }
 
-/* checkHostPortConflicts over containers[first..first+n) reported from index 0 on. */
-static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
-			   const struct vc_field_path *path)
+/* A check on one port that has a hostPort; path is the port's hostPort. */
+typedef void (*ptv_port_fn)(struct ptv *p, const json_t *port, int64_t host_port,
+			    const struct vc_field_path *path, void *arg);
+
+/*
+ * fn on each port with a non-zero hostPort of containers[first..first+n), in order, the paths
+ * <path>[i].ports[k].hostPort numbered from 0 at first.
+ */
+static void ptv_host_ports_each(struct ptv *p, const json_t *containers, size_t first, size_t n,
+				const struct vc_field_path *path, ptv_port_fn fn, void *arg)
 {
-	struct admission_strmap seen;
 	const json_t *c, *port;
 	size_t ci, pi;
-	char key[512];
 
-	admission_strmap_init(&seen);
 	for (ci = 0; ci < n; ci++) {
 		struct vc_field_path idx = vc_field_path_index(path, (long)ci);
 		struct vc_field_path ports = vc_field_path_child(&idx, "ports");
@@ -560,16 +593,44 @@ static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first
 			struct vc_field_path hp = vc_field_path_child(&pidx, "hostPort");
 			int64_t hport = vc_json_get_int(port, "hostPort", 0);
 
-			if (!hport)
-				continue;
-			snprintf(key, sizeof(key), "%s/%s/%" PRId64,
-				 str_or(port, "protocol", "TCP"), str_or(port, "hostIP", ""),
-				 hport);
-			if (!ptv_add(p, &seen, key) && !p->rc)
-				ptv_rc(p, vc_field_duplicate(&p->errs, &hp, vc_fv_str(key)));
+			if (hport)
+				fn(p, port, hport, &hp, arg);
 		}
 	}
+}
+
+/* checkHostPortConflicts, one port: arg is the set of protocol/hostIP/hostPort seen. */
+static void ptv_host_port_unique(struct ptv *p, const json_t *port, int64_t host_port,
+				 const struct vc_field_path *path, void *arg)
+{
+	char key[512];
+
+	snprintf(key, sizeof(key), "%s/%s/%" PRId64, str_or(port, "protocol", "TCP"),
+		 str_or(port, "hostIP", ""), host_port);
+	if (!ptv_add(p, arg, key) && !p->rc)
+		ptv_rc(p, vc_field_duplicate(&p->errs, path, vc_fv_str(key)));
+}
+
+/* checkHostPortConflicts over containers[first..first+n) reported from index 0 on. */
+static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
+			   const struct vc_field_path *path)
+{
+	struct admission_strmap seen;
+
+	admission_strmap_init(&seen);
+	ptv_host_ports_each(p, containers, first, n, path, ptv_host_port_unique, &seen);
 	admission_strmap_release(&seen);
+}
+
+/* validatePodHostNetworkDeps, one port (in a template, hostPort 0 is allowed). */
+static void ptv_host_network_port(struct ptv *p, const json_t *port, int64_t host_port,
+				  const struct vc_field_path *path, void *arg)
+{
+	(void)arg;
+	if (host_port != vc_json_get_int(port, "containerPort", 0))
+		ptv_rc(p,
+		       vc_field_invalid(&p->errs, path, vc_fv_int(host_port),
+					"must match `containerPort` when `hostNetwork` is true"));
 }
 
 /* validateContainers */
@@ -815,7 +876,7 @@ static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t 
 {
 	struct vc_field_path reqp = vc_field_path_child(path, "requests");
 	struct vc_field_path ctrp = vc_field_path_child(path, "containers");
-	char qt[VC_QUANTITY_STR_MAX], at[VC_QUANTITY_STR_MAX], detail[256];
+	char at[VC_QUANTITY_STR_MAX];
 	const json_t *c, *limits = vc_json_get_obj(res, "limits"), *v;
 	struct qlist reqs = { 0 };
 	struct vc_quantity q, pq;
@@ -839,13 +900,11 @@ static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t 
 		if (v && !read_quantity(v, &pq))
 			vc_quantity_init(&pq);
 		if (vc_quantity_cmp(&reqs.items[i].q, &pq) > 0) {
-			quantity_text(&pq, qt);
 			quantity_text(&reqs.items[i].q, at);
-			snprintf(
-				detail, sizeof(detail),
+			ptv_quantity_invalid(
+				p, &kp, &pq,
 				"must be greater than or equal to aggregate container requests of %s",
 				at);
-			ptv_rc(p, vc_field_invalid(&p->errs, &kp, vc_fv_str(qt), detail));
 		}
 	}
 	qlist_release(&reqs);
@@ -861,11 +920,10 @@ static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t 
 			if (!pl || !read_quantity(v, &q) || !read_quantity(pl, &pq))
 				continue;
 			if (vc_quantity_cmp(&q, &pq) > 0) {
-				quantity_text(&q, qt);
 				quantity_text(&pq, at);
-				snprintf(detail, sizeof(detail),
-					 "must be less than or equal to pod limits of %s", at);
-				ptv_rc(p, vc_field_invalid(&p->errs, &lp, vc_fv_str(qt), detail));
+				ptv_quantity_invalid(
+					p, &lp, &q,
+					"must be less than or equal to pod limits of %s", at);
 			}
 		}
 	}
@@ -891,9 +949,8 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 	struct vc_field_path ppp = vc_field_path_child(path, "preemptionPolicy");
 	struct vc_field_path ohp = vc_field_path_child(path, "overhead");
 	const json_t *containers = vc_json_get_arr(spec, "containers");
-	const json_t *res = vc_json_get_obj(spec, "resources"), *c, *port, *v;
+	const json_t *res = vc_json_get_obj(spec, "resources"), *v;
 	const char *dns = str_or(spec, "dnsPolicy", "ClusterFirst");
-	size_t i, k;
 
 	ptv_volumes(p, vc_json_get_arr(spec, "volumes"), &vp);
 	ptv_containers(p, containers, &cp);
@@ -909,23 +966,9 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 		ptv_pod_consistency(p, spec, res, &rsp);
 	}
 	/* validatePodHostNetworkDeps (in a template, hostPort 0 is allowed) */
-	if (vc_json_get_bool(spec, "hostNetwork", false)) {
-		json_array_foreach (containers, i, c) {
-			struct vc_field_path ci = vc_field_path_index(&cp, (long)i);
-			struct vc_field_path ports = vc_field_path_child(&ci, "ports");
-
-			json_array_foreach (vc_json_get_arr(c, "ports"), k, port) {
-				struct vc_field_path pi = vc_field_path_index(&ports, (long)k);
-				struct vc_field_path hp = vc_field_path_child(&pi, "hostPort");
-				int64_t h = vc_json_get_int(port, "hostPort", 0);
-
-				if (h && h != vc_json_get_int(port, "containerPort", 0))
-					ptv_rc(p, vc_field_invalid(&p->errs, &hp, vc_fv_int(h),
-								   "must match `containerPort` "
-								   "when `hostNetwork` is true"));
-			}
-		}
-	}
+	if (vc_json_get_bool(spec, "hostNetwork", false))
+		ptv_host_ports_each(p, containers, 0, json_array_size(containers), &cp,
+				    ptv_host_network_port, NULL);
 	ptv_enum(p, str_or(spec, "restartPolicy", "Always"), &rp, restart_policies,
 		 VC_ARRAY_SIZE(restart_policies));
 	ptv_enum(p, dns, &dp, dns_policies, VC_ARRAY_SIZE(dns_policies));
