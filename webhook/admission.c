@@ -99,6 +99,14 @@ void admission_result_release(struct admission_result *res)
 	res->patch = NULL;
 }
 
+json_t *admission_patch(json_t *ops)
+{
+	if (json_array_size(ops))
+		return ops;
+	json_decref(ops);
+	return json_null();
+}
+
 static const char *member_str(const json_t *obj, const char *key)
 {
 	const char *s = vc_json_get_str(obj, key);

@@ -60,6 +60,12 @@ int admission_deny_take(struct admission_result *res, char *msg);
 void admission_result_release(struct admission_result *res);
 
 /*
+ * The patch of a mutating handler that built the operations ops (a JSON array, stolen): ops, or
+ * JSON null when it is empty, as Go marshals the nil slice (webhooks.md §2.5).
+ */
+json_t *admission_patch(json_t *ops);
+
+/*
  * Kubernetes' ValidateResourceQuantityValue (webhooks.md §9.1) for the quantity q of resource at
  * path: a negative value appends «<path>: Invalid value: "<q>": must be greater than or equal to
  * 0»; a fractional value of an integer resource (pods, services, ..., any extended resource)

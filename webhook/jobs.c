@@ -297,11 +297,7 @@ static int create_patch(const struct admission_ctx *ctx, const json_t *job, json
 		goto fail;
 	json_decref(defaulted);
 	/* Go marshals an empty slice of operations as null (§2.5). */
-	if (!json_array_size(patch)) {
-		json_decref(patch);
-		patch = json_null();
-	}
-	*out = patch;
+	*out = admission_patch(patch);
 	return 0;
 fail:
 	json_decref(defaulted);

@@ -371,12 +371,8 @@ int admit_pods_mutate(const struct admission_ctx *ctx, const struct admission_re
 		json_decref(patch);
 		return rc;
 	}
-	if (!json_array_size(patch)) { /* Go marshals the nil slice: `null` */
-		json_decref(patch);
-		patch = json_null();
-	}
 	json_decref(res->patch);
-	res->patch = patch;
+	res->patch = admission_patch(patch); /* Go marshals the nil slice: `null` */
 	return 0;
 }
 

@@ -1335,12 +1335,8 @@ int admit_queues_mutate(const struct admission_ctx *ctx, const struct admission_
 		json_decref(patch);
 		return VC_ENOMEM;
 	}
-	if (!json_array_size(patch)) { /* Go marshals the nil slice: `null` */
-		json_decref(patch);
-		patch = json_null();
-	}
 	json_decref(res->patch);
-	res->patch = patch;
+	res->patch = admission_patch(patch); /* Go marshals the nil slice: `null` */
 	return 0;
 }
 
