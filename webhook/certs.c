@@ -116,29 +116,49 @@ static int gen_key(EVP_PKEY **out, struct vc_error *err)
 	return *out ? 0 : ssl_fail(err, "cannot generate an RSA key");
 }
 
-/* The CA: self-signed, CA:TRUE, keyCertSign and cRLSign. */
-static int make_ca(EVP_PKEY *key, const char *cn, int days, X509 **out, struct vc_error *err)
+/* An X509v3 extension: its NID and its configuration text. */
+struct cert_ext {
+	int nid;
+	const char *value;
+};
+
+/* What make_cert makes: the extensions, in order, and the texts of its errors. */
+struct cert_profile {
+	const struct cert_ext *exts;
+	size_t n_exts;
+	const char *issuer_error; /* when the issuer cannot be set */
+	const char *sign_error;	  /* when the certificate cannot be signed */
+};
+
+/*
+ * A certificate for key with subject CN=cn and the profile's extensions, issued and signed by ca
+ * with ca_key, or self-signed by key when ca is NULL.
+ */
+static int make_cert(EVP_PKEY *key, const char *cn, int days, X509 *ca, EVP_PKEY *ca_key,
+		     const struct cert_profile *pr, X509 **out, struct vc_error *err)
 {
 	X509V3_CTX ctx;
 	X509 *x;
+	size_t i;
 	int rc;
 
 	rc = new_cert(key, cn, days, &x, err);
 	if (rc)
 		return rc;
-	if (!X509_set_issuer_name(x, X509_get_subject_name(x))) {
-		rc = ssl_fail(err, "cannot set the CA's issuer");
+	if (!ca) {
+		ca = x;
+		ca_key = key;
+	}
+	if (!X509_set_issuer_name(x, X509_get_subject_name(ca))) {
+		rc = ssl_fail(err, pr->issuer_error);
 		goto fail;
 	}
-	X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
-	if ((rc = add_ext(x, &ctx, NID_basic_constraints, "critical,CA:TRUE", err)) ||
-	    (rc = add_ext(x, &ctx, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature",
-			  err)) ||
-	    (rc = add_ext(x, &ctx, NID_subject_key_identifier, "hash", err)) ||
-	    (rc = add_ext(x, &ctx, NID_authority_key_identifier, "keyid:always", err)))
-		goto fail;
-	if (!X509_sign(x, key, EVP_sha256())) {
-		rc = ssl_fail(err, "cannot sign the CA certificate");
+	X509V3_set_ctx(&ctx, ca, x, NULL, NULL, 0);
+	for (i = 0; i < pr->n_exts; i++)
+		if ((rc = add_ext(x, &ctx, pr->exts[i].nid, pr->exts[i].value, err)))
+			goto fail;
+	if (!X509_sign(x, ca_key, EVP_sha256())) {
+		rc = ssl_fail(err, pr->sign_error);
 		goto fail;
 	}
 	*out = x;
@@ -148,39 +168,39 @@ fail:
 	return rc;
 }
 
+/* The CA: self-signed, CA:TRUE, keyCertSign and cRLSign. */
+static int make_ca(EVP_PKEY *key, const char *cn, int days, X509 **out, struct vc_error *err)
+{
+	static const struct cert_ext exts[] = {
+		{ NID_basic_constraints, "critical,CA:TRUE" },
+		{ NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature" },
+		{ NID_subject_key_identifier, "hash" },
+		{ NID_authority_key_identifier, "keyid:always" },
+	};
+	static const struct cert_profile ca = { exts, VC_ARRAY_SIZE(exts),
+						"cannot set the CA's issuer",
+						"cannot sign the CA certificate" };
+
+	return make_cert(key, cn, days, NULL, NULL, &ca, out, err);
+}
+
 /* The serving certificate for key, signed by the CA. */
 static int make_serving(EVP_PKEY *key, const char *cn, const char *sans, int days, X509 *ca,
 			EVP_PKEY *ca_key, X509 **out, struct vc_error *err)
 {
-	X509V3_CTX ctx;
-	X509 *x;
-	int rc;
+	const struct cert_ext exts[] = {
+		{ NID_basic_constraints, "CA:FALSE" },
+		{ NID_key_usage, "critical,nonRepudiation,digitalSignature,keyEncipherment" },
+		{ NID_ext_key_usage, "serverAuth" },
+		{ NID_subject_alt_name, sans },
+		{ NID_subject_key_identifier, "hash" },
+		{ NID_authority_key_identifier, "keyid:always" },
+	};
+	const struct cert_profile serving = { exts, VC_ARRAY_SIZE(exts),
+					      "cannot set the certificate's issuer",
+					      "cannot sign the serving certificate" };
 
-	rc = new_cert(key, cn, days, &x, err);
-	if (rc)
-		return rc;
-	if (!X509_set_issuer_name(x, X509_get_subject_name(ca))) {
-		rc = ssl_fail(err, "cannot set the certificate's issuer");
-		goto fail;
-	}
-	X509V3_set_ctx(&ctx, ca, x, NULL, NULL, 0);
-	if ((rc = add_ext(x, &ctx, NID_basic_constraints, "CA:FALSE", err)) ||
-	    (rc = add_ext(x, &ctx, NID_key_usage,
-			  "critical,nonRepudiation,digitalSignature,keyEncipherment", err)) ||
-	    (rc = add_ext(x, &ctx, NID_ext_key_usage, "serverAuth", err)) ||
-	    (rc = add_ext(x, &ctx, NID_subject_alt_name, sans, err)) ||
-	    (rc = add_ext(x, &ctx, NID_subject_key_identifier, "hash", err)) ||
-	    (rc = add_ext(x, &ctx, NID_authority_key_identifier, "keyid:always", err)))
-		goto fail;
-	if (!X509_sign(x, ca_key, EVP_sha256())) {
-		rc = ssl_fail(err, "cannot sign the serving certificate");
-		goto fail;
-	}
-	*out = x;
-	return 0;
-fail:
-	X509_free(x);
-	return rc;
+	return make_cert(key, cn, days, ca, ca_key, &serving, out, err);
 }
 
 static int pem_cert(X509 *x, char **out, struct vc_error *err)
