@@ -445,7 +445,7 @@ static void tc_fatal(struct typecheck *tc, const char *text)
 		tc->nomem = true;
 }
 
-/* An integer member for an intN field: the "number <literal>" of Go's error, else NULL. */
+/* Whether v is an integer that a field of the intN kind holds (else Go prints "number <v>"). */
 static bool tc_int_fits(const json_t *v, enum jt_kind kind)
 {
 	json_int_t n;
