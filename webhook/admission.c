@@ -1,9 +1,9 @@
 /*
  * admission.c - the AdmissionReview plumbing shared by every handler (webhooks.md §2).
  *
- * vc_admission_serve() is the whole HTTP step apart from the socket: route the path, cap the
- * body, check the content type, parse, decode the review into a struct vc_admission_request,
- * call the path's handler and encode its struct vc_admission_result as the answering review
+ * admission_serve() is the whole HTTP step apart from the socket: route the path, cap the
+ * body, check the content type, parse, decode the review into a struct admission_request,
+ * call the path's handler and encode its struct admission_result as the answering review
  * (§2.3: uid, allowed, status.message, the JSON Patch base64-encoded with patchType JSONPatch).
  * Nothing here knows about Jobs, Queues or Pods.
  */
@@ -12,6 +12,7 @@
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
+#include "vc_resource.h"
 #include "vc_str.h"
 
 #define REVIEW_V1      "admission.k8s.io/v1"
@@ -22,28 +23,28 @@
 
 struct route {
 	const char *path;
-	vc_admission_handler handler;
+	admission_handler_fn handler;
 };
 
 /* §2.1, in the order of that table. */
 static const struct route routes[] = {
-	{ "/jobs/mutate", vc_admit_jobs_mutate },
-	{ "/jobs/validate", vc_admit_jobs_validate },
-	{ "/queues/mutate", vc_admit_queues_mutate },
-	{ "/queues/validate", vc_admit_queues_validate },
-	{ "/podgroups/mutate", vc_admit_podgroups_mutate },
-	{ "/podgroups/validate", vc_admit_podgroups_validate },
-	{ "/pods/mutate", vc_admit_pods_mutate },
-	{ "/pods/validate", vc_admit_pods_validate },
+	{ "/jobs/mutate", admit_jobs_mutate },
+	{ "/jobs/validate", admit_jobs_validate },
+	{ "/queues/mutate", admit_queues_mutate },
+	{ "/queues/validate", admit_queues_validate },
+	{ "/podgroups/mutate", admit_podgroups_mutate },
+	{ "/podgroups/validate", admit_podgroups_validate },
+	{ "/pods/mutate", admit_pods_mutate },
+	{ "/pods/validate", admit_pods_validate },
 };
 
-const char *const vc_admission_paths[] = {
+const char *const admission_paths[] = {
 	"/jobs/mutate",	    "/jobs/validate",	 "/queues/mutate",
 	"/queues/validate", "/podgroups/mutate", "/podgroups/validate",
 	"/pods/mutate",	    "/pods/validate",	 NULL,
 };
 
-static vc_admission_handler find_handler(const char *path)
+static admission_handler_fn find_handler(const char *path)
 {
 	size_t i;
 
@@ -57,7 +58,7 @@ static vc_admission_handler find_handler(const char *path)
 
 /* ---- results ----------------------------------------------------------------------------- */
 
-int vc_admission_deny(struct vc_admission_result *res, const char *fmt, ...)
+int admission_deny(struct admission_result *res, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -80,7 +81,7 @@ int vc_admission_deny(struct vc_admission_result *res, const char *fmt, ...)
 	return 0;
 }
 
-int vc_admission_deny_take(struct vc_admission_result *res, char *msg)
+int admission_deny_take(struct admission_result *res, char *msg)
 {
 	res->allowed = false;
 	if (!msg)
@@ -90,12 +91,20 @@ int vc_admission_deny_take(struct vc_admission_result *res, char *msg)
 	return 0;
 }
 
-void vc_admission_result_release(struct vc_admission_result *res)
+void admission_result_release(struct admission_result *res)
 {
 	vc_free(res->message);
 	res->message = NULL;
 	json_decref(res->patch);
 	res->patch = NULL;
+}
+
+json_t *admission_patch(json_t *ops)
+{
+	if (json_array_size(ops))
+		return ops;
+	json_decref(ops);
+	return json_null();
 }
 
 static const char *member_str(const json_t *obj, const char *key)
@@ -105,9 +114,9 @@ static const char *member_str(const json_t *obj, const char *key)
 	return s ? s : "";
 }
 
-int vc_admission_check_resource(const struct vc_admission_request *req, const char *group,
-				const char *version, const char *resource,
-				struct vc_admission_result *res)
+int admission_check_resource(const struct admission_request *req, const char *group,
+			     const char *version, const char *resource,
+			     struct admission_result *res)
 {
 	const json_t *r = req->resource;
 
@@ -115,26 +124,26 @@ int vc_admission_check_resource(const struct vc_admission_request *req, const ch
 	    !strcmp(member_str(r, "resource"), resource))
 		return 0;
 	/* Go prints the GroupVersionResource struct with %s: "{G V R}". */
-	if (vc_admission_deny(res, "expect resource to be {%s %s %s}", group, version, resource))
+	if (admission_deny(res, "expect resource to be {%s %s %s}", group, version, resource))
 		return VC_ENOMEM;
 	return 1;
 }
 
 /* ---- string map -------------------------------------------------------------------------- */
 
-void vc_admission_strmap_init(struct vc_admission_strmap *m)
+void admission_strmap_init(struct admission_strmap *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-void vc_admission_strmap_release(struct vc_admission_strmap *m)
+void admission_strmap_release(struct admission_strmap *m)
 {
 	size_t i;
 
 	for (i = 0; i < m->cap; i++)
 		vc_free(m->slots[i].key);
 	vc_free(m->slots);
-	vc_admission_strmap_init(m);
+	admission_strmap_init(m);
 }
 
 static size_t strmap_hash(const char *s)
@@ -146,8 +155,8 @@ static size_t strmap_hash(const char *s)
 	return (size_t)h;
 }
 
-static struct vc_admission_strmap_slot *strmap_slot(struct vc_admission_strmap_slot *slots,
-						    size_t cap, const char *key)
+static struct admission_strmap_slot *strmap_slot(struct admission_strmap_slot *slots, size_t cap,
+						 const char *key)
 {
 	size_t i = strmap_hash(key) & (cap - 1);
 
@@ -156,9 +165,9 @@ static struct vc_admission_strmap_slot *strmap_slot(struct vc_admission_strmap_s
 	return &slots[i];
 }
 
-bool vc_admission_strmap_get(const struct vc_admission_strmap *m, const char *key, size_t *value)
+bool admission_strmap_get(const struct admission_strmap *m, const char *key, size_t *value)
 {
-	struct vc_admission_strmap_slot *s;
+	struct admission_strmap_slot *s;
 
 	if (!m->cap)
 		return false;
@@ -170,16 +179,16 @@ bool vc_admission_strmap_get(const struct vc_admission_strmap *m, const char *ke
 	return true;
 }
 
-int vc_admission_strmap_add(struct vc_admission_strmap *m, const char *key, size_t value)
+int admission_strmap_add(struct admission_strmap *m, const char *key, size_t value)
 {
-	struct vc_admission_strmap_slot *s;
+	struct admission_strmap_slot *s;
 	size_t i;
 
-	if (vc_admission_strmap_get(m, key, NULL))
+	if (admission_strmap_get(m, key, NULL))
 		return 0;
 	if ((m->len + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct vc_admission_strmap_slot *slots = vc_calloc(cap, sizeof(*slots));
+		struct admission_strmap_slot *slots = vc_calloc(cap, sizeof(*slots));
 
 		if (!slots)
 			return VC_ENOMEM;
@@ -218,7 +227,7 @@ static int request_string(const json_t *request, const char *key, const char **o
 	return 0;
 }
 
-static int decode_request(const json_t *request, struct vc_admission_request *req,
+static int decode_request(const json_t *request, struct admission_request *req,
 			  struct vc_error *err)
 {
 	static const char *const gvr[] = { "group", "version", "resource" };
@@ -315,8 +324,8 @@ static char *dump_compact(const json_t *v, size_t *len)
 }
 
 /* The response object of §2.3; NULL when out of memory. */
-static json_t *encode_response(const struct vc_admission_request *req,
-			       const struct vc_admission_result *res)
+static json_t *encode_response(const struct admission_request *req,
+			       const struct admission_result *res)
 {
 	json_t *resp = json_object(), *status;
 	char *patch = NULL, *b64 = NULL;
@@ -354,13 +363,13 @@ fail:
 	return NULL;
 }
 
-int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, const json_t *review,
-			json_t **response, struct vc_error *err)
+int admission_review(const struct admission_ctx *ctx, const char *path, const json_t *review,
+		     json_t **response, struct vc_error *err)
 {
-	struct vc_admission_result res = { .allowed = true };
-	struct vc_admission_request req;
+	struct admission_result res = { .allowed = true };
+	struct admission_request req;
 	const char *api_version = REVIEW_V1, *kind;
-	vc_admission_handler handler;
+	admission_handler_fn handler;
 	json_t *v, *request, *out = NULL, *resp = NULL;
 	int rc;
 
@@ -398,7 +407,7 @@ int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, co
 
 	rc = handler(ctx, &req, &res);
 	if (rc) {
-		vc_admission_result_release(&res);
+		admission_result_release(&res);
 		return vc_error_set(err, rc == VC_ENOMEM ? VC_ENOMEM : rc,
 				    "cannot answer the review: %s", vc_strerror(rc));
 	}
@@ -408,22 +417,21 @@ int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, co
 	    json_object_set_new(out, "apiVersion", json_string(api_version))) {
 		json_decref(resp);
 		json_decref(out);
-		vc_admission_result_release(&res);
+		admission_result_release(&res);
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	}
 	if (json_object_set_new(out, "response", resp)) { /* resp is gone with it */
 		json_decref(out);
-		vc_admission_result_release(&res);
+		admission_result_release(&res);
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	}
-	vc_admission_result_release(&res);
+	admission_result_release(&res);
 	*response = out;
 	return 0;
 }
 
-int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
-		       const char *content_type, const char *body, size_t len, char **out,
-		       int *status, struct vc_error *err)
+int admission_serve(const struct admission_ctx *ctx, const char *path, const char *content_type,
+		    const char *body, size_t len, char **out, int *status, struct vc_error *err)
 {
 	json_t *review = NULL, *response = NULL;
 	struct vc_error perr;
@@ -456,7 +464,7 @@ int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
 		return vc_error_set_at(err, VC_EINVAL, perr.line, perr.column, perr.position,
 				       "cannot decode AdmissionReview: %s", perr.text);
 	}
-	rc = vc_admission_review(ctx, path, review, &response, err);
+	rc = admission_review(ctx, path, review, &response, err);
 	json_decref(review);
 	if (rc) {
 		*status = rc == VC_ENOENT ? 404 : rc == VC_EINVAL ? 400 : 500;
@@ -472,7 +480,7 @@ int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
 	return 0;
 }
 
-const char *vc_admission_json_kind(const json_t *v)
+const char *admission_json_kind(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
@@ -489,14 +497,14 @@ const char *vc_admission_json_kind(const json_t *v)
 	}
 }
 
-int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bool with_number,
-			    const char *where, const char *gotype)
+int admission_type_error(struct admission_result *res, const json_t *v, bool with_number,
+			 const char *where, const char *gotype)
 {
 	struct vc_buf b;
 	int rc;
 
 	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-	rc = vc_buf_addf(&b, "json: cannot unmarshal %s", vc_admission_json_kind(v));
+	rc = vc_buf_addf(&b, "json: cannot unmarshal %s", admission_json_kind(v));
 	if (!rc && with_number && json_is_number(v)) {
 		rc = vc_buf_addc(&b, ' ');
 		if (!rc)
@@ -505,48 +513,68 @@ int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bo
 	if (!rc)
 		rc = vc_buf_addf(&b, " into Go struct field %s of type %s", where, gotype);
 	if (!rc)
-		rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
+		rc = admission_deny(res, "%s", vc_buf_str(&b));
 	vc_buf_release(&b);
 	return rc ? VC_ENOMEM : 1;
 }
 
-int vc_admission_check_value(struct vc_admission_result *res, const json_t *v,
-			     enum vc_admission_want want, const char *where, const char *gotype)
+int admission_check_value(struct admission_result *res, const json_t *v, enum admission_want want,
+			  const char *where, const char *gotype)
 {
 	bool ok = false;
 
 	if (!v || json_is_null(v))
 		return 0;
 	switch (want) {
-	case VC_WANT_STRING:
+	case ADMISSION_WANT_STRING:
 		ok = json_is_string(v);
 		break;
-	case VC_WANT_OBJECT:
+	case ADMISSION_WANT_OBJECT:
 		ok = json_is_object(v);
 		break;
-	case VC_WANT_ARRAY:
+	case ADMISSION_WANT_ARRAY:
 		ok = json_is_array(v);
 		break;
-	case VC_WANT_BOOL:
+	case ADMISSION_WANT_BOOL:
 		ok = json_is_boolean(v);
 		break;
-	case VC_WANT_INT:
+	case ADMISSION_WANT_INT:
 		ok = json_is_integer(v);
 		break;
-	case VC_WANT_INT32:
+	case ADMISSION_WANT_INT32:
 		ok = json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
 		     json_integer_value(v) <= INT32_MAX;
 		break;
 	}
 	if (ok)
 		return 0;
-	return vc_admission_type_error(res, v, want == VC_WANT_INT || want == VC_WANT_INT32, where,
-				       gotype);
+	return admission_type_error(
+		res, v, want == ADMISSION_WANT_INT || want == ADMISSION_WANT_INT32, where, gotype);
 }
 
-int vc_admission_check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
-			     enum vc_admission_want want, const char *where, const char *gotype)
+int admission_check_field(struct admission_result *res, const json_t *obj, const char *key,
+			  enum admission_want want, const char *where, const char *gotype)
 {
-	return vc_admission_check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL,
-					want, where, gotype);
+	return admission_check_value(res, json_is_object(obj) ? json_object_get(obj, key) : NULL,
+				     want, where, gotype);
+}
+
+/* ---- §9.1 quantity checks ---------------------------------------------------------------- */
+
+int admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
+			      const char *resource, const struct vc_quantity *q)
+{
+	char text[VC_QUANTITY_STR_MAX];
+	int rc;
+
+	if (vc_quantity_format(q, text, sizeof(text)))
+		text[0] = '\0';
+	if (vc_quantity_sign(q) < 0 &&
+	    (rc = vc_field_invalid(errs, path, vc_fv_str(text),
+				   "must be greater than or equal to 0")))
+		return rc;
+	if (vc_resource_is_integer_resource(resource) && vc_quantity_milli_value(q) % 1000 != 0 &&
+	    (rc = vc_field_invalid(errs, path, vc_fv_named_str(text), "must be an integer")))
+		return rc;
+	return 0;
 }

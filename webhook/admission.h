@@ -1,16 +1,16 @@
 /*
  * admission.h - vc-webhook's admission logic as pure functions (../shared/spec/webhooks.md).
  *
- * The HTTP server hands each request body to vc_admission_serve(), which decodes the
+ * The HTTP server hands each request body to admission_serve(), which decodes the
  * AdmissionReview (admission.k8s.io/v1, and v1beta1 answered in kind), routes by path to a
  * handler, and encodes the answering AdmissionReview. Handlers never touch the network: what
  * they need to know about the cluster (Queues from the informer cache, a Namespace) comes
- * through struct vc_admission_state, which the daemon backs with its informer and client and
+ * through struct admission_state, which the daemon backs with its informer and client and
  * tests back with fixed data. So the same code runs in the daemon, in the data-driven unit
  * tests (tests/data/admission/<case>/) and in the fuzzer.
  */
-#ifndef VC_ADMISSION_H
-#define VC_ADMISSION_H
+#ifndef ADMISSION_H
+#define ADMISSION_H
 
 #include "vc_prelude.h"
 
@@ -19,7 +19,7 @@
 #include "vc_err.h"
 
 /* What the handlers may read about the cluster. Every function may be NULL (= nothing known). */
-struct vc_admission_state {
+struct admission_state {
 	/*
 	 * The Queue called name: 0 and a new reference in *out, VC_ENOTFOUND when there is none
 	 * (the handler then prints the lister's text «queue.scheduling.volcano.sh "<name>" not
@@ -35,7 +35,7 @@ struct vc_admission_state {
 };
 
 /* The resource-group configuration of /pods/mutate (webhooks.md §11.1), parsed. */
-struct vc_admission_config {
+struct admission_config {
 	/* --scheduler-name values; the first is the default for Jobs. NULL-terminated. */
 	const char *const *scheduler_names;
 	/* The admission configuration file (resourceGroups...), or NULL when none is loaded. */
@@ -50,13 +50,13 @@ struct vc_admission_config {
 	bool pod_level_resources;
 };
 
-struct vc_admission_ctx {
-	const struct vc_admission_config *config;
-	const struct vc_admission_state *state;
+struct admission_ctx {
+	const struct admission_config *config;
+	const struct admission_state *state;
 };
 
 /* The paths served; NULL-terminated, in Volcano's order. */
-extern const char *const vc_admission_paths[];
+extern const char *const admission_paths[];
 
 /*
  * Handle one review: path is the HTTP path ("/jobs/validate"), review the decoded request body
@@ -70,20 +70,19 @@ extern const char *const vc_admission_paths[];
  * (500) when memory runs out. Denials are answers, not errors. Thread-safe as long as the
  * state callbacks are.
  */
-int vc_admission_review(const struct vc_admission_ctx *ctx, const char *path, const json_t *review,
-			json_t **response, struct vc_error *err);
+int admission_review(const struct admission_ctx *ctx, const char *path, const json_t *review,
+		     json_t **response, struct vc_error *err);
 
 /*
  * The whole HTTP step, checked in Go's order: the path (unknown: VC_ENOENT, 404, text «404 page
  * not found»), the body size (over 3 MiB: VC_E2BIG, 413, «request body too large»), the content
  * type (anything but exactly application/json: VC_EINVAL, 415), the JSON (VC_EINVAL, 400, with
- * jansson's text and position), then vc_admission_review. body need not be NUL-terminated and
+ * jansson's text and position), then admission_review. body need not be NUL-terminated and
  * may be NULL when len is 0. On success *out is a new vc_malloc'd JSON text (free with vc_free)
  * and *status 200; on failure *out is NULL, *status is the HTTP status to send and err->text the
  * text body (without the trailing newline Go's http.Error adds).
  */
-int vc_admission_serve(const struct vc_admission_ctx *ctx, const char *path,
-		       const char *content_type, const char *body, size_t len, char **out,
-		       int *status, struct vc_error *err);
+int admission_serve(const struct admission_ctx *ctx, const char *path, const char *content_type,
+		    const char *body, size_t len, char **out, int *status, struct vc_error *err);
 
-#endif /* VC_ADMISSION_H */
+#endif /* ADMISSION_H */

@@ -1,12 +1,12 @@
 /*
  * admission_internal.h - what the admission handlers share (not for use outside webhook/).
  *
- * admission.c decodes the review into a struct vc_admission_request, calls the handler for the
- * path, and encodes the struct vc_admission_result it fills (webhooks.md §2.3: allowed, the
+ * admission.c decodes the review into a struct admission_request, calls the handler for the
+ * path, and encodes the struct admission_result it fills (webhooks.md §2.3: allowed, the
  * denial message, the JSON Patch, base64-encoded on the way out).
  */
-#ifndef VC_ADMISSION_INTERNAL_H
-#define VC_ADMISSION_INTERNAL_H
+#ifndef ADMISSION_INTERNAL_H
+#define ADMISSION_INTERNAL_H
 
 #include "admission.h"
 
@@ -15,7 +15,7 @@
 #include "vc_validate.h"
 
 /* The request of a review; every pointer is borrowed from the review being handled. */
-struct vc_admission_request {
+struct admission_request {
 	const char *uid;	  /* request.uid ("" when absent) */
 	const char *operation;	  /* "CREATE", "UPDATE", "DELETE", "CONNECT" ("" when absent) */
 	const char *name;	  /* request.name ("" when absent) */
@@ -27,7 +27,7 @@ struct vc_admission_request {
 };
 
 /* What a handler decides. */
-struct vc_admission_result {
+struct admission_result {
 	bool allowed;
 	char *message; /* owned (vc_malloc); the denial message, NULL when allowed */
 	/*
@@ -43,21 +43,27 @@ struct vc_admission_result {
  * server applies the failure policy). Denials are not errors: they return 0 with
  * res->allowed false.
  */
-typedef int (*vc_admission_handler)(const struct vc_admission_ctx *ctx,
-				    const struct vc_admission_request *req,
-				    struct vc_admission_result *res);
+typedef int (*admission_handler_fn)(const struct admission_ctx *ctx,
+				    const struct admission_request *req,
+				    struct admission_result *res);
 
 /* Deny with a formatted message (replacing any earlier one). Returns 0 or VC_ENOMEM. */
-int vc_admission_deny(struct vc_admission_result *res, const char *fmt, ...) VC_PRINTF(2, 3);
+int admission_deny(struct admission_result *res, const char *fmt, ...) VC_PRINTF(2, 3);
 
 /*
  * Deny with msg, a vc_malloc'd string that is stolen (also on failure). A NULL msg (a failed
  * allocation upstream) still denies and returns VC_ENOMEM; otherwise returns 0.
  */
-int vc_admission_deny_take(struct vc_admission_result *res, char *msg);
+int admission_deny_take(struct admission_result *res, char *msg);
 
 /* Free what res owns (message, patch) and reset them to NULL. */
-void vc_admission_result_release(struct vc_admission_result *res);
+void admission_result_release(struct admission_result *res);
+
+/*
+ * The patch of a mutating handler that built the operations ops (a JSON array, stolen): ops, or
+ * JSON null when it is empty, as Go marshals the nil slice (webhooks.md §2.5).
+ */
+json_t *admission_patch(json_t *ops);
 
 /*
  * Kubernetes' ValidateResourceQuantityValue (webhooks.md §9.1) for the quantity q of resource at
@@ -66,20 +72,20 @@ void vc_admission_result_release(struct vc_admission_result *res);
  * appends «<path>: Invalid value: "<q>": must be an integer». q prints in Kubernetes' String()
  * form. Returns 0 (whether or not it appended) or VC_ENOMEM.
  */
-int vc_admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
-				 const char *resource, const struct vc_quantity *q);
+int admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
+			      const char *resource, const struct vc_quantity *q);
 
 /*
  * Deny with «expect resource to be {G V R}» unless req->resource is exactly group/version/
  * resource (webhooks.md §2.4). Returns 1 when it denied, 0 when the resource matches, or
  * VC_ENOMEM.
  */
-int vc_admission_check_resource(const struct vc_admission_request *req, const char *group,
-				const char *version, const char *resource,
-				struct vc_admission_result *res);
+int admission_check_resource(const struct admission_request *req, const char *group,
+			     const char *version, const char *resource,
+			     struct admission_result *res);
 
 /* What encoding/json calls a JSON value in its type errors: "string", "number", "bool", ... */
-const char *vc_admission_json_kind(const json_t *v);
+const char *admission_json_kind(const json_t *v);
 
 /*
  * Deny with encoding/json's type error for value v of a struct field:
@@ -87,60 +93,57 @@ const char *vc_admission_json_kind(const json_t *v);
  * with_number also prints a number's value (Go does for numbers an integer field can't hold).
  * Returns 1 (denied) or VC_ENOMEM.
  */
-int vc_admission_type_error(struct vc_admission_result *res, const json_t *v, bool with_number,
-			    const char *where, const char *gotype);
+int admission_type_error(struct admission_result *res, const json_t *v, bool with_number,
+			 const char *where, const char *gotype);
 
-/* The Go type a decoded field must have (for vc_admission_check_value). */
-enum vc_admission_want {
-	VC_WANT_STRING,
-	VC_WANT_OBJECT,
-	VC_WANT_ARRAY,
-	VC_WANT_BOOL,
-	VC_WANT_INT,   /* Go int: any JSON integer */
-	VC_WANT_INT32, /* Go int32: an integer in range */
+/* The Go type a decoded field must have (for admission_check_value). */
+enum admission_want {
+	ADMISSION_WANT_STRING,
+	ADMISSION_WANT_OBJECT,
+	ADMISSION_WANT_ARRAY,
+	ADMISSION_WANT_BOOL,
+	ADMISSION_WANT_INT,   /* Go int: any JSON integer */
+	ADMISSION_WANT_INT32, /* Go int32: an integer in range */
 };
 
 /*
- * Deny with encoding/json's type error (vc_admission_type_error) unless v is absent, null or of
+ * Deny with encoding/json's type error (admission_type_error) unless v is absent, null or of
  * the wanted type; where is "<Struct>.<json path>" and gotype the Go type. Integer fields print
  * the offending number too, as Go does. Returns 1 when it denied, 0, or VC_ENOMEM.
  */
-int vc_admission_check_value(struct vc_admission_result *res, const json_t *v,
-			     enum vc_admission_want want, const char *where, const char *gotype);
-/* vc_admission_check_value on obj[key] (absent when obj is not an object). */
-int vc_admission_check_field(struct vc_admission_result *res, const json_t *obj, const char *key,
-			     enum vc_admission_want want, const char *where, const char *gotype);
+int admission_check_value(struct admission_result *res, const json_t *v, enum admission_want want,
+			  const char *where, const char *gotype);
+/* admission_check_value on obj[key] (absent when obj is not an object). */
+int admission_check_field(struct admission_result *res, const json_t *obj, const char *key,
+			  enum admission_want want, const char *where, const char *gotype);
 
 /* The handlers, one per path (jobs.c, queues.c, podgroups.c, pods.c). */
-int vc_admit_jobs_mutate(const struct vc_admission_ctx *ctx, const struct vc_admission_request *req,
-			 struct vc_admission_result *res);
-int vc_admit_jobs_validate(const struct vc_admission_ctx *ctx,
-			   const struct vc_admission_request *req, struct vc_admission_result *res);
-int vc_admit_queues_mutate(const struct vc_admission_ctx *ctx,
-			   const struct vc_admission_request *req, struct vc_admission_result *res);
-int vc_admit_queues_validate(const struct vc_admission_ctx *ctx,
-			     const struct vc_admission_request *req,
-			     struct vc_admission_result *res);
-int vc_admit_podgroups_mutate(const struct vc_admission_ctx *ctx,
-			      const struct vc_admission_request *req,
-			      struct vc_admission_result *res);
-int vc_admit_podgroups_validate(const struct vc_admission_ctx *ctx,
-				const struct vc_admission_request *req,
-				struct vc_admission_result *res);
-int vc_admit_pods_mutate(const struct vc_admission_ctx *ctx, const struct vc_admission_request *req,
-			 struct vc_admission_result *res);
-int vc_admit_pods_validate(const struct vc_admission_ctx *ctx,
-			   const struct vc_admission_request *req, struct vc_admission_result *res);
+int admit_jobs_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+		      struct admission_result *res);
+int admit_jobs_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			struct admission_result *res);
+int admit_queues_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+			struct admission_result *res);
+int admit_queues_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			  struct admission_result *res);
+int admit_podgroups_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+			   struct admission_result *res);
+int admit_podgroups_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			     struct admission_result *res);
+int admit_pods_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+		      struct admission_result *res);
+int admit_pods_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			struct admission_result *res);
 
 /* ---- a string map for the handlers' uniqueness checks ------------------------------------- */
 
 /*
  * A hash map from strings (copied in) to size_t values, so that duplicate checks over arrays of
- * untrusted length stay linear. Embed, set up with vc_admission_strmap_init, free with
- * vc_admission_strmap_release.
+ * untrusted length stay linear. Embed, set up with admission_strmap_init, free with
+ * admission_strmap_release.
  */
-struct vc_admission_strmap {
-	struct vc_admission_strmap_slot {
+struct admission_strmap {
+	struct admission_strmap_slot {
 		char *key;
 		size_t value;
 	} * slots;  /* private */
@@ -148,17 +151,17 @@ struct vc_admission_strmap {
 	size_t len; /* read-only: the number of keys */
 };
 
-void vc_admission_strmap_init(struct vc_admission_strmap *m);
-void vc_admission_strmap_release(struct vc_admission_strmap *m);
+void admission_strmap_init(struct admission_strmap *m);
+void admission_strmap_release(struct admission_strmap *m);
 /*
  * Add key with value unless key is already there (its value is then left alone). Returns 1 when
  * it added, 0 when key was present, VC_ENOMEM (the map unchanged).
  */
-int vc_admission_strmap_add(struct vc_admission_strmap *m, const char *key, size_t value);
+int admission_strmap_add(struct admission_strmap *m, const char *key, size_t value);
 /* Whether key is there; its value into *value when value is not NULL. */
-bool vc_admission_strmap_get(const struct vc_admission_strmap *m, const char *key, size_t *value);
+bool admission_strmap_get(const struct admission_strmap *m, const char *key, size_t *value);
 
-/* ---- Job helpers shared by jobs.c and jobs_podtemplate.c ---------------------------------- */
+/* ---- Job helpers: jobs_gotypes.c and jobs_podtemplate.c, for jobs.c ---------------------- */
 
 /*
  * Decode-check a batch.volcano.sh/v1alpha1 Job object (borrowed) against Go's types, as the Go
@@ -167,7 +170,7 @@ bool vc_admission_strmap_get(const struct vc_admission_strmap *m, const char *ke
  * string into Go struct field TaskSpec.spec.tasks.replicas of type int32», or a quantity's or
  * duration's parse error); VC_ENOMEM. Fields Caldera does not model are not checked.
  */
-int vc_admit_job_typecheck(const json_t *job, char **msg);
+int admit_job_typecheck(const json_t *job, char **msg);
 
 /*
  * The canonical form of a JobSpec (borrowed) for semantic equality (webhooks.md §6): a new
@@ -177,9 +180,9 @@ int vc_admit_job_typecheck(const json_t *job, char **msg);
  * that vc_json_equal() on two canonical forms is apiequality.Semantic.DeepEqual. Members of
  * Kubernetes structs that Caldera does not model are kept as they are; unknown members of
  * Volcano's (fully modelled) structs are dropped, as Go's decoder drops them. Returns 0 or
- * VC_ENOMEM. The spec must have passed vc_admit_job_typecheck().
+ * VC_ENOMEM. The spec must have passed admit_job_typecheck().
  */
-int vc_admit_job_spec_canonical(const json_t *spec, json_t **out);
+int admit_job_spec_canonical(const json_t *spec, json_t **out);
 
 /*
  * Job CREATE's pod-template check for tasks[index] (borrowed), webhooks.md §5.3: apply the
@@ -188,7 +191,7 @@ int vc_admit_job_spec_canonical(const json_t *spec, json_t **out);
  * there are none and the task has a topologyPolicy, append the whole-CPU text if a container
  * fails it. Appends nothing for a valid task. Returns 0 or VC_ENOMEM / VC_E2BIG from msg.
  */
-int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t *task, size_t index,
-			       const char *task_name, const char *ns, struct vc_buf *msg);
+int admit_job_task_template(const struct admission_ctx *ctx, const json_t *task, size_t index,
+			    const char *task_name, const char *ns, struct vc_buf *msg);
 
-#endif /* VC_ADMISSION_INTERNAL_H */
+#endif /* ADMISSION_INTERNAL_H */

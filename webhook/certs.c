@@ -116,29 +116,49 @@ static int gen_key(EVP_PKEY **out, struct vc_error *err)
 	return *out ? 0 : ssl_fail(err, "cannot generate an RSA key");
 }
 
-/* The CA: self-signed, CA:TRUE, keyCertSign and cRLSign. */
-static int make_ca(EVP_PKEY *key, const char *cn, int days, X509 **out, struct vc_error *err)
+/* An X509v3 extension: its NID and its configuration text. */
+struct cert_ext {
+	int nid;
+	const char *value;
+};
+
+/* What make_cert makes: the extensions, in order, and the texts of its errors. */
+struct cert_profile {
+	const struct cert_ext *exts;
+	size_t n_exts;
+	const char *issuer_error; /* when the issuer cannot be set */
+	const char *sign_error;	  /* when the certificate cannot be signed */
+};
+
+/*
+ * A certificate for key with subject CN=cn and the profile's extensions, issued and signed by ca
+ * with ca_key, or self-signed by key when ca is NULL.
+ */
+static int make_cert(EVP_PKEY *key, const char *cn, int days, X509 *ca, EVP_PKEY *ca_key,
+		     const struct cert_profile *pr, X509 **out, struct vc_error *err)
 {
 	X509V3_CTX ctx;
 	X509 *x;
+	size_t i;
 	int rc;
 
 	rc = new_cert(key, cn, days, &x, err);
 	if (rc)
 		return rc;
-	if (!X509_set_issuer_name(x, X509_get_subject_name(x))) {
-		rc = ssl_fail(err, "cannot set the CA's issuer");
+	if (!ca) {
+		ca = x;
+		ca_key = key;
+	}
+	if (!X509_set_issuer_name(x, X509_get_subject_name(ca))) {
+		rc = ssl_fail(err, pr->issuer_error);
 		goto fail;
 	}
-	X509V3_set_ctx(&ctx, x, x, NULL, NULL, 0);
-	if ((rc = add_ext(x, &ctx, NID_basic_constraints, "critical,CA:TRUE", err)) ||
-	    (rc = add_ext(x, &ctx, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature",
-			  err)) ||
-	    (rc = add_ext(x, &ctx, NID_subject_key_identifier, "hash", err)) ||
-	    (rc = add_ext(x, &ctx, NID_authority_key_identifier, "keyid:always", err)))
-		goto fail;
-	if (!X509_sign(x, key, EVP_sha256())) {
-		rc = ssl_fail(err, "cannot sign the CA certificate");
+	X509V3_set_ctx(&ctx, ca, x, NULL, NULL, 0);
+	for (i = 0; i < pr->n_exts; i++)
+		if ((rc = add_ext(x, &ctx, pr->exts[i].nid, pr->exts[i].value, err)))
+			goto fail;
+	if (!X509_sign(x, ca_key, EVP_sha256())) {
+		rc = ssl_fail(err, pr->sign_error);
 		goto fail;
 	}
 	*out = x;
@@ -148,39 +168,39 @@ fail:
 	return rc;
 }
 
+/* The CA: self-signed, CA:TRUE, keyCertSign and cRLSign. */
+static int make_ca(EVP_PKEY *key, const char *cn, int days, X509 **out, struct vc_error *err)
+{
+	static const struct cert_ext exts[] = {
+		{ NID_basic_constraints, "critical,CA:TRUE" },
+		{ NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature" },
+		{ NID_subject_key_identifier, "hash" },
+		{ NID_authority_key_identifier, "keyid:always" },
+	};
+	static const struct cert_profile ca = { exts, VC_ARRAY_SIZE(exts),
+						"cannot set the CA's issuer",
+						"cannot sign the CA certificate" };
+
+	return make_cert(key, cn, days, NULL, NULL, &ca, out, err);
+}
+
 /* The serving certificate for key, signed by the CA. */
 static int make_serving(EVP_PKEY *key, const char *cn, const char *sans, int days, X509 *ca,
 			EVP_PKEY *ca_key, X509 **out, struct vc_error *err)
 {
-	X509V3_CTX ctx;
-	X509 *x;
-	int rc;
+	const struct cert_ext exts[] = {
+		{ NID_basic_constraints, "CA:FALSE" },
+		{ NID_key_usage, "critical,nonRepudiation,digitalSignature,keyEncipherment" },
+		{ NID_ext_key_usage, "serverAuth" },
+		{ NID_subject_alt_name, sans },
+		{ NID_subject_key_identifier, "hash" },
+		{ NID_authority_key_identifier, "keyid:always" },
+	};
+	const struct cert_profile serving = { exts, VC_ARRAY_SIZE(exts),
+					      "cannot set the certificate's issuer",
+					      "cannot sign the serving certificate" };
 
-	rc = new_cert(key, cn, days, &x, err);
-	if (rc)
-		return rc;
-	if (!X509_set_issuer_name(x, X509_get_subject_name(ca))) {
-		rc = ssl_fail(err, "cannot set the certificate's issuer");
-		goto fail;
-	}
-	X509V3_set_ctx(&ctx, ca, x, NULL, NULL, 0);
-	if ((rc = add_ext(x, &ctx, NID_basic_constraints, "CA:FALSE", err)) ||
-	    (rc = add_ext(x, &ctx, NID_key_usage,
-			  "critical,nonRepudiation,digitalSignature,keyEncipherment", err)) ||
-	    (rc = add_ext(x, &ctx, NID_ext_key_usage, "serverAuth", err)) ||
-	    (rc = add_ext(x, &ctx, NID_subject_alt_name, sans, err)) ||
-	    (rc = add_ext(x, &ctx, NID_subject_key_identifier, "hash", err)) ||
-	    (rc = add_ext(x, &ctx, NID_authority_key_identifier, "keyid:always", err)))
-		goto fail;
-	if (!X509_sign(x, ca_key, EVP_sha256())) {
-		rc = ssl_fail(err, "cannot sign the serving certificate");
-		goto fail;
-	}
-	*out = x;
-	return 0;
-fail:
-	X509_free(x);
-	return rc;
+	return make_cert(key, cn, days, ca, ca_key, &serving, out, err);
 }
 
 static int pem_cert(X509 *x, char **out, struct vc_error *err)
@@ -227,7 +247,7 @@ static int check_name(const char *what, const char *value,
 	return rc;
 }
 
-void vc_webhook_certs_release(struct vc_webhook_certs *c)
+void webhook_certs_release(struct webhook_certs *c)
 {
 	if (!c)
 		return;
@@ -237,14 +257,14 @@ void vc_webhook_certs_release(struct vc_webhook_certs *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int vc_webhook_certs_make(const struct vc_webhook_certs_opts *opts, struct vc_webhook_certs *out,
-			  struct vc_error *err)
+int webhook_certs_make(const struct webhook_certs_opts *opts, struct webhook_certs *out,
+		       struct vc_error *err)
 {
 	const char *svc = opts && opts->service ? opts->service : "";
 	const char *ns =
 		opts && opts->namespace && opts->namespace[0] ? opts->namespace : "default";
-	int ca_days = opts && opts->ca_days ? opts->ca_days : VC_WEBHOOK_CERT_DAYS;
-	int cert_days = opts && opts->cert_days ? opts->cert_days : VC_WEBHOOK_CERT_DAYS;
+	int ca_days = opts && opts->ca_days ? opts->ca_days : WEBHOOK_CERT_DAYS;
+	int cert_days = opts && opts->cert_days ? opts->cert_days : WEBHOOK_CERT_DAYS;
 	EVP_PKEY *ca_key = NULL, *key = NULL;
 	X509 *ca = NULL, *x = NULL;
 	char *ca_cn = NULL, *cn = NULL, *sans = NULL;
@@ -280,7 +300,7 @@ int vc_webhook_certs_make(const struct vc_webhook_certs_opts *opts, struct vc_we
 	    (rc = make_serving(key, cn, sans, cert_days, ca, ca_key, &x, err)) ||
 	    (rc = pem_cert(ca, &out->ca_pem, err)) || (rc = pem_cert(x, &out->cert_pem, err)) ||
 	    (rc = pem_key(key, &out->key_pem, err)))
-		vc_webhook_certs_release(out);
+		webhook_certs_release(out);
 out:
 	X509_free(x);
 	X509_free(ca);
@@ -376,7 +396,7 @@ out:
 	return rc;
 }
 
-int vc_webhook_certs_write(const char *dir, const struct vc_webhook_certs *c, struct vc_error *err)
+int webhook_certs_write(const char *dir, const struct webhook_certs *c, struct vc_error *err)
 {
 	int rc;
 
@@ -392,16 +412,16 @@ int vc_webhook_certs_write(const char *dir, const struct vc_webhook_certs *c, st
 	return rc;
 }
 
-int vc_webhook_generate_certs(const char *dir, const struct vc_webhook_certs_opts *opts,
-			      struct vc_error *err)
+int webhook_generate_certs(const char *dir, const struct webhook_certs_opts *opts,
+			   struct vc_error *err)
 {
-	struct vc_webhook_certs c;
+	struct webhook_certs c;
 	int rc;
 
-	rc = vc_webhook_certs_make(opts, &c, err);
+	rc = webhook_certs_make(opts, &c, err);
 	if (rc)
 		return rc;
-	rc = vc_webhook_certs_write(dir, &c, err);
-	vc_webhook_certs_release(&c);
+	rc = webhook_certs_write(dir, &c, err);
+	webhook_certs_release(&c);
 	return rc;
 }

@@ -15,17 +15,17 @@
  * private key is not kept: to rotate, make a new set and let vc-webhook pick it up (it re-reads
  * the files when they change and registers the new CA).
  */
-#ifndef VC_WEBHOOK_CERTS_H
-#define VC_WEBHOOK_CERTS_H
+#ifndef WEBHOOK_CERTS_H
+#define WEBHOOK_CERTS_H
 
 #include "vc_prelude.h"
 
 #include "vc_err.h"
 
 /* The validity of both certificates when the options leave it at 0 (Volcano's 3650 days). */
-#define VC_WEBHOOK_CERT_DAYS 3650
+#define WEBHOOK_CERT_DAYS 3650
 
-struct vc_webhook_certs_opts {
+struct webhook_certs_opts {
 	/*
 	 * The Service name (--webhook-service-name), a DNS-1035 label; NULL or "" when the
 	 * webhook is reached by URL only, in which case the certificate names just 127.0.0.1 and
@@ -35,12 +35,12 @@ struct vc_webhook_certs_opts {
 	/* The Service's namespace (--webhook-namespace), a DNS-1123 label; NULL or "": "default".
 	 */
 	const char *namespace;
-	int ca_days;   /* validity of the CA; 0 = VC_WEBHOOK_CERT_DAYS */
-	int cert_days; /* validity of the serving certificate; 0 = VC_WEBHOOK_CERT_DAYS */
+	int ca_days;   /* validity of the CA; 0 = WEBHOOK_CERT_DAYS */
+	int cert_days; /* validity of the serving certificate; 0 = WEBHOOK_CERT_DAYS */
 };
 
 /* A generated set, as PEM text; each string is vc_malloc'd and NUL-terminated. */
-struct vc_webhook_certs {
+struct webhook_certs {
 	char *ca_pem;	/* the CA certificate */
 	char *cert_pem; /* the serving certificate (the certificate only, not the chain) */
 	char *key_pem;	/* the serving certificate's private key, unencrypted PKCS#8 */
@@ -52,15 +52,15 @@ struct vc_webhook_certs {
  * cert_days after it. The CA's subject is CN=<svc>.<ns>.svc-ca (CN=vc-webhook-ca without a
  * service), the serving certificate's CN=<svc>.<ns>.svc (CN=localhost without a service); each
  * has a random 159-bit serial and key identifiers. On success returns 0 and fills out (release
- * with vc_webhook_certs_release); on failure out is empty and the code is VC_EINVAL ("invalid
+ * with webhook_certs_release); on failure out is empty and the code is VC_EINVAL ("invalid
  * service name 'X': ...", "invalid namespace 'X': ...", a negative validity), VC_ENOMEM, or
  * VC_EIO naming the OpenSSL step that failed ("cannot generate an RSA key: <openssl error>").
  */
-int vc_webhook_certs_make(const struct vc_webhook_certs_opts *opts, struct vc_webhook_certs *out,
-			  struct vc_error *err) VC_WARN_UNUSED;
+int webhook_certs_make(const struct webhook_certs_opts *opts, struct webhook_certs *out,
+		       struct vc_error *err) VC_WARN_UNUSED;
 
 /* Free the three strings and zero c. c may be empty or NULL. */
-void vc_webhook_certs_release(struct vc_webhook_certs *c);
+void webhook_certs_release(struct webhook_certs *c);
 
 /*
  * Write c to dir/ca.crt and dir/tls.crt (mode 0644) and dir/tls.key (mode 0600), making dir
@@ -70,11 +70,11 @@ void vc_webhook_certs_release(struct vc_webhook_certs *c);
  * "cannot create '<dir>': <reason>" or "cannot write '<file>': <reason>", VC_ENOMEM. Files
  * written before a failure stay.
  */
-int vc_webhook_certs_write(const char *dir, const struct vc_webhook_certs *c,
+int webhook_certs_write(const char *dir, const struct webhook_certs *c,
+			struct vc_error *err) VC_WARN_UNUSED;
+
+/* webhook_certs_make, then webhook_certs_write to dir: `vc-webhook --generate-certs DIR`. */
+int webhook_generate_certs(const char *dir, const struct webhook_certs_opts *opts,
 			   struct vc_error *err) VC_WARN_UNUSED;
 
-/* vc_webhook_certs_make, then vc_webhook_certs_write to dir: `vc-webhook --generate-certs DIR`. */
-int vc_webhook_generate_certs(const char *dir, const struct vc_webhook_certs_opts *opts,
-			      struct vc_error *err) VC_WARN_UNUSED;
-
-#endif /* VC_WEBHOOK_CERTS_H */
+#endif /* WEBHOOK_CERTS_H */

@@ -4,8 +4,8 @@
  * Mutation adds Volcano's defaults as JSON Patch operations in Volcano's order. Validation on
  * CREATE concatenates every failing rule's text into one message, with each piece's own spacing
  * (§0.2, §5.2); on UPDATE it stops at the first failing rule (§6). The Go webhook decodes the
- * object into typed structs first; jobs_podtemplate.c provides that view (type errors, semantic
- * equality, the pod-template checks).
+ * object into typed structs first; jobs_gotypes.c provides that view (type errors, semantic
+ * equality) and jobs_podtemplate.c the pod-template checks.
  */
 #include "admission_internal.h"
 
@@ -56,7 +56,7 @@ static int32_t mul32(int32_t a, int32_t b)
 	return (int32_t)((uint32_t)a * (uint32_t)b);
 }
 
-/* A denial is not an error: map vc_admission_deny's 0 to "denied" (1), keep VC_ENOMEM. */
+/* A denial is not an error: map admission_deny's 0 to "denied" (1), keep VC_ENOMEM. */
 static int denied(int rc)
 {
 	return rc ? rc : 1;
@@ -72,36 +72,36 @@ static bool topology_both(const json_t *nt)
  * DecodeJob (webhooks.md §2.4): the GVR must be jobs, and request.object must decode into a
  * Job. Returns 0 when it does, 1 after denying into res, or VC_ENOMEM.
  */
-static int job_decode(const struct vc_admission_request *req, const json_t *obj,
-		      struct vc_admission_result *res)
+static int job_decode(const struct admission_request *req, const json_t *obj,
+		      struct admission_result *res)
 {
 	const char *key, *av = "", *kind = "", *slash;
 	char *msg = NULL;
 	json_t *v;
 	int rc;
 
-	rc = vc_admission_check_resource(req, JOB_GROUP, JOB_VERSION, JOB_RESOURCE, res);
+	rc = admission_check_resource(req, JOB_GROUP, JOB_VERSION, JOB_RESOURCE, res);
 	if (rc)
 		return rc;
 	if (!obj)
 		return 0; /* absent or null: the zero Job */
 	/* The serializer first reads apiVersion and kind into an anonymous struct. */
 	if (!json_is_object(obj))
-		return denied(vc_admission_deny(
-			res,
-			"couldn't get version/kind; json parse error: json: "
-			"cannot unmarshal %s into Go value of type struct { "
-			"APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
-			"Kind string \"json:\\\"kind,omitempty\\\"\" }",
-			json_is_array(obj)     ? "array"
-			: json_is_string(obj)  ? "string"
-			: json_is_boolean(obj) ? "bool"
-					       : "number"));
+		return denied(
+			admission_deny(res,
+				       "couldn't get version/kind; json parse error: json: "
+				       "cannot unmarshal %s into Go value of type struct { "
+				       "APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+				       "Kind string \"json:\\\"kind,omitempty\\\"\" }",
+				       json_is_array(obj)     ? "array"
+				       : json_is_string(obj)  ? "string"
+				       : json_is_boolean(obj) ? "bool"
+							      : "number"));
 	json_object_foreach ((json_t *)obj, key, v) {
 		if ((strcmp(key, "kind") && strcmp(key, "apiVersion")) || json_is_null(v))
 			continue;
 		if (!json_is_string(v))
-			return denied(vc_admission_deny(
+			return denied(admission_deny(
 				res,
 				"couldn't get version/kind; json parse error: json: "
 				"cannot unmarshal %s into Go struct field .%s of type "
@@ -118,18 +118,18 @@ static int job_decode(const struct vc_admission_request *req, const json_t *obj,
 	}
 	slash = strchr(av, '/');
 	if (slash && strchr(slash + 1, '/'))
-		return denied(vc_admission_deny(res, "unexpected GroupVersion string: %s", av));
+		return denied(admission_deny(res, "unexpected GroupVersion string: %s", av));
 	/*
 	 * An explicit other kind would make Go decode some other type and validate an empty Job;
 	 * Caldera says what is wrong instead (docs/compatibility.md, Admission).
 	 */
 	if ((*av && strcmp(av, JOB_GROUP "/" JOB_VERSION)) || (*kind && strcmp(kind, "Job")))
-		return denied(vc_admission_deny(
-			res, "expect object to be %s/%s, Kind=Job, not %s, Kind=%s", JOB_GROUP,
-			JOB_VERSION, av, kind));
-	rc = vc_admit_job_typecheck(obj, &msg);
+		return denied(admission_deny(res,
+					     "expect object to be %s/%s, Kind=Job, not %s, Kind=%s",
+					     JOB_GROUP, JOB_VERSION, av, kind));
+	rc = admit_job_typecheck(obj, &msg);
 	if (rc == 1)
-		return denied(vc_admission_deny_take(res, msg));
+		return denied(admission_deny_take(res, msg));
 	return rc;
 }
 
@@ -248,16 +248,16 @@ fail:
 	return NULL;
 }
 
-static const char *default_scheduler(const struct vc_admission_ctx *ctx)
+static const char *default_scheduler(const struct admission_ctx *ctx)
 {
-	const struct vc_admission_config *cfg = ctx ? ctx->config : NULL;
+	const struct admission_config *cfg = ctx ? ctx->config : NULL;
 
 	if (cfg && cfg->scheduler_names && cfg->scheduler_names[0])
 		return cfg->scheduler_names[0];
 	return "volcano";
 }
 
-static int create_patch(const struct vc_admission_ctx *ctx, const json_t *job, json_t **out)
+static int create_patch(const struct admission_ctx *ctx, const json_t *job, json_t **out)
 {
 	const json_t *spec = vc_json_get_obj(job, "spec"), *tasks = vc_json_get_arr(spec, "tasks");
 	json_t *patch = json_array(), *defaulted = NULL, *t;
@@ -297,11 +297,7 @@ static int create_patch(const struct vc_admission_ctx *ctx, const json_t *job, j
 		goto fail;
 	json_decref(defaulted);
 	/* Go marshals an empty slice of operations as null (§2.5). */
-	if (!json_array_size(patch)) {
-		json_decref(patch);
-		patch = json_null();
-	}
-	*out = patch;
+	*out = admission_patch(patch);
 	return 0;
 fail:
 	json_decref(defaulted);
@@ -309,15 +305,15 @@ fail:
 	return rc;
 }
 
-int vc_admit_jobs_mutate(const struct vc_admission_ctx *ctx, const struct vc_admission_request *req,
-			 struct vc_admission_result *res)
+int admit_jobs_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+		      struct admission_result *res)
 {
 	int rc = job_decode(req, req->object, res);
 
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (strcmp(req->operation, "CREATE"))
-		return vc_admission_deny(res, "expect operation to be 'CREATE' ");
+		return admission_deny(res, "expect operation to be 'CREATE' ");
 	return create_patch(ctx, req->object, &res->patch);
 }
 
@@ -372,13 +368,13 @@ static int policy_invalid(struct vc_strlist *errs, const char *path, const char 
 /* The members of policy.events then policy.event, without repeats ("" for null entries). */
 static int policy_event_list(const json_t *policy, struct vc_strlist *out)
 {
-	struct vc_admission_strmap seen;
+	struct admission_strmap seen;
 	const char *event = jstr(policy, "event");
 	const json_t *e;
 	size_t i, n = json_array_size(vc_json_get_arr(policy, "events"));
 	int rc = 0;
 
-	vc_admission_strmap_init(&seen);
+	admission_strmap_init(&seen);
 	for (i = 0; i <= n && !rc; i++) {
 		const char *s;
 
@@ -390,11 +386,11 @@ static int policy_event_list(const json_t *policy, struct vc_strlist *out)
 		} else {
 			break;
 		}
-		rc = vc_admission_strmap_add(&seen, s, 0);
+		rc = admission_strmap_add(&seen, s, 0);
 		if (rc == 1)
 			rc = vc_strlist_add(out, s);
 	}
-	vc_admission_strmap_release(&seen);
+	admission_strmap_release(&seen);
 	return rc < 0 ? rc : 0;
 }
 
@@ -405,7 +401,7 @@ static int policy_event_list(const json_t *policy, struct vc_strlist *out)
  */
 static int check_policies(const json_t *policies, const char *path, struct vc_buf *msg)
 {
-	struct vc_admission_strmap events, codes;
+	struct admission_strmap events, codes;
 	struct vc_strlist errs, list;
 	const json_t *p;
 	char code[24];
@@ -413,8 +409,8 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 	int rc = 0;
 
 	vc_strlist_init(&errs);
-	vc_admission_strmap_init(&events);
-	vc_admission_strmap_init(&codes);
+	admission_strmap_init(&events);
+	admission_strmap_init(&codes);
 	json_array_foreach (policies, i, p) {
 		const char *event = jstr(p, "event");
 		bool has_events = *event || json_array_size(vc_json_get_arr(p, "events"));
@@ -443,7 +439,7 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 				else if (!action_allowed(jstr(p, "action")))
 					rc = policy_invalid(&errs, path, jstr(p, "action"),
 							    "invalid policy action");
-				else if ((rc = vc_admission_strmap_add(&events, e, 0)) == 0)
+				else if ((rc = admission_strmap_add(&events, e, 0)) == 0)
 					rc = vc_strlist_addf(&errs,
 							     "duplicate event %s  across different "
 							     "policy",
@@ -464,7 +460,7 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 				break;
 			}
 			snprintf(code, sizeof(code), "%" PRId32, exit_code);
-			rc = vc_admission_strmap_add(&codes, code, 0);
+			rc = admission_strmap_add(&codes, code, 0);
 			if (rc == 0)
 				rc = vc_strlist_addf(&errs, "duplicate exitCode %s", code);
 			if (rc != 1)
@@ -472,7 +468,7 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 			rc = 0;
 		}
 	}
-	if (!rc && vc_admission_strmap_get(&events, "*", NULL) && events.len > 1)
+	if (!rc && admission_strmap_get(&events, "*", NULL) && events.len > 1)
 		rc = vc_strlist_add(&errs, "if there's * here, no other policy should be here");
 	if (!rc && errs.len) {
 		/* go-multierror's ListFormatFunc */
@@ -496,8 +492,8 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 			rc = vc_buf_adds(msg, "];");
 	}
 	vc_strlist_release(&errs);
-	vc_admission_strmap_release(&events);
-	vc_admission_strmap_release(&codes);
+	admission_strmap_release(&events);
+	admission_strmap_release(&codes);
 	return rc < 0 ? rc : 0;
 }
 
@@ -661,13 +657,13 @@ static int qualified_name_msgs(const char *name, struct vc_strlist *msgs)
 /* validateIO: the first failing volume rule (§5.2 g). */
 static int check_volumes(const json_t *volumes, struct vc_buf *b)
 {
-	struct vc_admission_strmap paths;
+	struct admission_strmap paths;
 	struct vc_strlist msgs;
 	const json_t *v;
 	size_t i;
 	int rc = 0;
 
-	vc_admission_strmap_init(&paths);
+	admission_strmap_init(&paths);
 	json_array_foreach (volumes, i, v) {
 		const char *mp = jstr(v, "mountPath"), *claim = jstr(v, "volumeClaimName");
 
@@ -675,7 +671,7 @@ static int check_volumes(const json_t *volumes, struct vc_buf *b)
 			rc = vc_buf_adds(b, " mountPath is required;");
 			break;
 		}
-		if (vc_admission_strmap_get(&paths, mp, NULL)) {
+		if (admission_strmap_get(&paths, mp, NULL)) {
 			rc = vc_buf_addf(b, " duplicated mountPath: %s;", mp);
 			break;
 		}
@@ -705,11 +701,11 @@ static int check_volumes(const json_t *volumes, struct vc_buf *b)
 			if (rc)
 				break;
 		}
-		if ((rc = vc_admission_strmap_add(&paths, mp, 0)) < 0)
+		if ((rc = admission_strmap_add(&paths, mp, 0)) < 0)
 			break;
 		rc = 0;
 	}
-	vc_admission_strmap_release(&paths);
+	admission_strmap_release(&paths);
 	return rc;
 }
 
@@ -726,9 +722,9 @@ static int queue_not_found(const char *q, struct vc_buf *b)
 }
 
 /* §5.2 h: the queue exists, is Open, is not root and has no children. */
-static int check_queue(const struct vc_admission_ctx *ctx, const char *q, struct vc_buf *b)
+static int check_queue(const struct admission_ctx *ctx, const char *q, struct vc_buf *b)
 {
-	const struct vc_admission_state *st = ctx ? ctx->state : NULL;
+	const struct admission_state *st = ctx ? ctx->state : NULL;
 	json_t *queue = NULL, *children = NULL;
 	struct vc_error err;
 	const char *name, *state;
@@ -799,7 +795,7 @@ static int edge_cmp(const void *a, const void *b)
  */
 static int tasks_form_dag(const json_t *tasks, bool *dag)
 {
-	struct vc_admission_strmap nodes;
+	struct admission_strmap nodes;
 	struct edge *edges = NULL;
 	size_t nedges = 0, cap = 0, i, k, node, top = 0, sorted = 0, *stack = NULL, *start = NULL;
 	size_t ntask_nodes;
@@ -807,22 +803,22 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 	const json_t *t, *dep;
 	int rc = VC_ENOMEM;
 
-	vc_admission_strmap_init(&nodes);
+	admission_strmap_init(&nodes);
 	/* Nodes: task names first (indexes below ntasks mark real tasks), then other names. */
 	json_array_foreach (tasks, i, t) {
-		if (vc_admission_strmap_add(&nodes, jstr(t, "name"), nodes.len) < 0)
+		if (admission_strmap_add(&nodes, jstr(t, "name"), nodes.len) < 0)
 			goto out;
 	}
 	ntask_nodes = nodes.len;
 	json_array_foreach (tasks, i, t) {
 		size_t to;
 
-		vc_admission_strmap_get(&nodes, jstr(t, "name"), &to);
+		admission_strmap_get(&nodes, jstr(t, "name"), &to);
 		json_array_foreach (vc_json_get_arr(vc_json_get_obj(t, "dependsOn"), "name"), k,
 				    dep) {
 			const char *d = json_is_string(dep) ? json_string_value(dep) : "";
 
-			if (vc_admission_strmap_add(&nodes, d, nodes.len) < 0)
+			if (admission_strmap_add(&nodes, d, nodes.len) < 0)
 				goto out;
 			if (nedges == cap) {
 				size_t ncap = cap ? 2 * cap : 16;
@@ -833,7 +829,7 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 				edges = e;
 				cap = ncap;
 			}
-			vc_admission_strmap_get(&nodes, d, &edges[nedges].from);
+			admission_strmap_get(&nodes, d, &edges[nedges].from);
 			edges[nedges++].to = to;
 		}
 	}
@@ -844,7 +840,7 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 		goto out;
 	/* In-degrees with Go's reset on a repeated name: count only the last task's entries. */
 	json_array_foreach (tasks, i, t) {
-		vc_admission_strmap_get(&nodes, jstr(t, "name"), &node);
+		admission_strmap_get(&nodes, jstr(t, "name"), &node);
 		indeg[node] = (long)json_array_size(
 			vc_json_get_arr(vc_json_get_obj(t, "dependsOn"), "name"));
 	}
@@ -872,7 +868,7 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 	*dag = sorted == json_array_size(tasks);
 	rc = 0;
 out:
-	vc_admission_strmap_release(&nodes);
+	admission_strmap_release(&nodes);
 	vc_free(edges);
 	vc_free(indeg);
 	vc_free(stack);
@@ -930,15 +926,15 @@ static void trim_space(char *s)
 }
 
 /* validateJobCreate (§5.1, §5.2); denies into res. */
-static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job,
-			   struct vc_admission_result *res)
+static int validate_create(const struct admission_ctx *ctx, const json_t *job,
+			   struct admission_result *res)
 {
 	const json_t *meta = vc_json_get_obj(job, "metadata");
 	const json_t *spec = vc_json_get_obj(job, "spec");
 	const json_t *tasks = vc_json_get_arr(spec, "tasks");
 	const json_t *plugins = vc_json_get_obj(spec, "plugins"), *task, *mpi, *pv;
 	const char *jn = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *key;
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	struct vc_strlist msgs;
 	bool has_deps = false, dag = true, found;
 	int32_t total = 0;
@@ -948,7 +944,7 @@ static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job
 	int rc = 0;
 
 	if (!json_array_size(tasks))
-		return vc_admission_deny(res, "No task specified in job spec");
+		return admission_deny(res, "No task specified in job spec");
 	mpi = json_object_get(plugins, "mpi");
 	if (mpi) {
 		const char *master = mpi_master(json_is_array(mpi) ? mpi : NULL);
@@ -958,12 +954,11 @@ static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job
 			found |= !strcmp(jstr(task, "name"), master);
 		}
 		if (!found)
-			return vc_admission_deny(res,
-						 "The specified mpi master task was not found");
+			return admission_deny(res, "The specified mpi master task was not found");
 	}
 
 	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	if (topology_both(vc_json_get_obj(spec, "networkTopology")))
 		rc = vc_buf_adds(&b, TOPOLOGY_BOTH);
 	json_array_foreach (tasks, i, task) {
@@ -983,7 +978,7 @@ static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job
 			     tn, jn)))
 			break;
 		total = add32(total, jint(task, "replicas"));
-		rc = vc_admission_strmap_add(&names, tn, i);
+		rc = admission_strmap_add(&names, tn, i);
 		if (rc == 0) {
 			rc = vc_buf_addf(&b, " duplicated task name %s;", tn);
 			break;
@@ -1004,7 +999,7 @@ static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job
 		vc_strlist_release(&msgs);
 		vc_free(pod);
 		if (!rc)
-			rc = vc_admit_job_task_template(ctx, task, i, tn, ns, &b);
+			rc = admit_job_task_template(ctx, task, i, tn, ns, &b);
 		if (!rc)
 			rc = partition_text(task, tn, jn, &b);
 	}
@@ -1034,7 +1029,7 @@ static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job
 	if (!rc && has_deps && !(rc = tasks_form_dag(tasks, &dag)) && !dag)
 		rc = vc_buf_adds(&b, " job has dependencies between tasks, but doesn't form a "
 				     "directed acyclic graph(DAG);");
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 	if (rc) {
 		vc_buf_release(&b);
 		return rc == VC_E2BIG ? VC_ENOMEM : rc;
@@ -1046,7 +1041,7 @@ static int validate_create(const struct vc_admission_ctx *ctx, const json_t *job
 	text = vc_buf_take(&b);
 	if (text)
 		trim_space(text);
-	return vc_admission_deny_take(res, text);
+	return admission_deny_take(res, text);
 }
 
 /* ---- UPDATE (§6) -------------------------------------------------------------------------- */
@@ -1075,8 +1070,8 @@ static void clear_claim_names(json_t *spec)
 	}
 }
 
-static int validate_update(const struct vc_admission_request *req, const json_t *job,
-			   struct vc_admission_result *res)
+static int validate_update(const struct admission_request *req, const json_t *job,
+			   struct admission_result *res)
 {
 	const json_t *spec = vc_json_get_obj(job, "spec"), *old = req->old_object, *task;
 	const json_t *old_spec, *tasks = vc_json_get_arr(spec, "tasks");
@@ -1096,13 +1091,13 @@ static int validate_update(const struct vc_admission_request *req, const json_t 
 		int32_t replicas = jint(task, "replicas");
 
 		if (replicas < 0)
-			return vc_admission_deny(res, "'replicas' must be >= 0 in task: %s", tn);
+			return admission_deny(res, "'replicas' must be >= 0 in task: %s", tn);
 		if (jset(task, "minAvailable")) {
 			if (jint(task, "minAvailable") < 0)
-				return vc_admission_deny(
+				return admission_deny(
 					res, "'minAvailable' must be >= 0 in task: %s", tn);
 			if (jint(task, "minAvailable") > replicas)
-				return vc_admission_deny(
+				return admission_deny(
 					res, "'minAvailable' must be <= 'replicas' in task: %s",
 					tn);
 		}
@@ -1112,22 +1107,22 @@ static int validate_update(const struct vc_admission_request *req, const json_t 
 			return VC_ENOMEM;
 		}
 		if (b.len)
-			return vc_admission_deny_take(res, vc_buf_take(&b));
+			return admission_deny_take(res, vc_buf_take(&b));
 		vc_buf_release(&b);
 		total = add32(total, replicas);
 	}
 	if (jint(spec, "minAvailable") > total)
-		return vc_admission_deny(res, "job 'minAvailable' must not be greater than total "
-					      "replicas");
+		return admission_deny(res, "job 'minAvailable' must not be greater than total "
+					   "replicas");
 	if (jint(spec, "minAvailable") < 0)
-		return vc_admission_deny(res, "job 'minAvailable' must be >= 0");
+		return admission_deny(res, "job 'minAvailable' must be >= 0");
 	if (topology_both(vc_json_get_obj(spec, "networkTopology")))
-		return vc_admission_deny(res, TOPOLOGY_BOTH);
+		return admission_deny(res, TOPOLOGY_BOTH);
 	if (json_array_size(vc_json_get_arr(old_spec, "tasks")) != json_array_size(tasks))
-		return vc_admission_deny(res, "job updates may not add or remove tasks");
+		return admission_deny(res, "job updates may not add or remove tasks");
 
-	if ((rc = vc_admit_job_spec_canonical(spec, &cnew)) ||
-	    (rc = vc_admit_job_spec_canonical(old_spec, &cold)))
+	if ((rc = admit_job_spec_canonical(spec, &cnew)) ||
+	    (rc = admit_job_spec_canonical(old_spec, &cold)))
 		goto out;
 	rc = VC_ENOMEM;
 	/* What may change: copy the old values over the new ones. */
@@ -1142,17 +1137,17 @@ static int validate_update(const struct vc_admission_request *req, const json_t 
 	clear_claim_names(cold);
 	rc = 0;
 	if (!vc_json_equal(cnew, cold))
-		rc = vc_admission_deny(res, "job updates may not change fields other than "
-					    "`minAvailable`, `tasks[*].replicas under spec` and "
-					    "`PriorityClassName`");
+		rc = admission_deny(res, "job updates may not change fields other than "
+					 "`minAvailable`, `tasks[*].replicas under spec` and "
+					 "`PriorityClassName`");
 out:
 	json_decref(cnew);
 	json_decref(cold);
 	return rc;
 }
 
-int vc_admit_jobs_validate(const struct vc_admission_ctx *ctx,
-			   const struct vc_admission_request *req, struct vc_admission_result *res)
+int admit_jobs_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			struct admission_result *res)
 {
 	int rc = job_decode(req, req->object, res);
 
@@ -1162,5 +1157,5 @@ int vc_admit_jobs_validate(const struct vc_admission_ctx *ctx,
 		return validate_create(ctx, req->object, res);
 	if (!strcmp(req->operation, "UPDATE"))
 		return validate_update(req, req->object, res);
-	return vc_admission_deny(res, "expect operation to be 'CREATE' or 'UPDATE'");
+	return admission_deny(res, "expect operation to be 'CREATE' or 'UPDATE'");
 }

@@ -1,801 +1,26 @@
 /*
- * jobs_podtemplate.c - what a Job looks like to Go, for the Job handlers in jobs.c.
+ * jobs_podtemplate.c - the pod-template validation of Job CREATE (webhooks.md §5.3).
  *
- * Three things need Go's typed view of a batch.volcano.sh/v1alpha1 Job rather than its JSON:
- *
- *   - decoding (webhooks.md §2.4): Go decodes request.object into typed structs, and a JSON
- *     value of the wrong type denies the review with encoding/json's text
- *     ("json: cannot unmarshal string into Go struct field JobSpec.spec.minAvailable of type
- *     int32");
- *   - semantic equality on UPDATE (§6): absent equals zero, nil equals empty for slices and maps
- *     but not for pointers, quantities compare by value;
- *   - the pod-template validation of CREATE (§5.3): Kubernetes' v1 defaults, then the subset of
- *     k8s ValidatePodTemplate that Caldera implements, with its exact texts.
- *
- * The first two are driven by one table of Go types (struct jtype below). It models every field
- * of Volcano's Job types and the commonly used fields of the Kubernetes PodTemplateSpec;
- * anything else is decoded as "any JSON" (not type-checked, compared as plain JSON).
+ * Each task's template gets Kubernetes' v1 defaults, then the subset of k8s ValidatePodTemplate
+ * that Caldera implements, with its exact texts; a task with a topologyPolicy also gets
+ * Volcano's whole-CPU check. How Go decodes and compares a Job (§2.4, §6) is in jobs_gotypes.c.
  */
 #include "admission_internal.h"
+
+#include <stdarg.h>
 
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_resource.h"
 #include "vc_str.h"
-#include "vc_time.h"
-
-/* ---- the Go type table ------------------------------------------------------------------- */
-
-enum jt_kind {
-	JT_ANY = 0,  /* any JSON: not checked, compared as JSON */
-	JT_STRING,   /* string or a named string type */
-	JT_BOOL,     /* bool */
-	JT_INT32,    /* int32 */
-	JT_INT64,    /* int64 */
-	JT_INT,	     /* Go int (64-bit) */
-	JT_QUANTITY, /* resource.Quantity (an Unmarshaler) */
-	JT_DURATION, /* metav1.Duration (an Unmarshaler) */
-	JT_STRUCT,   /* a struct; fields below */
-	JT_SLICE,    /* []elem */
-	JT_MAP,	     /* map[string]elem */
-};
-
-struct jfield;
-
-struct jtype {
-	enum jt_kind kind;
-	const char *go; /* reflect.Type.String(), as encoding/json prints it */
-	const struct jfield *fields;
-	const struct jtype *elem;
-	/*
-	 * A struct whose fields are modelled only in part: members not in the table may be real
-	 * Go fields, so equality keeps them (as JSON). In a complete ("closed") struct they are
-	 * unknown to Go, dropped by its decoder, and so ignored here too.
-	 */
-	bool open;
-};
-
-struct jfield {
-	const char *json;
-	const struct jtype *type;
-	bool ptr; /* a pointer field: null and absent are nil, distinct from the zero value */
-};
-
-#define SCALAR(id, k, name) static const struct jtype id = { k, name, NULL, NULL, false }
-#define STRUCT(id, name) \
-	static const struct jtype id = { JT_STRUCT, name, id##_fields, NULL, false }
-#define STRUCT_OPEN(id, name) \
-	static const struct jtype id = { JT_STRUCT, name, id##_fields, NULL, true }
-#define OPAQUE(id, name)   static const struct jtype id = { JT_STRUCT, name, no_fields, NULL, true }
-#define SLICE(id, name, e) static const struct jtype id = { JT_SLICE, name, NULL, &(e), false }
-#define MAP(id, name, e)   static const struct jtype id = { JT_MAP, name, NULL, &(e), false }
-
-static const struct jfield no_fields[] = { { NULL, NULL, false } };
-
-SCALAR(t_any, JT_ANY, "interface {}");
-SCALAR(t_string, JT_STRING, "string");
-SCALAR(t_bool, JT_BOOL, "bool");
-SCALAR(t_int32, JT_INT32, "int32");
-SCALAR(t_int64, JT_INT64, "int64");
-SCALAR(t_int, JT_INT, "int");
-SCALAR(t_quantity, JT_QUANTITY, "resource.Quantity");
-SCALAR(t_duration, JT_DURATION, "v1.Duration");
-SCALAR(t_uid, JT_STRING, "types.UID");
-SCALAR(t_numa, JT_STRING, "v1alpha1.NumaPolicy");
-SCALAR(t_event, JT_STRING, "v1alpha1.Event");
-SCALAR(t_action, JT_STRING, "v1alpha1.Action");
-SCALAR(t_iteration, JT_STRING, "v1alpha1.Iteration");
-SCALAR(t_ntmode, JT_STRING, "v1alpha1.NetworkTopologyMode");
-SCALAR(t_restart, JT_STRING, "v1.RestartPolicy");
-SCALAR(t_dns, JT_STRING, "v1.DNSPolicy");
-SCALAR(t_pull, JT_STRING, "v1.PullPolicy");
-SCALAR(t_tmpolicy, JT_STRING, "v1.TerminationMessagePolicy");
-SCALAR(t_protocol, JT_STRING, "v1.Protocol");
-SCALAR(t_ctr_restart, JT_STRING, "v1.ContainerRestartPolicy");
-SCALAR(t_preempt, JT_STRING, "v1.PreemptionPolicy");
-SCALAR(t_mountprop, JT_STRING, "v1.MountPropagationMode");
-SCALAR(t_rro, JT_STRING, "v1.RecursiveReadOnlyMode");
-SCALAR(t_tol_op, JT_STRING, "v1.TolerationOperator");
-SCALAR(t_taint_effect, JT_STRING, "v1.TaintEffect");
-SCALAR(t_hostpath_type, JT_STRING, "v1.HostPathType");
-SCALAR(t_medium, JT_STRING, "v1.StorageMedium");
-
-SLICE(t_strings, "[]string", t_string);
-SLICE(t_events, "[]v1alpha1.Event", t_event);
-MAP(t_map_ss, "map[string]string", t_string);
-MAP(t_plugins, "map[string][]string", t_strings);
-MAP(t_reslist, "v1.ResourceList", t_quantity);
-
-/* metav1.ObjectMeta */
-static const struct jfield t_meta_fields[] = {
-	{ "name", &t_string, false },
-	{ "generateName", &t_string, false },
-	{ "namespace", &t_string, false },
-	{ "selfLink", &t_string, false },
-	{ "uid", &t_uid, false },
-	{ "resourceVersion", &t_string, false },
-	{ "generation", &t_int64, false },
-	{ "creationTimestamp", &t_any, false },
-	{ "deletionTimestamp", &t_any, true },
-	{ "deletionGracePeriodSeconds", &t_int64, true },
-	{ "labels", &t_map_ss, false },
-	{ "annotations", &t_map_ss, false },
-	{ "ownerReferences", &t_any, false },
-	{ "finalizers", &t_strings, false },
-	{ "managedFields", &t_any, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_meta, "v1.ObjectMeta");
-
-/* ---- core/v1 PodTemplateSpec (the fields Caldera models) ---- */
-
-OPAQUE(t_pod_security, "v1.PodSecurityContext");
-OPAQUE(t_security, "v1.SecurityContext");
-OPAQUE(t_affinity, "v1.Affinity");
-OPAQUE(t_probe, "v1.Probe");
-OPAQUE(t_lifecycle, "v1.Lifecycle");
-OPAQUE(t_env_source, "v1.EnvVarSource");
-OPAQUE(t_dns_config, "v1.PodDNSConfig");
-OPAQUE(t_pod_os, "v1.PodOS");
-OPAQUE(t_pvc_spec, "v1.PersistentVolumeClaimSpec");
-
-static const struct jfield t_port_fields[] = {
-	{ "name", &t_string, false },	      { "hostPort", &t_int32, false },
-	{ "containerPort", &t_int32, false }, { "protocol", &t_protocol, false },
-	{ "hostIP", &t_string, false },	      { NULL, NULL, false },
-};
-STRUCT(t_port, "v1.ContainerPort");
-SLICE(t_ports, "[]v1.ContainerPort", t_port);
-
-static const struct jfield t_env_fields[] = {
-	{ "name", &t_string, false },
-	{ "value", &t_string, false },
-	{ "valueFrom", &t_env_source, true },
-	{ NULL, NULL, false },
-};
-STRUCT(t_env, "v1.EnvVar");
-SLICE(t_envs, "[]v1.EnvVar", t_env);
-
-static const struct jfield t_resources_fields[] = {
-	{ "limits", &t_reslist, false },
-	{ "requests", &t_reslist, false },
-	{ "claims", &t_any, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_resources, "v1.ResourceRequirements");
-
-static const struct jfield t_mount_fields[] = {
-	{ "name", &t_string, false },	       { "readOnly", &t_bool, false },
-	{ "recursiveReadOnly", &t_rro, true }, { "mountPath", &t_string, false },
-	{ "subPath", &t_string, false },       { "mountPropagation", &t_mountprop, true },
-	{ "subPathExpr", &t_string, false },   { NULL, NULL, false },
-};
-STRUCT(t_mount, "v1.VolumeMount");
-SLICE(t_mounts, "[]v1.VolumeMount", t_mount);
-
-static const struct jfield t_container_fields[] = {
-	{ "name", &t_string, false },
-	{ "image", &t_string, false },
-	{ "command", &t_strings, false },
-	{ "args", &t_strings, false },
-	{ "workingDir", &t_string, false },
-	{ "ports", &t_ports, false },
-	{ "envFrom", &t_any, false },
-	{ "env", &t_envs, false },
-	{ "resources", &t_resources, false },
-	{ "resizePolicy", &t_any, false },
-	{ "restartPolicy", &t_ctr_restart, true },
-	{ "volumeMounts", &t_mounts, false },
-	{ "volumeDevices", &t_any, false },
-	{ "livenessProbe", &t_probe, true },
-	{ "readinessProbe", &t_probe, true },
-	{ "startupProbe", &t_probe, true },
-	{ "lifecycle", &t_lifecycle, true },
-	{ "terminationMessagePath", &t_string, false },
-	{ "terminationMessagePolicy", &t_tmpolicy, false },
-	{ "imagePullPolicy", &t_pull, false },
-	{ "securityContext", &t_security, true },
-	{ "stdin", &t_bool, false },
-	{ "stdinOnce", &t_bool, false },
-	{ "tty", &t_bool, false },
-	{ NULL, NULL, false },
-};
-STRUCT_OPEN(t_container, "v1.Container");
-SLICE(t_containers, "[]v1.Container", t_container);
-
-static const struct jfield t_hostpath_fields[] = {
-	{ "path", &t_string, false },
-	{ "type", &t_hostpath_type, true },
-	{ NULL, NULL, false },
-};
-STRUCT(t_hostpath, "v1.HostPathVolumeSource");
-static const struct jfield t_emptydir_fields[] = {
-	{ "medium", &t_medium, false },
-	{ "sizeLimit", &t_quantity, true },
-	{ NULL, NULL, false },
-};
-STRUCT(t_emptydir, "v1.EmptyDirVolumeSource");
-static const struct jfield t_claimsrc_fields[] = {
-	{ "claimName", &t_string, false },
-	{ "readOnly", &t_bool, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_claimsrc, "v1.PersistentVolumeClaimVolumeSource");
-OPAQUE(t_secretsrc, "v1.SecretVolumeSource");
-OPAQUE(t_cmsrc, "v1.ConfigMapVolumeSource");
-
-static const struct jfield t_volume_fields[] = {
-	{ "name", &t_string, false },
-	{ "hostPath", &t_hostpath, true },
-	{ "emptyDir", &t_emptydir, true },
-	{ "secret", &t_secretsrc, true },
-	{ "persistentVolumeClaim", &t_claimsrc, true },
-	{ "configMap", &t_cmsrc, true },
-	{ NULL, NULL, false },
-};
-STRUCT_OPEN(t_volume, "v1.Volume");
-SLICE(t_volumes, "[]v1.Volume", t_volume);
-
-static const struct jfield t_toleration_fields[] = {
-	{ "key", &t_string, false },
-	{ "operator", &t_tol_op, false },
-	{ "value", &t_string, false },
-	{ "effect", &t_taint_effect, false },
-	{ "tolerationSeconds", &t_int64, true },
-	{ NULL, NULL, false },
-};
-STRUCT(t_toleration, "v1.Toleration");
-SLICE(t_tolerations, "[]v1.Toleration", t_toleration);
-
-static const struct jfield t_named_fields[] = { { "name", &t_string, false },
-						{ NULL, NULL, false } };
-STRUCT(t_named, "v1.LocalObjectReference");
-SLICE(t_named_list, "[]v1.LocalObjectReference", t_named);
-
-static const struct jfield t_pod_spec_fields[] = {
-	{ "volumes", &t_volumes, false },
-	{ "initContainers", &t_containers, false },
-	{ "containers", &t_containers, false },
-	{ "ephemeralContainers", &t_any, false },
-	{ "restartPolicy", &t_restart, false },
-	{ "terminationGracePeriodSeconds", &t_int64, true },
-	{ "activeDeadlineSeconds", &t_int64, true },
-	{ "dnsPolicy", &t_dns, false },
-	{ "nodeSelector", &t_map_ss, false },
-	{ "serviceAccountName", &t_string, false },
-	{ "serviceAccount", &t_string, false },
-	{ "automountServiceAccountToken", &t_bool, true },
-	{ "nodeName", &t_string, false },
-	{ "hostNetwork", &t_bool, false },
-	{ "hostPID", &t_bool, false },
-	{ "hostIPC", &t_bool, false },
-	{ "shareProcessNamespace", &t_bool, true },
-	{ "securityContext", &t_pod_security, true },
-	{ "imagePullSecrets", &t_named_list, false },
-	{ "hostname", &t_string, false },
-	{ "subdomain", &t_string, false },
-	{ "affinity", &t_affinity, true },
-	{ "schedulerName", &t_string, false },
-	{ "tolerations", &t_tolerations, false },
-	{ "hostAliases", &t_any, false },
-	{ "priorityClassName", &t_string, false },
-	{ "priority", &t_int32, true },
-	{ "dnsConfig", &t_dns_config, true },
-	{ "readinessGates", &t_any, false },
-	{ "runtimeClassName", &t_string, true },
-	{ "enableServiceLinks", &t_bool, true },
-	{ "preemptionPolicy", &t_preempt, true },
-	{ "overhead", &t_reslist, false },
-	{ "topologySpreadConstraints", &t_any, false },
-	{ "setHostnameAsFQDN", &t_bool, true },
-	{ "os", &t_pod_os, true },
-	{ "hostUsers", &t_bool, true },
-	{ "schedulingGates", &t_any, false },
-	{ "resourceClaims", &t_any, false },
-	{ "resources", &t_resources, true },
-	{ NULL, NULL, false },
-};
-STRUCT_OPEN(t_pod_spec, "v1.PodSpec");
-
-static const struct jfield t_template_fields[] = {
-	{ "metadata", &t_meta, false },
-	{ "spec", &t_pod_spec, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_template, "v1.PodTemplateSpec");
-
-/* ---- batch.volcano.sh/v1alpha1 ---- */
-
-static const struct jfield t_nt_fields[] = {
-	{ "mode", &t_ntmode, false },
-	{ "highestTierAllowed", &t_int, true },
-	{ "highestTierName", &t_string, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_nt, "v1alpha1.NetworkTopologySpec");
-
-static const struct jfield t_partition_fields[] = {
-	{ "totalPartitions", &t_int32, false },
-	{ "partitionSize", &t_int32, false },
-	{ "networkTopology", &t_nt, true },
-	{ "minPartitions", &t_int32, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_partition, "v1alpha1.PartitionPolicySpec");
-
-static const struct jfield t_depends_fields[] = {
-	{ "name", &t_strings, false },
-	{ "iteration", &t_iteration, false },
-	{ NULL, NULL, false },
-};
-STRUCT(t_depends, "v1alpha1.DependsOn");
-
-static const struct jfield t_policy_fields[] = {
-	{ "action", &t_action, false },	  { "event", &t_event, false },
-	{ "events", &t_events, false },	  { "exitCode", &t_int32, true },
-	{ "timeout", &t_duration, true }, { NULL, NULL, false },
-};
-STRUCT(t_policy, "v1alpha1.LifecyclePolicy");
-SLICE(t_policies, "[]v1alpha1.LifecyclePolicy", t_policy);
-
-static const struct jfield t_volspec_fields[] = {
-	{ "mountPath", &t_string, false },
-	{ "volumeClaimName", &t_string, false },
-	{ "volumeClaim", &t_pvc_spec, true },
-	{ NULL, NULL, false },
-};
-STRUCT(t_volspec, "v1alpha1.VolumeSpec");
-SLICE(t_volspecs, "[]v1alpha1.VolumeSpec", t_volspec);
-
-static const struct jfield t_task_fields[] = {
-	{ "name", &t_string, false },
-	{ "replicas", &t_int32, false },
-	{ "minAvailable", &t_int32, true },
-	{ "template", &t_template, false },
-	{ "policies", &t_policies, false },
-	{ "topologyPolicy", &t_numa, false },
-	{ "maxRetry", &t_int32, false },
-	{ "dependsOn", &t_depends, true },
-	{ "partitionPolicy", &t_partition, true },
-	{ NULL, NULL, false },
-};
-STRUCT(t_task, "v1alpha1.TaskSpec");
-SLICE(t_tasks, "[]v1alpha1.TaskSpec", t_task);
-
-static const struct jfield t_job_spec_fields[] = {
-	{ "schedulerName", &t_string, false },	   { "minAvailable", &t_int32, false },
-	{ "volumes", &t_volspecs, false },	   { "tasks", &t_tasks, false },
-	{ "policies", &t_policies, false },	   { "plugins", &t_plugins, false },
-	{ "runningEstimate", &t_duration, true },  { "queue", &t_string, false },
-	{ "maxRetry", &t_int32, false },	   { "ttlSecondsAfterFinished", &t_int32, true },
-	{ "priorityClassName", &t_string, false }, { "minSuccess", &t_int32, true },
-	{ "networkTopology", &t_nt, true },	   { NULL, NULL, false },
-};
-STRUCT(t_job_spec, "v1alpha1.JobSpec");
-
-static const struct jfield t_job_fields[] = {
-	{ "kind", &t_string, false },	{ "apiVersion", &t_string, false },
-	{ "metadata", &t_meta, false }, { "spec", &t_job_spec, false },
-	{ "status", &t_any, false },	{ NULL, NULL, false },
-};
-STRUCT(t_job, "v1alpha1.Job");
-
-static const struct jfield *find_field(const struct jtype *t, const char *key)
-{
-	const struct jfield *f;
-
-	for (f = t->fields; f && f->json; f++)
-		if (!strcmp(f->json, key))
-			return f;
-	return NULL;
-}
-
-/* The struct's Name() as reflect gives it: the type string after the package. */
-static const char *struct_name(const struct jtype *t)
-{
-	const char *dot = strrchr(t->go, '.');
-
-	return dot ? dot + 1 : t->go;
-}
-
-/* ---- decoding: encoding/json's type errors ----------------------------------------------- */
-
-#define TC_MAX_DEPTH 32
-
-struct typecheck {
-	const char *stack[TC_MAX_DEPTH]; /* errorContext.FieldStack */
-	size_t depth;
-	const char *strct; /* errorContext.Struct.Name(), NULL before the first field */
-	char *saved;	   /* the first UnmarshalTypeError (decoding goes on after it) */
-	char *fatal;	   /* an Unmarshaler's error (decoding stops at it) */
-	bool nomem;
-};
-
-static void tc_type_error(struct typecheck *tc, const char *value, const struct jtype *t)
-{
-	struct vc_buf b;
-	size_t i;
-
-	if (tc->saved || tc->nomem)
-		return;
-	vc_buf_init(&b, 0);
-	if (vc_buf_addf(&b, "json: cannot unmarshal %s into Go ", value))
-		goto nomem;
-	if (tc->strct || tc->depth) {
-		if (vc_buf_addf(&b, "struct field %s.", tc->strct ? tc->strct : ""))
-			goto nomem;
-		for (i = 0; i < tc->depth; i++)
-			if (vc_buf_addf(&b, "%s%s", i ? "." : "", tc->stack[i]))
-				goto nomem;
-	} else if (vc_buf_adds(&b, "value")) {
-		goto nomem;
-	}
-	if (vc_buf_addf(&b, " of type %s", t->go) || !(tc->saved = vc_buf_take(&b)))
-		goto nomem;
-	return;
-nomem:
-	vc_buf_release(&b);
-	tc->nomem = true;
-}
-
-static void tc_fatal(struct typecheck *tc, const char *text)
-{
-	if (tc->fatal || tc->nomem)
-		return;
-	tc->fatal = vc_strdup(text);
-	if (!tc->fatal)
-		tc->nomem = true;
-}
-
-/* An integer member for an intN field: the "number <literal>" of Go's error, else NULL. */
-static bool tc_int_fits(const json_t *v, enum jt_kind kind)
-{
-	json_int_t n;
-
-	if (!json_is_integer(v))
-		return false;
-	n = json_integer_value(v);
-	if (kind == JT_INT32)
-		return n >= INT32_MIN && n <= INT32_MAX;
-	return true;
-}
-
-static void tc_number_error(struct typecheck *tc, const json_t *v, const struct jtype *t)
-{
-	struct vc_buf b;
-	char *lit;
-
-	/* Go quotes the literal as written; jansson keeps values, so reals print shortest. */
-	vc_buf_init(&b, 0);
-	if (vc_buf_adds(&b, "number ") || vc_go_json(v, &b) || !(lit = vc_buf_take(&b))) {
-		vc_buf_release(&b);
-		tc->nomem = true;
-		return;
-	}
-	tc_type_error(tc, lit, t);
-	vc_free(lit);
-}
-
-static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *t);
-
-static void tc_struct(struct typecheck *tc, const json_t *v, const struct jtype *t)
-{
-	const char *key, *saved_struct = tc->strct;
-	size_t saved_depth = tc->depth;
-	const struct jfield *f;
-	json_t *member;
-
-	json_object_foreach ((json_t *)v, key, member) {
-		if (tc->fatal || tc->nomem)
-			return;
-		f = find_field(t, key);
-		if (!f)
-			continue;
-		if (tc->depth < TC_MAX_DEPTH)
-			tc->stack[tc->depth++] = f->json;
-		tc->strct = struct_name(t);
-		tc_value(tc, member, f->type);
-		tc->depth = saved_depth;
-		tc->strct = saved_struct;
-	}
-}
-
-static void tc_value(struct typecheck *tc, const json_t *v, const struct jtype *t)
-{
-	struct vc_quantity q;
-	struct vc_error err;
-	const json_t *elem;
-	const char *key;
-	int64_t ns;
-	size_t i;
-
-	/* null is a no-op (or nil) for every type modelled here. */
-	if (json_is_null(v) || t->kind == JT_ANY)
-		return;
-	switch (t->kind) {
-	case JT_STRING:
-		if (!json_is_string(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
-		break;
-	case JT_BOOL:
-		if (!json_is_boolean(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
-		break;
-	case JT_INT32:
-	case JT_INT64:
-	case JT_INT:
-		if (json_is_number(v) && !tc_int_fits(v, t->kind))
-			tc_number_error(tc, v, t);
-		else if (!json_is_number(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
-		break;
-	case JT_QUANTITY:
-		/* Quantity.UnmarshalJSON: any JSON text goes to ParseQuantity. */
-		if (json_is_string(v) || json_is_number(v)) {
-			if (vc_quantity_parse_json(v, &q, &err))
-				tc_fatal(tc, err.code == VC_ERANGE ? "quantity is too large"
-								   : err.text);
-		} else if (json_is_boolean(v)) {
-			if (vc_quantity_parse(json_is_true(v) ? "true" : "false", &q, &err))
-				tc_fatal(tc, err.text);
-		} else {
-			tc_fatal(tc, VC_QUANTITY_ERR_FORMAT);
-		}
-		break;
-	case JT_DURATION:
-		/* metav1.Duration.UnmarshalJSON: json.Unmarshal into a string, ParseDuration. */
-		if (!json_is_string(v)) {
-			char text[96];
-
-			snprintf(text, sizeof(text),
-				 "json: cannot unmarshal %s into Go value of type string",
-				 vc_admission_json_kind(v));
-			tc_fatal(tc, text);
-		} else if (vc_duration_parse(json_string_value(v), &ns, &err)) {
-			tc_fatal(tc, err.text);
-		}
-		break;
-	case JT_STRUCT:
-		if (!json_is_object(v))
-			tc_type_error(tc, vc_admission_json_kind(v), t);
-		else
-			tc_struct(tc, v, t);
-		break;
-	case JT_SLICE:
-		if (!json_is_array(v)) {
-			tc_type_error(tc, vc_admission_json_kind(v), t);
-			break;
-		}
-		json_array_foreach (v, i, elem) {
-			if (tc->fatal || tc->nomem)
-				break;
-			tc_value(tc, elem, t->elem);
-		}
-		break;
-	case JT_MAP:
-		if (!json_is_object(v)) {
-			tc_type_error(tc, vc_admission_json_kind(v), t);
-			break;
-		}
-		json_object_foreach ((json_t *)v, key, elem) {
-			if (tc->fatal || tc->nomem)
-				break;
-			tc_value(tc, elem, t->elem);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-int vc_admit_job_typecheck(const json_t *job, char **msg)
-{
-	struct typecheck tc = { .depth = 0 };
-
-	*msg = NULL;
-	tc_value(&tc, job, &t_job);
-	if (tc.nomem) {
-		vc_free(tc.saved);
-		vc_free(tc.fatal);
-		return VC_ENOMEM;
-	}
-	if (tc.fatal) {
-		vc_free(tc.saved);
-		*msg = tc.fatal;
-		return 1;
-	}
-	if (tc.saved) {
-		*msg = tc.saved;
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- semantic equality: a canonical form ------------------------------------------------- */
-
-/* The decimal digits of a 128-bit value (quantities compare by their nano-unit count). */
-static json_t *int128_string(__int128 v)
-{
-	char buf[48], *p = buf + sizeof(buf) - 1;
-	bool neg = v < 0;
-	unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
-
-	*p = '\0';
-	do {
-		*--p = (char)('0' + (int)(u % 10));
-		u /= 10;
-	} while (u);
-	if (neg)
-		*--p = '-';
-	return json_string(p);
-}
-
-static json_t *canon_value(const json_t *v, const struct jtype *t, bool ptr);
-
-/* Whether c, the canonical form of a value of type t, is Go's zero value for t. */
-static bool canon_is_zero(const json_t *c, const struct jtype *t)
-{
-	switch (t->kind) {
-	case JT_STRING:
-		return !json_string_length(c);
-	case JT_QUANTITY:
-		return !strcmp(json_string_value(c), "0");
-	case JT_BOOL:
-		return json_is_false(c);
-	case JT_INT32:
-	case JT_INT64:
-	case JT_INT:
-	case JT_DURATION:
-		return json_integer_value(c) == 0;
-	case JT_STRUCT:
-	case JT_MAP:
-		return json_object_size(c) == 0;
-	case JT_SLICE:
-		return json_array_size(c) == 0;
-	default:
-		/* The unmodelled fields are mostly slices, where empty is nil. */
-		return json_is_null(c) || (json_is_array(c) && !json_array_size(c));
-	}
-}
-
-/*
- * A struct's canonical form leaves out the non-pointer fields that hold their zero value (and
- * nil pointers): both sides of a comparison do the same, so absent and zero compare equal, and
- * a sparse spec stays small.
- */
-static json_t *canon_struct(const json_t *v, const struct jtype *t)
-{
-	const struct jfield *f;
-	json_t *out = json_object(), *member, *c;
-	const char *key;
-
-	if (!out)
-		return NULL;
-	for (f = t->fields; f->json; f++) {
-		c = canon_value(json_object_get(v, f->json), f->type, f->ptr);
-		if (!c)
-			goto fail;
-		if (json_is_null(c) || (!f->ptr && canon_is_zero(c, f->type))) {
-			json_decref(c);
-			continue;
-		}
-		if (json_object_set_new(out, f->json, c))
-			goto fail;
-	}
-	/* Members Caldera does not model compare as JSON; null or [] is as good as absent. */
-	json_object_foreach ((json_t *)v, key, member) {
-		if (!t->open || find_field(t, key) || canon_is_zero(member, &t_any))
-			continue;
-		if (json_object_set(out, key, member))
-			goto fail;
-	}
-	return out;
-fail:
-	json_decref(out);
-	return NULL;
-}
-
-/*
- * The value Go would hold for v in a field of type t, as JSON that compares with
- * vc_json_equal() the way apiequality.Semantic.DeepEqual compares the Go values: absent scalars
- * as their zero value, nil pointers as null, nil and empty slices and maps alike, quantities by
- * value, durations as nanoseconds. NULL when out of memory or when v does not decode (the type
- * check runs first, so that means memory).
- */
-static json_t *canon_value(const json_t *v, const struct jtype *t, bool ptr)
-{
-	struct vc_quantity q;
-	const json_t *elem;
-	const char *key;
-	json_t *out;
-	int64_t ns;
-	size_t i;
-
-	if (!v || json_is_null(v)) {
-		if (ptr || t->kind == JT_ANY)
-			return json_null();
-		v = NULL;
-	}
-	switch (t->kind) {
-	case JT_ANY:
-		return json_incref((json_t *)v);
-	case JT_STRING:
-		return json_string(v ? json_string_value(v) : "");
-	case JT_BOOL:
-		return json_boolean(v && json_is_true(v));
-	case JT_INT32:
-	case JT_INT64:
-	case JT_INT:
-		return json_integer(v ? json_integer_value(v) : 0);
-	case JT_QUANTITY:
-		if (vc_quantity_parse_json(v, &q, NULL))
-			return NULL;
-		return int128_string(q.nanos);
-	case JT_DURATION:
-		ns = 0;
-		if (v && vc_duration_parse(json_string_value(v), &ns, NULL))
-			return NULL;
-		return json_integer(ns);
-	case JT_STRUCT:
-		return canon_struct(v, t);
-	case JT_SLICE:
-		out = json_array();
-		if (!out)
-			return NULL;
-		json_array_foreach (v, i, elem) {
-			if (json_array_append_new(out, canon_value(elem, t->elem, false)))
-				goto fail;
-		}
-		return out;
-	case JT_MAP:
-		out = json_object();
-		if (!out)
-			return NULL;
-		json_object_foreach ((json_t *)v, key, elem) {
-			if (json_object_set_new(out, key, canon_value(elem, t->elem, false)))
-				goto fail;
-		}
-		return out;
-	}
-	return NULL;
-fail:
-	json_decref(out);
-	return NULL;
-}
-
-int vc_admit_job_spec_canonical(const json_t *spec, json_t **out)
-{
-	*out = canon_value(spec, &t_job_spec, false);
-	return *out ? 0 : VC_ENOMEM;
-}
-
-/* ---- §9.1 quantity checks ---------------------------------------------------------------- */
-
-int vc_admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
-				 const char *resource, const struct vc_quantity *q)
-{
-	char text[VC_QUANTITY_STR_MAX];
-	int rc;
-
-	if (vc_quantity_format(q, text, sizeof(text)))
-		text[0] = '\0';
-	if (vc_quantity_sign(q) < 0 &&
-	    (rc = vc_field_invalid(errs, path, vc_fv_str(text),
-				   "must be greater than or equal to 0")))
-		return rc;
-	if (vc_resource_is_integer_resource(resource) && vc_quantity_milli_value(q) % 1000 != 0 &&
-	    (rc = vc_field_invalid(errs, path, vc_fv_named_str(text), "must be an integer")))
-		return rc;
-	return 0;
-}
 
 /* ---- pod-template validation (§5.3) ------------------------------------------------------ */
 
 struct ptv {
-	const struct vc_admission_ctx *ctx;
+	const struct admission_ctx *ctx;
 	struct vc_field_errors errs;
-	struct vc_admission_strmap volumes; /* valid, unique volume names (ValidateVolumes) */
-	int rc;				    /* first VC_ENOMEM */
+	struct admission_strmap volumes; /* valid, unique volume names (ValidateVolumes) */
+	int rc;				 /* first VC_ENOMEM */
 };
 
 /* Record an allocation failure once; the checks run on and the caller reads p->rc. */
@@ -806,17 +31,17 @@ static void ptv_rc(struct ptv *p, int rc)
 }
 
 /* Add key to a uniqueness set: true when it was new. */
-static bool ptv_add(struct ptv *p, struct vc_admission_strmap *set, const char *key)
+static bool ptv_add(struct ptv *p, struct admission_strmap *set, const char *key)
 {
-	int rc = vc_admission_strmap_add(set, key, 0);
+	int rc = admission_strmap_add(set, key, 0);
 
 	ptv_rc(p, rc);
 	return rc == 1;
 }
 
-static bool set_has(const struct vc_admission_strmap *set, const char *key)
+static bool set_has(const struct admission_strmap *set, const char *key)
 {
-	return vc_admission_strmap_get(set, key, NULL);
+	return admission_strmap_get(set, key, NULL);
 }
 
 static const char *str_or(const json_t *obj, const char *key, const char *def)
@@ -833,20 +58,51 @@ static bool member_set(const json_t *obj, const char *key)
 	return v && !json_is_null(v);
 }
 
-/* Invalid(path, value, msg) for each message of a name check (ValidateDNS1123Label & co). */
-static void ptv_name_check(struct ptv *p, const struct vc_field_path *path, const char *value,
-			   int (*check)(const char *, struct vc_strlist *))
+/* A name check (ValidateDNS1123Label & co): VC_EINVAL with a message per failed rule in msgs. */
+typedef int (*ptv_check_fn)(const char *value, struct vc_strlist *msgs);
+
+/* Invalid(path, fv, msg) for each message of check on value: returns how many. */
+static size_t ptv_check(struct ptv *p, const struct vc_field_path *path, const char *value,
+			struct vc_field_value fv, ptv_check_fn check)
 {
 	struct vc_strlist msgs;
-	size_t i;
-	int rc;
+	size_t i, n;
 
 	vc_strlist_init(&msgs);
-	rc = check(value, &msgs);
-	ptv_rc(p, rc);
+	ptv_rc(p, check(value, &msgs));
 	for (i = 0; i < msgs.len; i++)
-		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(value), msgs.items[i]));
+		ptv_rc(p, vc_field_invalid(&p->errs, path, fv, msgs.items[i]));
+	n = msgs.len;
 	vc_strlist_release(&msgs);
+	return n;
+}
+
+/* Invalid(path, value, msg) for each message of a name check: returns how many. */
+static size_t ptv_name_check(struct ptv *p, const struct vc_field_path *path, const char *value,
+			     ptv_check_fn check)
+{
+	return ptv_check(p, path, value, vc_fv_str(value), check);
+}
+
+/* A name that must be set: Required when it is "", else the name check. */
+static void ptv_required_name(struct ptv *p, const struct vc_field_path *path, const char *value,
+			      ptv_check_fn check)
+{
+	if (!*value)
+		ptv_rc(p, vc_field_required(&p->errs, path, ""));
+	else
+		ptv_name_check(p, path, value, check);
+}
+
+/* An optional name: obj[key], unless absent or "", through the name check at path.key. */
+static void ptv_optional_name(struct ptv *p, const json_t *obj, const char *key,
+			      const struct vc_field_path *path, ptv_check_fn check)
+{
+	struct vc_field_path kp = vc_field_path_child(path, key);
+	const char *value = str_or(obj, key, "");
+
+	if (*value)
+		ptv_name_check(p, &kp, value, check);
 }
 
 /* unversionedvalidation.ValidateLabels */
@@ -869,7 +125,6 @@ static void ptv_labels(struct ptv *p, const json_t *labels, const struct vc_fiel
 static void ptv_annotations(struct ptv *p, const json_t *annotations,
 			    const struct vc_field_path *path)
 {
-	struct vc_strlist msgs;
 	int64_t total = 0;
 	const char *key;
 	char *lower;
@@ -885,11 +140,7 @@ static void ptv_annotations(struct ptv *p, const json_t *annotations,
 		for (i = 0; lower[i]; i++)
 			if (lower[i] >= 'A' && lower[i] <= 'Z')
 				lower[i] = (char)(lower[i] - 'A' + 'a');
-		vc_strlist_init(&msgs);
-		ptv_rc(p, vc_validate_qualified_name(lower, &msgs));
-		for (i = 0; i < msgs.len; i++)
-			ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(key), msgs.items[i]));
-		vc_strlist_release(&msgs);
+		ptv_check(p, path, lower, vc_fv_str(key), vc_validate_qualified_name);
 		vc_free(lower);
 		total += (int64_t)(strlen(key) + (json_is_string(v) ? json_string_length(v) : 0));
 	}
@@ -971,17 +222,7 @@ static bool standard_resource(const char *name)
 /* validateResourceName: returns whether it reported anything. */
 static bool ptv_resource_name(struct ptv *p, const char *name, const struct vc_field_path *path)
 {
-	struct vc_strlist msgs;
-	bool bad = false;
-	size_t i;
-
-	vc_strlist_init(&msgs);
-	ptv_rc(p, vc_validate_qualified_name(name, &msgs));
-	for (i = 0; i < msgs.len; i++)
-		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name), msgs.items[i]));
-	bad = msgs.len > 0;
-	vc_strlist_release(&msgs);
-	if (bad)
+	if (ptv_check(p, path, name, vc_fv_named_str(name), vc_validate_qualified_name))
 		return true;
 	if (!strchr(name, '/') && !standard_resource(name)) {
 		ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_named_str(name),
@@ -1039,6 +280,57 @@ static void ptv_hugepages_value(struct ptv *p, const char *name, const struct vc
 	ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(text), detail));
 }
 
+/*
+ * Invalid(path, q, detail) with a formatted detail, for Kubernetes' quantity comparisons. The
+ * detail is cut at 511 bytes.
+ */
+static void ptv_quantity_invalid(struct ptv *p, const struct vc_field_path *path,
+				 const struct vc_quantity *q, const char *fmt, ...) VC_PRINTF(4, 5);
+
+static void ptv_quantity_invalid(struct ptv *p, const struct vc_field_path *path,
+				 const struct vc_quantity *q, const char *fmt, ...)
+{
+	char text[VC_QUANTITY_STR_MAX], detail[512];
+	va_list ap;
+
+	quantity_text(q, text);
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	ptv_rc(p, vc_field_invalid(&p->errs, path, vc_fv_str(text), detail));
+}
+
+/*
+ * The checks a limits or requests entry starts with: the resource name (pod_level picks
+ * validatePodResourceName), then the quantity's value. Whether the quantity read into *q.
+ */
+static bool ptv_resource_entry(struct ptv *p, const char *name, const json_t *v,
+			       const struct vc_field_path *path, bool pod_level,
+			       struct vc_quantity *q)
+{
+	if (pod_level)
+		ptv_pod_resource_name(p, name, path);
+	else
+		ptv_container_resource_name(p, name, path);
+	if (!read_quantity(v, q))
+		return false;
+	ptv_rc(p, admission_quantity_errors(&p->errs, path, name, q));
+	return true;
+}
+
+/* The checks a limits or requests entry ends with: hugepages values; note hugepages, cpu, memory.
+ */
+static void ptv_resource_kind(struct ptv *p, const char *name, const struct vc_quantity *q,
+			      const struct vc_field_path *path, bool *huge, bool *cpumem)
+{
+	if (is_hugepages(name)) {
+		*huge = true;
+		ptv_hugepages_value(p, name, q, path);
+	}
+	if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
+		*cpumem = true;
+}
+
 /* validateResourceRequirements; pod_level picks validatePodResourceName. */
 static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_field_path *path,
 			     bool pod_level)
@@ -1049,63 +341,39 @@ static void ptv_requirements(struct ptv *p, const json_t *res, const struct vc_f
 	const json_t *requests = vc_json_get_obj(res, "requests");
 	bool lim_cpumem = false, req_cpumem = false, lim_huge = false, req_huge = false;
 	struct vc_quantity q, l;
-	char qt[VC_QUANTITY_STR_MAX], lt[VC_QUANTITY_STR_MAX], detail[512];
+	char lt[VC_QUANTITY_STR_MAX];
 	const char *name;
 	json_t *v, *lv;
 
 	json_object_foreach ((json_t *)limits, name, v) {
 		struct vc_field_path kp = vc_field_path_key(&lim, name);
 
-		if (pod_level)
-			ptv_pod_resource_name(p, name, &kp);
-		else
-			ptv_container_resource_name(p, name, &kp);
-		if (!read_quantity(v, &q))
-			continue;
-		ptv_rc(p, vc_admission_quantity_errors(&p->errs, &kp, name, &q));
-		if (is_hugepages(name)) {
-			lim_huge = true;
-			ptv_hugepages_value(p, name, &q, &kp);
-		}
-		if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
-			lim_cpumem = true;
+		if (ptv_resource_entry(p, name, v, &kp, pod_level, &q))
+			ptv_resource_kind(p, name, &q, &kp, &lim_huge, &lim_cpumem);
 	}
 	json_object_foreach ((json_t *)requests, name, v) {
 		struct vc_field_path kp = vc_field_path_key(&req, name);
 
-		if (pod_level)
-			ptv_pod_resource_name(p, name, &kp);
-		else
-			ptv_container_resource_name(p, name, &kp);
-		if (!read_quantity(v, &q))
+		if (!ptv_resource_entry(p, name, v, &kp, pod_level, &q))
 			continue;
-		ptv_rc(p, vc_admission_quantity_errors(&p->errs, &kp, name, &q));
 		lv = json_object_get(limits, name);
 		if (lv && read_quantity(lv, &l)) {
 			int cmp = vc_quantity_cmp(&q, &l);
 
-			quantity_text(&q, qt);
 			quantity_text(&l, lt);
-			if (cmp != 0 && !overcommit_allowed(name)) {
-				snprintf(detail, sizeof(detail), "must be equal to %s limit of %s",
-					 name, lt);
-				ptv_rc(p, vc_field_invalid(&p->errs, &req, vc_fv_str(qt), detail));
-			} else if (cmp > 0) {
-				snprintf(detail, sizeof(detail),
-					 "must be less than or equal to %s limit of %s", name, lt);
-				ptv_rc(p, vc_field_invalid(&p->errs, &req, vc_fv_str(qt), detail));
-			}
+			if (cmp != 0 && !overcommit_allowed(name))
+				ptv_quantity_invalid(p, &req, &q, "must be equal to %s limit of %s",
+						     name, lt);
+			else if (cmp > 0)
+				ptv_quantity_invalid(p, &req, &q,
+						     "must be less than or equal to %s limit of %s",
+						     name, lt);
 		} else if (!lv && !overcommit_allowed(name)) {
 			ptv_rc(p, vc_field_required(&p->errs, &lim,
 						    "Limit must be set for non overcommitable "
 						    "resources"));
 		}
-		if (is_hugepages(name)) {
-			req_huge = true;
-			ptv_hugepages_value(p, name, &q, &kp);
-		}
-		if (!strcmp(name, "cpu") || !strcmp(name, "memory"))
-			req_cpumem = true;
+		ptv_resource_kind(p, name, &q, &kp, &req_huge, &req_cpumem);
 	}
 	if (!lim_cpumem && !req_cpumem && (req_huge || lim_huge))
 		ptv_rc(p, vc_field_forbidden(&p->errs, path, "HugePages require cpu or memory"));
@@ -1160,11 +428,11 @@ static int validate_port_name(const char *port, struct vc_strlist *msgs)
 static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_path *path)
 {
 	static const char *const protocols[] = { "SCTP", "TCP", "UDP" };
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	const json_t *port;
 	size_t i;
 
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	json_array_foreach (ports, i, port) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -1174,20 +442,12 @@ static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_
 		const char *name = str_or(port, "name", "");
 		int64_t cport = vc_json_get_int(port, "containerPort", 0);
 		int64_t hport = vc_json_get_int(port, "hostPort", 0);
-		struct vc_strlist msgs;
-		size_t k;
 
-		if (*name) {
-			vc_strlist_init(&msgs);
-			ptv_rc(p, validate_port_name(name, &msgs));
-			for (k = 0; k < msgs.len; k++)
-				ptv_rc(p, vc_field_invalid(&p->errs, &np, vc_fv_str(name),
-							   msgs.items[k]));
-			if (!msgs.len && set_has(&names, name))
+		if (*name && !ptv_name_check(p, &np, name, validate_port_name)) {
+			if (set_has(&names, name))
 				ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
-			else if (!msgs.len)
+			else
 				ptv_add(p, &names, name);
-			vc_strlist_release(&msgs);
 		}
 		if (cport == 0)
 			ptv_rc(p, vc_field_required(&p->errs, &cp, ""));
@@ -1201,7 +461,7 @@ static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_
 		ptv_enum(p, str_or(port, "protocol", "TCP"), &pp, protocols,
 			 VC_ARRAY_SIZE(protocols));
 	}
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 }
 
 /* ValidateEnv (names only; valueFrom is not checked) */
@@ -1215,10 +475,7 @@ static void ptv_env(struct ptv *p, const json_t *env, const struct vc_field_path
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
 		const char *name = str_or(e, "name", "");
 
-		if (!*name)
-			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
-		else
-			ptv_name_check(p, &np, name, vc_validate_env_var_name);
+		ptv_required_name(p, &np, name, vc_validate_env_var_name);
 	}
 }
 
@@ -1248,11 +505,11 @@ static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_fiel
 {
 	struct vc_field_path sp = vc_field_path_child(path, "subPath");
 	struct vc_field_path sep = vc_field_path_child(path, "subPathExpr");
-	struct vc_admission_strmap points;
+	struct admission_strmap points;
 	const json_t *m;
 	size_t i;
 
-	vc_admission_strmap_init(&points);
+	admission_strmap_init(&points);
 	json_array_foreach (mounts, i, m) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -1280,7 +537,7 @@ static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_fiel
 			ptv_local_path(p, subx, &sep);
 		}
 	}
-	vc_admission_strmap_release(&points);
+	admission_strmap_release(&points);
 }
 
 /* validateContainerCommon */
@@ -1298,10 +555,7 @@ static void ptv_container_common(struct ptv *p, const json_t *c, const struct vc
 	struct vc_field_path rp = vc_field_path_child(path, "resources");
 	const char *name = str_or(c, "name", "");
 
-	if (!*name)
-		ptv_rc(p, vc_field_required(&p->errs, &np, ""));
-	else
-		ptv_name_check(p, &np, name, vc_validate_dns1123_label);
+	ptv_required_name(p, &np, name, vc_validate_dns1123_label);
 	if (!*str_or(c, "image", ""))
 		ptv_rc(p, vc_field_required(&p->errs, &ip, ""));
 	/* SetDefaults_Container fills the policies, so only a bad value can fail. */
@@ -1315,16 +569,20 @@ static void ptv_container_common(struct ptv *p, const json_t *c, const struct vc
 	ptv_requirements(p, vc_json_get_obj(c, "resources"), &rp, false);
 }
 
-/* checkHostPortConflicts over containers[first..first+n) reported from index 0 on. */
-static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
-			   const struct vc_field_path *path)
+/* A check on one port that has a hostPort; path is the port's hostPort. */
+typedef void (*ptv_port_fn)(struct ptv *p, const json_t *port, int64_t host_port,
+			    const struct vc_field_path *path, void *arg);
+
+/*
+ * fn on each port with a non-zero hostPort of containers[first..first+n), in order, the paths
+ * <path>[i].ports[k].hostPort numbered from 0 at first.
+ */
+static void ptv_host_ports_each(struct ptv *p, const json_t *containers, size_t first, size_t n,
+				const struct vc_field_path *path, ptv_port_fn fn, void *arg)
 {
-	struct vc_admission_strmap seen;
 	const json_t *c, *port;
 	size_t ci, pi;
-	char key[512];
 
-	vc_admission_strmap_init(&seen);
 	for (ci = 0; ci < n; ci++) {
 		struct vc_field_path idx = vc_field_path_index(path, (long)ci);
 		struct vc_field_path ports = vc_field_path_child(&idx, "ports");
@@ -1335,23 +593,51 @@ static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first
 			struct vc_field_path hp = vc_field_path_child(&pidx, "hostPort");
 			int64_t hport = vc_json_get_int(port, "hostPort", 0);
 
-			if (!hport)
-				continue;
-			snprintf(key, sizeof(key), "%s/%s/%" PRId64,
-				 str_or(port, "protocol", "TCP"), str_or(port, "hostIP", ""),
-				 hport);
-			if (!ptv_add(p, &seen, key) && !p->rc)
-				ptv_rc(p, vc_field_duplicate(&p->errs, &hp, vc_fv_str(key)));
+			if (hport)
+				fn(p, port, hport, &hp, arg);
 		}
 	}
-	vc_admission_strmap_release(&seen);
+}
+
+/* checkHostPortConflicts, one port: arg is the set of protocol/hostIP/hostPort seen. */
+static void ptv_host_port_unique(struct ptv *p, const json_t *port, int64_t host_port,
+				 const struct vc_field_path *path, void *arg)
+{
+	char key[512];
+
+	snprintf(key, sizeof(key), "%s/%s/%" PRId64, str_or(port, "protocol", "TCP"),
+		 str_or(port, "hostIP", ""), host_port);
+	if (!ptv_add(p, arg, key) && !p->rc)
+		ptv_rc(p, vc_field_duplicate(&p->errs, path, vc_fv_str(key)));
+}
+
+/* checkHostPortConflicts over containers[first..first+n) reported from index 0 on. */
+static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
+			   const struct vc_field_path *path)
+{
+	struct admission_strmap seen;
+
+	admission_strmap_init(&seen);
+	ptv_host_ports_each(p, containers, first, n, path, ptv_host_port_unique, &seen);
+	admission_strmap_release(&seen);
+}
+
+/* validatePodHostNetworkDeps, one port (in a template, hostPort 0 is allowed). */
+static void ptv_host_network_port(struct ptv *p, const json_t *port, int64_t host_port,
+				  const struct vc_field_path *path, void *arg)
+{
+	(void)arg;
+	if (host_port != vc_json_get_int(port, "containerPort", 0))
+		ptv_rc(p,
+		       vc_field_invalid(&p->errs, path, vc_fv_int(host_port),
+					"must match `containerPort` when `hostNetwork` is true"));
 }
 
 /* validateContainers */
 static void ptv_containers(struct ptv *p, const json_t *containers,
 			   const struct vc_field_path *path)
 {
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	const json_t *c;
 	size_t i;
 
@@ -1359,7 +645,7 @@ static void ptv_containers(struct ptv *p, const json_t *containers,
 		ptv_rc(p, vc_field_required(&p->errs, path, ""));
 		return;
 	}
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	json_array_foreach (containers, i, c) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -1373,7 +659,7 @@ static void ptv_containers(struct ptv *p, const json_t *containers,
 			ptv_rc(p, vc_field_forbidden(&p->errs, &rp,
 						     "may not be set for non-init containers"));
 	}
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 	ptv_host_ports(p, containers, 0, json_array_size(containers), path);
 }
 
@@ -1384,11 +670,11 @@ static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t
 	static const char *const always[] = { "Always" };
 	static const char *const forbidden[] = { "lifecycle", "livenessProbe", "readinessProbe",
 						 "startupProbe" };
-	struct vc_admission_strmap names;
+	struct admission_strmap names;
 	const json_t *c;
 	size_t i, k;
 
-	vc_admission_strmap_init(&names);
+	admission_strmap_init(&names);
 	json_array_foreach (containers, i, c) {
 		ptv_add(p, &names, str_or(c, "name", ""));
 	}
@@ -1433,7 +719,7 @@ static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t
 			ptv_rc(p, vc_field_invalid(&p->errs, &zp, vc_fv_json(resize),
 						   "must not be set for init containers"));
 	}
-	vc_admission_strmap_release(&names);
+	admission_strmap_release(&names);
 }
 
 /* ValidateVolumes, names only: the map of valid volumes that mounts are checked against. */
@@ -1448,10 +734,7 @@ static void ptv_volumes(struct ptv *p, const json_t *volumes, const struct vc_fi
 		const char *name = str_or(v, "name", "");
 		size_t before = p->errs.len;
 
-		if (!*name)
-			ptv_rc(p, vc_field_required(&p->errs, &np, ""));
-		else
-			ptv_name_check(p, &np, name, vc_validate_dns1123_label);
+		ptv_required_name(p, &np, name, vc_validate_dns1123_label);
 		if (set_has(&p->volumes, name))
 			ptv_rc(p, vc_field_duplicate(&p->errs, &np, vc_fv_str(name)));
 		if (p->errs.len == before)
@@ -1593,7 +876,7 @@ static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t 
 {
 	struct vc_field_path reqp = vc_field_path_child(path, "requests");
 	struct vc_field_path ctrp = vc_field_path_child(path, "containers");
-	char qt[VC_QUANTITY_STR_MAX], at[VC_QUANTITY_STR_MAX], detail[256];
+	char at[VC_QUANTITY_STR_MAX];
 	const json_t *c, *limits = vc_json_get_obj(res, "limits"), *v;
 	struct qlist reqs = { 0 };
 	struct vc_quantity q, pq;
@@ -1617,13 +900,11 @@ static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t 
 		if (v && !read_quantity(v, &pq))
 			vc_quantity_init(&pq);
 		if (vc_quantity_cmp(&reqs.items[i].q, &pq) > 0) {
-			quantity_text(&pq, qt);
 			quantity_text(&reqs.items[i].q, at);
-			snprintf(
-				detail, sizeof(detail),
+			ptv_quantity_invalid(
+				p, &kp, &pq,
 				"must be greater than or equal to aggregate container requests of %s",
 				at);
-			ptv_rc(p, vc_field_invalid(&p->errs, &kp, vc_fv_str(qt), detail));
 		}
 	}
 	qlist_release(&reqs);
@@ -1639,11 +920,10 @@ static void ptv_pod_consistency(struct ptv *p, const json_t *spec, const json_t 
 			if (!pl || !read_quantity(v, &q) || !read_quantity(pl, &pq))
 				continue;
 			if (vc_quantity_cmp(&q, &pq) > 0) {
-				quantity_text(&q, qt);
 				quantity_text(&pq, at);
-				snprintf(detail, sizeof(detail),
-					 "must be less than or equal to pod limits of %s", at);
-				ptv_rc(p, vc_field_invalid(&p->errs, &lp, vc_fv_str(qt), detail));
+				ptv_quantity_invalid(
+					p, &lp, &q,
+					"must be less than or equal to pod limits of %s", at);
 			}
 		}
 	}
@@ -1664,19 +944,13 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 	struct vc_field_path dp = vc_field_path_child(path, "dnsPolicy");
 	struct vc_field_path nsp = vc_field_path_child(path, "nodeSelector");
 	struct vc_field_path dcp = vc_field_path_child(path, "dnsConfig");
-	struct vc_field_path sap = vc_field_path_child(path, "serviceAccountName");
-	struct vc_field_path nnp = vc_field_path_child(path, "nodeName");
 	struct vc_field_path adp = vc_field_path_child(path, "activeDeadlineSeconds");
-	struct vc_field_path hnp = vc_field_path_child(path, "hostname");
-	struct vc_field_path sdp = vc_field_path_child(path, "subdomain");
-	struct vc_field_path pcp = vc_field_path_child(path, "priorityClassName");
 	struct vc_field_path rcp = vc_field_path_child(path, "runtimeClassName");
 	struct vc_field_path ppp = vc_field_path_child(path, "preemptionPolicy");
 	struct vc_field_path ohp = vc_field_path_child(path, "overhead");
 	const json_t *containers = vc_json_get_arr(spec, "containers");
-	const json_t *res = vc_json_get_obj(spec, "resources"), *c, *port, *v;
+	const json_t *res = vc_json_get_obj(spec, "resources"), *v;
 	const char *dns = str_or(spec, "dnsPolicy", "ClusterFirst");
-	size_t i, k;
 
 	ptv_volumes(p, vc_json_get_arr(spec, "volumes"), &vp);
 	ptv_containers(p, containers, &cp);
@@ -1692,23 +966,9 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 		ptv_pod_consistency(p, spec, res, &rsp);
 	}
 	/* validatePodHostNetworkDeps (in a template, hostPort 0 is allowed) */
-	if (vc_json_get_bool(spec, "hostNetwork", false)) {
-		json_array_foreach (containers, i, c) {
-			struct vc_field_path ci = vc_field_path_index(&cp, (long)i);
-			struct vc_field_path ports = vc_field_path_child(&ci, "ports");
-
-			json_array_foreach (vc_json_get_arr(c, "ports"), k, port) {
-				struct vc_field_path pi = vc_field_path_index(&ports, (long)k);
-				struct vc_field_path hp = vc_field_path_child(&pi, "hostPort");
-				int64_t h = vc_json_get_int(port, "hostPort", 0);
-
-				if (h && h != vc_json_get_int(port, "containerPort", 0))
-					ptv_rc(p, vc_field_invalid(&p->errs, &hp, vc_fv_int(h),
-								   "must match `containerPort` "
-								   "when `hostNetwork` is true"));
-			}
-		}
-	}
+	if (vc_json_get_bool(spec, "hostNetwork", false))
+		ptv_host_ports_each(p, containers, 0, json_array_size(containers), &cp,
+				    ptv_host_network_port, NULL);
 	ptv_enum(p, str_or(spec, "restartPolicy", "Always"), &rp, restart_policies,
 		 VC_ARRAY_SIZE(restart_policies));
 	ptv_enum(p, dns, &dp, dns_policies, VC_ARRAY_SIZE(dns_policies));
@@ -1726,23 +986,15 @@ static void ptv_pod_spec(struct ptv *p, const json_t *spec, const struct vc_fiel
 						    "must provide at least one DNS nameserver when "
 						    "`dnsPolicy` is None"));
 	}
-	if (*str_or(spec, "serviceAccountName", ""))
-		ptv_name_check(p, &sap, str_or(spec, "serviceAccountName", ""),
-			       vc_validate_dns1123_subdomain);
-	if (*str_or(spec, "nodeName", ""))
-		ptv_name_check(p, &nnp, str_or(spec, "nodeName", ""),
-			       vc_validate_dns1123_subdomain);
+	ptv_optional_name(p, spec, "serviceAccountName", path, vc_validate_dns1123_subdomain);
+	ptv_optional_name(p, spec, "nodeName", path, vc_validate_dns1123_subdomain);
 	v = json_object_get(spec, "activeDeadlineSeconds");
 	if (json_is_integer(v) && (json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX))
 		ptv_rc(p, vc_field_invalid(&p->errs, &adp, vc_fv_int(json_integer_value(v)),
 					   "must be between 1 and 2147483647, inclusive"));
-	if (*str_or(spec, "hostname", ""))
-		ptv_name_check(p, &hnp, str_or(spec, "hostname", ""), vc_validate_dns1123_label);
-	if (*str_or(spec, "subdomain", ""))
-		ptv_name_check(p, &sdp, str_or(spec, "subdomain", ""), vc_validate_dns1123_label);
-	if (*str_or(spec, "priorityClassName", ""))
-		ptv_name_check(p, &pcp, str_or(spec, "priorityClassName", ""),
-			       vc_validate_dns1123_subdomain);
+	ptv_optional_name(p, spec, "hostname", path, vc_validate_dns1123_label);
+	ptv_optional_name(p, spec, "subdomain", path, vc_validate_dns1123_label);
+	ptv_optional_name(p, spec, "priorityClassName", path, vc_validate_dns1123_subdomain);
 	if (json_is_string(json_object_get(spec, "runtimeClassName")))
 		ptv_name_check(p, &rcp, vc_json_get_str(spec, "runtimeClassName"),
 			       vc_validate_dns1123_subdomain);
@@ -1778,10 +1030,7 @@ static int ptv_run(struct ptv *p, const json_t *tmpl, const char *task_name, con
 		ptv_rc(p, vc_field_required(&p->errs, &mname, "name or generateName is required"));
 	else
 		ptv_name_check(p, &mname, task_name, vc_validate_dns1123_subdomain);
-	if (!*ns)
-		ptv_rc(p, vc_field_required(&p->errs, &mns, ""));
-	else
-		ptv_name_check(p, &mns, ns, vc_validate_dns1123_label);
+	ptv_required_name(p, &mns, ns, vc_validate_dns1123_label);
 	ptv_labels(p, vc_json_get_obj(tmeta, "labels"), &lp);
 	ptv_annotations(p, vc_json_get_obj(tmeta, "annotations"), &ap);
 	ptv_pod_spec(p, spec, &sp);
@@ -1830,15 +1079,15 @@ static int task_topology(const json_t *task, size_t index, struct vc_buf *msg)
 	return 0;
 }
 
-int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t *task, size_t index,
-			       const char *task_name, const char *ns, struct vc_buf *msg)
+int admit_job_task_template(const struct admission_ctx *ctx, const json_t *task, size_t index,
+			    const char *task_name, const char *ns, struct vc_buf *msg)
 {
 	struct ptv p = { .ctx = ctx };
 	size_t i;
 	int rc;
 
 	vc_field_errors_init(&p.errs);
-	vc_admission_strmap_init(&p.volumes);
+	admission_strmap_init(&p.volumes);
 	rc = ptv_run(&p, vc_json_get_obj(task, "template"), task_name, ns);
 	if (!rc && p.errs.len) {
 		rc = vc_buf_addf(msg, "spec.task[%zu].", index);
@@ -1849,6 +1098,6 @@ int vc_admit_job_task_template(const struct vc_admission_ctx *ctx, const json_t 
 		rc = task_topology(task, index, msg);
 	}
 	vc_field_errors_release(&p.errs);
-	vc_admission_strmap_release(&p.volumes);
+	admission_strmap_release(&p.volumes);
 	return rc;
 }

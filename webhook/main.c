@@ -16,7 +16,7 @@
 #include "vc_metrics.h"
 #include "vc_str.h"
 
-#define VC_WEBHOOK_VERSION "0.1.0"
+#define WEBHOOK_VERSION "0.1.0"
 #define DEFAULT_PATHS                                                                               \
 	"/jobs/mutate,/jobs/validate,/podgroups/mutate,/pods/validate,/pods/mutate,/queues/mutate," \
 	"/queues/validate"
@@ -116,13 +116,13 @@ static void on_signal(int sig)
 /* What the CA callback needs to register again. */
 struct app {
 	struct vc_kube *kube;
-	struct vc_webhook_register_opts reg;
+	struct webhook_register_opts reg;
 };
 
 /* Register, retrying for about half a minute: the API server may still be starting. */
 static int register_all(struct app *app, const char *ca_pem)
 {
-	struct vc_webhook_register_opts o = app->reg;
+	struct webhook_register_opts o = app->reg;
 	struct vc_error err;
 	int attempt, rc = 0;
 
@@ -139,7 +139,7 @@ static int register_all(struct app *app, const char *ca_pem)
 		if (stop_signal)
 			return VC_ESHUTDOWN;
 		vc_error_clear(&err);
-		rc = vc_webhook_register(app->kube, &o, NULL, &err);
+		rc = webhook_register(app->kube, &o, NULL, &err);
 		if (!rc || rc == VC_EINVAL || rc == VC_ENOMEM)
 			break;
 		VC_WARN("cannot register the webhook configurations", "attempt=%d err=\"%s\"",
@@ -188,7 +188,7 @@ static int split_names(const struct vc_flag_list *l, char **store, const char **
 }
 
 /* --feature-gates: the two gates the handlers read; others are logged and ignored. */
-static int parse_gates(const char *s, struct vc_admission_config *ac, struct vc_error *err)
+static int parse_gates(const char *s, struct admission_config *ac, struct vc_error *err)
 {
 	while (s && *s) {
 		const char *end = strchr(s, ','), *eq;
@@ -239,12 +239,12 @@ static void warn_unsupported(const struct config *c)
 
 static int generate(const struct config *c)
 {
-	struct vc_webhook_certs_opts o = { .service = c->webhook_service,
-					   .namespace = c->webhook_namespace };
+	struct webhook_certs_opts o = { .service = c->webhook_service,
+					.namespace = c->webhook_namespace };
 	struct vc_error err;
 
 	vc_error_clear(&err);
-	if (vc_webhook_generate_certs(c->generate_certs, &o, &err)) {
+	if (webhook_generate_certs(c->generate_certs, &o, &err)) {
 		fprintf(stderr, "vc-webhook: %s\n", err.text);
 		return 1;
 	}
@@ -254,12 +254,12 @@ static int generate(const struct config *c)
 }
 
 /* Wait for the Queue cache, as Volcano does before serving; false when a signal came first. */
-static bool wait_synced(struct vc_webhook_cluster *cluster)
+static bool wait_synced(struct webhook_cluster *cluster)
 {
 	int waited = 0;
 
 	while (!stop_signal) {
-		int rc = vc_webhook_cluster_wait_synced(cluster, 1000000000);
+		int rc = webhook_cluster_wait_synced(cluster, 1000000000);
 
 		if (!rc)
 			return true;
@@ -277,11 +277,11 @@ int main(int argc, char **argv)
 	char *name_store[MAX_NAMES] = { 0 };
 	char health_host[256] = "";
 	uint16_t health_port = 0;
-	struct vc_admission_config ac;
-	struct vc_webhook_server_opts so;
-	struct vc_webhook_server *srv = NULL;
-	struct vc_webhook_cluster *cluster = NULL;
-	struct vc_admission_state state;
+	struct admission_config ac;
+	struct webhook_server_opts so;
+	struct webhook_server *srv = NULL;
+	struct webhook_cluster *cluster = NULL;
+	struct admission_state state;
 	struct vc_kube_config kc = { 0 };
 	struct vc_metrics *metrics = NULL;
 	struct app app;
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 		VC_INFO("ignoring an argument", "arg=\"%s\"", argv[i]);
 	}
 	if (cfg.version) {
-		printf("vc-webhook %s (Caldera)\n", VC_WEBHOOK_VERSION);
+		printf("vc-webhook %s (Caldera)\n", WEBHOOK_VERSION);
 		return 0;
 	}
 	if (*cfg.generate_certs)
@@ -332,16 +332,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	warn_unsupported(&cfg);
-	rc = vc_webhook_parse_paths(cfg.enabled_admission, paths, VC_ARRAY_SIZE(paths), &skipped,
-				    &err);
+	rc = webhook_parse_paths(cfg.enabled_admission, paths, VC_ARRAY_SIZE(paths), &skipped,
+				 &err);
 	if (!rc && skipped)
 		VC_WARN("admission paths of Volcano that Caldera does not serve are skipped",
 			"count=%d", skipped);
 	if (!rc)
 		rc = parse_gates(cfg.feature_gates, &ac, &err);
 	if (!rc && cfg.enable_healthz)
-		rc = vc_webhook_parse_hostport(cfg.healthz_address, health_host,
-					       sizeof(health_host), &health_port, &err);
+		rc = webhook_parse_hostport(cfg.healthz_address, health_host, sizeof(health_host),
+					    &health_port, &err);
 	if (!rc) {
 		rc = split_names(&cfg.scheduler_names, name_store, names, VC_ARRAY_SIZE(names));
 		if (rc)
@@ -364,16 +364,16 @@ int main(int argc, char **argv)
 	if (!rc) {
 		kc.qps = cfg.qps;
 		kc.burst = cfg.burst;
-		kc.user_agent = vc_strdup("vc-webhook/" VC_WEBHOOK_VERSION);
+		kc.user_agent = vc_strdup("vc-webhook/" WEBHOOK_VERSION);
 		rc = kc.user_agent ? vc_kube_new(&kc, &app.kube, &err) : VC_ENOMEM;
 	}
 	if (!rc)
-		rc = vc_webhook_cluster_new(app.kube, &cluster, &err);
+		rc = webhook_cluster_new(app.kube, &cluster, &err);
 	if (rc) {
 		VC_ERROR("cannot set up the API client", "err=\"%s\"", err.text);
 		goto out;
 	}
-	vc_webhook_cluster_state(cluster, &state);
+	webhook_cluster_state(cluster, &state);
 
 	app.reg.paths = paths;
 	app.reg.url = cfg.webhook_url;
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 	so.poll_interval_ns = POLL_INTERVAL_NS;
 	so.on_ca_change = cfg.do_register ? on_ca_change : NULL;
 	so.ca_ctx = &app;
-	rc = vc_webhook_server_new(&so, &srv, &err);
+	rc = webhook_server_new(&so, &srv, &err);
 	if (rc) {
 		fprintf(stderr, "vc-webhook: %s\n", err.text);
 		goto out;
@@ -412,27 +412,27 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	rc = vc_webhook_cluster_start(cluster, &err);
+	rc = webhook_cluster_start(cluster, &err);
 	if (rc) {
 		VC_ERROR("cannot start the queue informer", "err=\"%s\"", err.text);
 		goto out;
 	}
 	if (!wait_synced(cluster))
 		goto stopped;
-	rc = vc_webhook_server_start(srv, &err);
+	rc = webhook_server_start(srv, &err);
 	if (rc) {
 		VC_ERROR("cannot serve", "err=\"%s\"", err.text);
 		goto out;
 	}
 	if (cfg.do_register) {
-		ca = vc_webhook_server_ca(srv);
+		ca = webhook_server_ca(srv);
 		rc = ca ? register_all(&app, ca) : VC_ENOMEM;
 		if (rc == VC_ESHUTDOWN)
 			goto stopped;
 		if (rc)
 			goto out;
 	}
-	VC_INFO("started", "port=%u paths=%s", (unsigned)vc_webhook_server_port(srv),
+	VC_INFO("started", "port=%u paths=%s", (unsigned)webhook_server_port(srv),
 		cfg.enabled_admission);
 	while (!stop_signal) {
 		struct timespec ts = { 0, 200L * 1000 * 1000 };
@@ -443,8 +443,8 @@ stopped:
 	VC_INFO("stopping", "signal=%d", (int)stop_signal);
 	status = 0;
 out:
-	vc_webhook_server_free(srv);
-	vc_webhook_cluster_free(cluster);
+	webhook_server_free(srv);
+	webhook_cluster_free(cluster);
 	vc_kube_free(app.kube);
 	vc_kube_config_release(&kc);
 	vc_metrics_free(metrics);

@@ -24,7 +24,7 @@
 /* ---- decoding the request's object as Go's decoder would -------------------------------- */
 
 /* A NetworkTopologySpec member (spec.networkTopology or a policy's). */
-static int check_topology(struct vc_admission_result *res, const json_t *obj, const char *owner,
+static int check_topology(struct admission_result *res, const json_t *obj, const char *owner,
 			  const char *path)
 {
 	const json_t *nt = vc_json_get_obj(obj, "networkTopology");
@@ -32,52 +32,52 @@ static int check_topology(struct vc_admission_result *res, const json_t *obj, co
 	int rc;
 
 	snprintf(where, sizeof(where), "%s.%s.networkTopology", owner, path);
-	rc = vc_admission_check_field(res, obj, "networkTopology", VC_WANT_OBJECT, where,
-				      "v1beta1.NetworkTopologySpec");
+	rc = admission_check_field(res, obj, "networkTopology", ADMISSION_WANT_OBJECT, where,
+				   "v1beta1.NetworkTopologySpec");
 	if (rc)
 		return rc;
 	snprintf(where, sizeof(where), "NetworkTopologySpec.%s.networkTopology.highestTierAllowed",
 		 path);
-	rc = vc_admission_check_field(res, nt, "highestTierAllowed", VC_WANT_INT, where, "int");
+	rc = admission_check_field(res, nt, "highestTierAllowed", ADMISSION_WANT_INT, where, "int");
 	if (rc)
 		return rc;
 	snprintf(where, sizeof(where), "NetworkTopologySpec.%s.networkTopology.highestTierName",
 		 path);
-	return vc_admission_check_field(res, nt, "highestTierName", VC_WANT_STRING, where,
-					"string");
+	return admission_check_field(res, nt, "highestTierName", ADMISSION_WANT_STRING, where,
+				     "string");
 }
 
 /* Decode a PodGroup review object as DecodePodGroup does: 1 when it denied, 0, or VC_ENOMEM. */
-static int podgroup_decode(struct vc_admission_result *res, const json_t *obj)
+static int podgroup_decode(struct admission_result *res, const json_t *obj)
 {
 	const json_t *spec = vc_json_get_obj(obj, "spec"), *policy;
 	size_t i;
 	int rc;
 
 	if (obj && !json_is_null(obj) && !json_is_object(obj))
-		return vc_admission_check_value(res, obj, VC_WANT_OBJECT, "PodGroup",
-						"v1beta1.PodGroup");
-	if ((rc = vc_admission_check_field(res, obj, "metadata", VC_WANT_OBJECT,
-					   "PodGroup.metadata", "v1.ObjectMeta")) ||
-	    (rc = vc_admission_check_field(res, vc_json_get_obj(obj, "metadata"), "namespace",
-					   VC_WANT_STRING, "ObjectMeta.metadata.namespace",
-					   "string")) ||
-	    (rc = vc_admission_check_field(res, obj, "spec", VC_WANT_OBJECT, "PodGroup.spec",
-					   "v1beta1.PodGroupSpec")) ||
-	    (rc = vc_admission_check_field(res, spec, "queue", VC_WANT_STRING,
-					   "PodGroupSpec.spec.queue", "string")) ||
+		return admission_check_value(res, obj, ADMISSION_WANT_OBJECT, "PodGroup",
+					     "v1beta1.PodGroup");
+	if ((rc = admission_check_field(res, obj, "metadata", ADMISSION_WANT_OBJECT,
+					"PodGroup.metadata", "v1.ObjectMeta")) ||
+	    (rc = admission_check_field(res, vc_json_get_obj(obj, "metadata"), "namespace",
+					ADMISSION_WANT_STRING, "ObjectMeta.metadata.namespace",
+					"string")) ||
+	    (rc = admission_check_field(res, obj, "spec", ADMISSION_WANT_OBJECT, "PodGroup.spec",
+					"v1beta1.PodGroupSpec")) ||
+	    (rc = admission_check_field(res, spec, "queue", ADMISSION_WANT_STRING,
+					"PodGroupSpec.spec.queue", "string")) ||
 	    (rc = check_topology(res, spec, "PodGroupSpec", "spec")) ||
-	    (rc = vc_admission_check_field(res, spec, "subGroupPolicy", VC_WANT_ARRAY,
-					   "PodGroupSpec.spec.subGroupPolicy",
-					   "[]v1beta1.SubGroupPolicySpec")))
+	    (rc = admission_check_field(res, spec, "subGroupPolicy", ADMISSION_WANT_ARRAY,
+					"PodGroupSpec.spec.subGroupPolicy",
+					"[]v1beta1.SubGroupPolicySpec")))
 		return rc;
 	json_array_foreach (vc_json_get_arr(spec, "subGroupPolicy"), i, policy) {
-		if ((rc = vc_admission_check_value(res, policy, VC_WANT_OBJECT,
-						   "PodGroupSpec.spec.subGroupPolicy",
-						   "v1beta1.SubGroupPolicySpec")) ||
-		    (rc = vc_admission_check_field(res, policy, "name", VC_WANT_STRING,
-						   "SubGroupPolicySpec.spec.subGroupPolicy.name",
-						   "string")) ||
+		if ((rc = admission_check_value(res, policy, ADMISSION_WANT_OBJECT,
+						"PodGroupSpec.spec.subGroupPolicy",
+						"v1beta1.SubGroupPolicySpec")) ||
+		    (rc = admission_check_field(res, policy, "name", ADMISSION_WANT_STRING,
+						"SubGroupPolicySpec.spec.subGroupPolicy.name",
+						"string")) ||
 		    (rc = check_topology(res, policy, "SubGroupPolicySpec", "spec.subGroupPolicy")))
 			return rc;
 	}
@@ -85,10 +85,9 @@ static int podgroup_decode(struct vc_admission_result *res, const json_t *obj)
 }
 
 /* The resource check and the decode both handlers start with; 1 = denied. */
-static int podgroup_prologue(const struct vc_admission_request *req,
-			     struct vc_admission_result *res)
+static int podgroup_prologue(const struct admission_request *req, struct admission_result *res)
 {
-	int rc = vc_admission_check_resource(req, PG_GROUP, PG_VERSION, "podgroups", res);
+	int rc = admission_check_resource(req, PG_GROUP, PG_VERSION, "podgroups", res);
 
 	if (rc)
 		return rc;
@@ -102,9 +101,8 @@ static const char *str_or_empty(const char *s)
 
 /* ---- /podgroups/mutate (§10.1) ----------------------------------------------------------- */
 
-int vc_admit_podgroups_mutate(const struct vc_admission_ctx *ctx,
-			      const struct vc_admission_request *req,
-			      struct vc_admission_result *res)
+int admit_podgroups_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+			   struct admission_result *res)
 {
 	const json_t *obj = req->object;
 	const char *queue = vc_json_get_str(vc_json_get_obj(obj, "spec"), "queue");
@@ -118,9 +116,9 @@ int vc_admit_podgroups_mutate(const struct vc_admission_ctx *ctx,
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (strcmp(req->operation, "CREATE") != 0)
-		return vc_admission_deny(res,
-					 "invalid operation `%s`, expect operation to be `CREATE`",
-					 req->operation);
+		return admission_deny(res,
+				      "invalid operation `%s`, expect operation to be `CREATE`",
+				      req->operation);
 	/* Only a PodGroup left in the default queue moves; any failure leaves it alone. */
 	if (!queue || strcmp(queue, "default") != 0 || !ctx || !ctx->state ||
 	    !ctx->state->get_namespace || !ns || !ns[0])
@@ -162,7 +160,7 @@ static int add_trimmed(struct vc_buf *out, const char *s)
 }
 
 /* checkQueueState: the queue exists and is Open. Appends the problem (if any) to out. */
-static int check_queue(const struct vc_admission_ctx *ctx, const char *name, struct vc_buf *out)
+static int check_queue(const struct admission_ctx *ctx, const char *name, struct vc_buf *out)
 {
 	const char *state;
 	struct vc_error err;
@@ -228,9 +226,8 @@ static int check_topologies(const json_t *spec, struct vc_buf *out)
 	return rc;
 }
 
-int vc_admit_podgroups_validate(const struct vc_admission_ctx *ctx,
-				const struct vc_admission_request *req,
-				struct vc_admission_result *res)
+int admit_podgroups_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			     struct admission_result *res)
 {
 	const json_t *spec = vc_json_get_obj(req->object, "spec");
 	struct vc_buf part, msg;
@@ -240,7 +237,7 @@ int vc_admit_podgroups_validate(const struct vc_admission_ctx *ctx,
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (strcmp(req->operation, "CREATE") != 0)
-		return vc_admission_deny(res, "unsupported operation %s", req->operation);
+		return admission_deny(res, "unsupported operation %s", req->operation);
 
 	vc_buf_init(&part, VC_BUF_DEFAULT_MAX);
 	vc_buf_init(&msg, VC_BUF_DEFAULT_MAX);
@@ -255,7 +252,7 @@ int vc_admit_podgroups_validate(const struct vc_admission_ctx *ctx,
 	if (!rc)
 		rc = add_trimmed(&msg, vc_buf_str(&part));
 	if (!rc && msg.len)
-		rc = vc_admission_deny(res, "%s", vc_buf_str(&msg));
+		rc = admission_deny(res, "%s", vc_buf_str(&msg));
 	vc_buf_release(&part);
 	vc_buf_release(&msg);
 	return rc ? VC_ENOMEM : 0;

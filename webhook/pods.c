@@ -24,16 +24,16 @@
 /* ---- decoding the request's object as Go's decoder would -------------------------------- */
 
 /* A map[string]string member: an object whose values are strings (or null). */
-static int check_string_map(struct vc_admission_result *res, const json_t *obj, const char *key,
+static int check_string_map(struct admission_result *res, const json_t *obj, const char *key,
 			    const char *where)
 {
 	const char *k;
 	json_t *v;
-	int rc =
-		vc_admission_check_field(res, obj, key, VC_WANT_OBJECT, where, "map[string]string");
+	int rc = admission_check_field(res, obj, key, ADMISSION_WANT_OBJECT, where,
+				       "map[string]string");
 
 	json_object_foreach (rc ? NULL : vc_json_get_obj(obj, key), k, v) {
-		rc = vc_admission_check_value(res, v, VC_WANT_STRING, where, "string");
+		rc = admission_check_value(res, v, ADMISSION_WANT_STRING, where, "string");
 		if (rc)
 			break;
 	}
@@ -44,7 +44,7 @@ static int check_string_map(struct vc_admission_result *res, const json_t *obj, 
  * Decode a Pod review object as DecodePod does: the kind and apiVersion, when given, must be
  * Pod and v1; members of the wrong type deny. Returns 1 when it denied, 0, or VC_ENOMEM.
  */
-static int pod_decode(struct vc_admission_result *res, const json_t *obj)
+static int pod_decode(struct admission_result *res, const json_t *obj)
 {
 	const json_t *meta = vc_json_get_obj(obj, "metadata"), *spec = vc_json_get_obj(obj, "spec");
 	const char *kind = vc_json_get_str(obj, "kind"),
@@ -52,46 +52,45 @@ static int pod_decode(struct vc_admission_result *res, const json_t *obj)
 	int rc;
 
 	if (obj && !json_is_null(obj) && !json_is_object(obj))
-		return vc_admission_check_value(res, obj, VC_WANT_OBJECT, "Pod", "v1.Pod");
-	if ((rc = vc_admission_check_field(res, obj, "kind", VC_WANT_STRING, "TypeMeta.kind",
-					   "string")) ||
-	    (rc = vc_admission_check_field(res, obj, "apiVersion", VC_WANT_STRING,
-					   "TypeMeta.apiVersion", "string")))
+		return admission_check_value(res, obj, ADMISSION_WANT_OBJECT, "Pod", "v1.Pod");
+	if ((rc = admission_check_field(res, obj, "kind", ADMISSION_WANT_STRING, "TypeMeta.kind",
+					"string")) ||
+	    (rc = admission_check_field(res, obj, "apiVersion", ADMISSION_WANT_STRING,
+					"TypeMeta.apiVersion", "string")))
 		return rc;
 	if ((kind && kind[0] && strcmp(kind, "Pod") != 0) ||
 	    (version && version[0] && strcmp(version, "v1") != 0)) {
-		rc = vc_admission_deny(res,
-				       "no kind \"%s\" is registered for version \"%s\" in scheme "
-				       "\"" POD_SCHEME "\"",
-				       kind && kind[0] ? kind : "Pod",
-				       version && version[0] ? version : "v1");
+		rc = admission_deny(res,
+				    "no kind \"%s\" is registered for version \"%s\" in scheme "
+				    "\"" POD_SCHEME "\"",
+				    kind && kind[0] ? kind : "Pod",
+				    version && version[0] ? version : "v1");
 		return rc ? VC_ENOMEM : 1;
 	}
-	if ((rc = vc_admission_check_field(res, obj, "metadata", VC_WANT_OBJECT, "Pod.metadata",
-					   "v1.ObjectMeta")) ||
-	    (rc = vc_admission_check_field(res, meta, "namespace", VC_WANT_STRING,
-					   "ObjectMeta.metadata.namespace", "string")) ||
+	if ((rc = admission_check_field(res, obj, "metadata", ADMISSION_WANT_OBJECT, "Pod.metadata",
+					"v1.ObjectMeta")) ||
+	    (rc = admission_check_field(res, meta, "namespace", ADMISSION_WANT_STRING,
+					"ObjectMeta.metadata.namespace", "string")) ||
 	    (rc = check_string_map(res, meta, "annotations", "ObjectMeta.metadata.annotations")) ||
-	    (rc = vc_admission_check_field(res, obj, "spec", VC_WANT_OBJECT, "Pod.spec",
-					   "v1.PodSpec")) ||
+	    (rc = admission_check_field(res, obj, "spec", ADMISSION_WANT_OBJECT, "Pod.spec",
+					"v1.PodSpec")) ||
 	    (rc = check_string_map(res, spec, "nodeSelector", "PodSpec.spec.nodeSelector")) ||
-	    (rc = vc_admission_check_field(res, spec, "schedulerName", VC_WANT_STRING,
-					   "PodSpec.spec.schedulerName", "string")) ||
-	    (rc = vc_admission_check_field(res, spec, "affinity", VC_WANT_OBJECT,
-					   "PodSpec.spec.affinity", "v1.Affinity")) ||
-	    (rc = vc_admission_check_field(res, spec, "tolerations", VC_WANT_ARRAY,
-					   "PodSpec.spec.tolerations", "[]v1.Toleration")) ||
-	    (rc = vc_admission_check_field(res, spec, "schedulingGates", VC_WANT_ARRAY,
-					   "PodSpec.spec.schedulingGates",
-					   "[]v1.PodSchedulingGate")))
+	    (rc = admission_check_field(res, spec, "schedulerName", ADMISSION_WANT_STRING,
+					"PodSpec.spec.schedulerName", "string")) ||
+	    (rc = admission_check_field(res, spec, "affinity", ADMISSION_WANT_OBJECT,
+					"PodSpec.spec.affinity", "v1.Affinity")) ||
+	    (rc = admission_check_field(res, spec, "tolerations", ADMISSION_WANT_ARRAY,
+					"PodSpec.spec.tolerations", "[]v1.Toleration")) ||
+	    (rc = admission_check_field(res, spec, "schedulingGates", ADMISSION_WANT_ARRAY,
+					"PodSpec.spec.schedulingGates", "[]v1.PodSchedulingGate")))
 		return rc;
 	return 0;
 }
 
 /* The resource check and the decode both handlers start with; 1 = denied. */
-static int pod_prologue(const struct vc_admission_request *req, struct vc_admission_result *res)
+static int pod_prologue(const struct admission_request *req, struct admission_result *res)
 {
-	int rc = vc_admission_check_resource(req, "", "v1", "pods", res);
+	int rc = admission_check_resource(req, "", "v1", "pods", res);
 
 	if (rc)
 		return rc;
@@ -240,7 +239,7 @@ static int add_op_new(json_t *patch, const char *path, json_t *value)
 }
 
 /* The scheduling gate op (patchSchedulingGates). */
-static int gate_op(const struct vc_admission_ctx *ctx, const json_t *pod, json_t *patch)
+static int gate_op(const struct admission_ctx *ctx, const json_t *pod, json_t *patch)
 {
 	const json_t *gates = json_object_get(vc_json_get_obj(pod, "spec"), "schedulingGates"), *g;
 	const char *value;
@@ -334,8 +333,8 @@ static int group_ops(const json_t *group, const json_t *pod, json_t *patch)
 	return 0;
 }
 
-int vc_admit_pods_mutate(const struct vc_admission_ctx *ctx, const struct vc_admission_request *req,
-			 struct vc_admission_result *res)
+int admit_pods_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+		      struct admission_result *res)
 {
 	const json_t *pod = req->object, *config, *group;
 	const char *ns;
@@ -347,7 +346,7 @@ int vc_admit_pods_mutate(const struct vc_admission_ctx *ctx, const struct vc_adm
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (strcmp(req->operation, "CREATE") != 0)
-		return vc_admission_deny(res, "expect operation to be 'CREATE' ");
+		return admission_deny(res, "expect operation to be 'CREATE' ");
 	config = ctx && ctx->config ? ctx->config->pod_config : NULL;
 	if (!config) /* no admission configuration loaded: no patch at all */
 		return 0;
@@ -372,12 +371,8 @@ int vc_admit_pods_mutate(const struct vc_admission_ctx *ctx, const struct vc_adm
 		json_decref(patch);
 		return rc;
 	}
-	if (!json_array_size(patch)) { /* Go marshals the nil slice: `null` */
-		json_decref(patch);
-		patch = json_null();
-	}
 	json_decref(res->patch);
-	res->patch = patch;
+	res->patch = admission_patch(patch); /* Go marshals the nil slice: `null` */
 	return 0;
 }
 
@@ -465,7 +460,7 @@ static int check_int_or_percent(const char *key, const char *value, struct vc_bu
 }
 
 /* Whether the pod's scheduler is one of --scheduler-name (default volcano). */
-static bool our_scheduler(const struct vc_admission_ctx *ctx, const char *name)
+static bool our_scheduler(const struct admission_ctx *ctx, const char *name)
 {
 	static const char *const defaults[] = { "volcano", NULL };
 	const char *const *names = ctx && ctx->config && ctx->config->scheduler_names
@@ -479,8 +474,8 @@ static bool our_scheduler(const struct vc_admission_ctx *ctx, const char *name)
 	return false;
 }
 
-int vc_admit_pods_validate(const struct vc_admission_ctx *ctx,
-			   const struct vc_admission_request *req, struct vc_admission_result *res)
+int admit_pods_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			struct admission_result *res)
 {
 	static const char *const keys[] = { JDB_MIN_AVAILABLE, JDB_MAX_UNAVAILABLE };
 	const char *scheduler, *value;
@@ -492,7 +487,7 @@ int vc_admit_pods_validate(const struct vc_admission_ctx *ctx,
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (strcmp(req->operation, "CREATE") != 0)
-		return vc_admission_deny(res, "expect operation to be 'CREATE'");
+		return admission_deny(res, "expect operation to be 'CREATE'");
 	scheduler = vc_json_get_str(vc_json_get_obj(req->object, "spec"), "schedulerName");
 	if (!our_scheduler(ctx, scheduler ? scheduler : ""))
 		return 0;
@@ -512,7 +507,7 @@ int vc_admit_pods_validate(const struct vc_admission_ctx *ctx,
 			     ? VC_ENOMEM
 			     : 1;
 	if (rc == 1)
-		rc = vc_admission_deny(res, "%s", vc_buf_str(&msg));
+		rc = admission_deny(res, "%s", vc_buf_str(&msg));
 	vc_buf_release(&msg);
 	return rc;
 }

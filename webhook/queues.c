@@ -25,7 +25,7 @@
 #define ANN_HIERARCHY_WEIGHTS "volcano.sh/hierarchy-weights"
 
 /*
- * Volcano's flags that struct vc_admission_config does not carry (yet): --max-queue-depth,
+ * Volcano's flags that struct admission_config does not carry (yet): --max-queue-depth,
  * --enable-root-queue-protection and --enable-queue-allocated-pods-check, at their defaults.
  */
 #define MAX_QUEUE_DEPTH			  5
@@ -96,14 +96,14 @@ static void queue_read(const json_t *obj, struct queue *q)
 /* ---- decoding the request's object as Go's decoder would -------------------------------- */
 
 /* A map[string]string member: an object whose values are strings. */
-static int check_string_map(struct vc_admission_result *res, const json_t *obj, const char *key,
+static int check_string_map(struct admission_result *res, const json_t *obj, const char *key,
 			    const char *where)
 {
 	const json_t *map;
 	const char *k;
 	json_t *v;
-	int rc =
-		vc_admission_check_field(res, obj, key, VC_WANT_OBJECT, where, "map[string]string");
+	int rc = admission_check_field(res, obj, key, ADMISSION_WANT_OBJECT, where,
+				       "map[string]string");
 
 	if (rc)
 		return rc;
@@ -116,9 +116,9 @@ static int check_string_map(struct vc_admission_result *res, const json_t *obj, 
 			rc = vc_buf_addf(
 				&b,
 				"json: cannot unmarshal %s into Go struct field %s of type string",
-				vc_admission_json_kind(v), where);
+				admission_json_kind(v), where);
 			if (!rc)
-				rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
+				rc = admission_deny(res, "%s", vc_buf_str(&b));
 			vc_buf_release(&b);
 			return rc ? VC_ENOMEM : 1;
 		}
@@ -127,13 +127,14 @@ static int check_string_map(struct vc_admission_result *res, const json_t *obj, 
 }
 
 /* A ResourceList member: an object of quantities; a bad quantity denies with its parse error. */
-static int check_resource_list(struct vc_admission_result *res, const json_t *obj, const char *key,
+static int check_resource_list(struct admission_result *res, const json_t *obj, const char *key,
 			       const char *where)
 {
 	const json_t *list;
 	const char *k;
 	json_t *v;
-	int rc = vc_admission_check_field(res, obj, key, VC_WANT_OBJECT, where, "v1.ResourceList");
+	int rc = admission_check_field(res, obj, key, ADMISSION_WANT_OBJECT, where,
+				       "v1.ResourceList");
 
 	if (rc)
 		return rc;
@@ -147,8 +148,7 @@ static int check_resource_list(struct vc_admission_result *res, const json_t *ob
 		if (!rc)
 			continue;
 		/* Go hands any other JSON text to ParseQuantity, which rejects its shape. */
-		rc = vc_admission_deny(res, "%s",
-				       rc == VC_EINVAL ? VC_QUANTITY_ERR_FORMAT : err.text);
+		rc = admission_deny(res, "%s", rc == VC_EINVAL ? VC_QUANTITY_ERR_FORMAT : err.text);
 		return denied(rc);
 	}
 	return 0;
@@ -158,7 +158,7 @@ static int check_resource_list(struct vc_admission_result *res, const json_t *ob
  * Decode the object of a review as DecodeQueue does: absent or null is the zero Queue; members
  * of the wrong type deny with the decoder's text. Returns 1 when it denied, 0, or VC_ENOMEM.
  */
-static int queue_decode(struct vc_admission_result *res, const json_t *obj, struct queue *q)
+static int queue_decode(struct admission_result *res, const json_t *obj, struct queue *q)
 {
 	const json_t *meta, *spec, *status;
 	int rc;
@@ -171,42 +171,42 @@ static int queue_decode(struct vc_admission_result *res, const json_t *obj, stru
 		rc = vc_buf_addf(
 			&b,
 			"couldn't get version/kind; json parse error: json: cannot unmarshal %s",
-			vc_admission_json_kind(obj));
+			admission_json_kind(obj));
 		if (!rc)
 			rc = vc_buf_adds(&b, " into Go value of type struct { APIVersion string "
 					     "\"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
 					     "\"json:\\\"kind,omitempty\\\"\" }");
 		if (!rc)
-			rc = vc_admission_deny(res, "%s", vc_buf_str(&b));
+			rc = admission_deny(res, "%s", vc_buf_str(&b));
 		vc_buf_release(&b);
 		return rc ? VC_ENOMEM : 1;
 	}
 	meta = vc_json_get_obj(obj, "metadata");
 	spec = vc_json_get_obj(obj, "spec");
 	status = vc_json_get_obj(obj, "status");
-	if ((rc = vc_admission_check_field(res, obj, "metadata", VC_WANT_OBJECT, "Queue.metadata",
-					   "v1.ObjectMeta")) ||
-	    (rc = vc_admission_check_field(res, meta, "name", VC_WANT_STRING,
-					   "ObjectMeta.metadata.name", "string")) ||
+	if ((rc = admission_check_field(res, obj, "metadata", ADMISSION_WANT_OBJECT,
+					"Queue.metadata", "v1.ObjectMeta")) ||
+	    (rc = admission_check_field(res, meta, "name", ADMISSION_WANT_STRING,
+					"ObjectMeta.metadata.name", "string")) ||
 	    (rc = check_string_map(res, meta, "annotations", "ObjectMeta.metadata.annotations")) ||
-	    (rc = vc_admission_check_field(res, obj, "spec", VC_WANT_OBJECT, "Queue.spec",
-					   "v1beta1.QueueSpec")) ||
-	    (rc = vc_admission_check_field(res, spec, "weight", VC_WANT_INT32,
-					   "QueueSpec.spec.weight", "int32")) ||
+	    (rc = admission_check_field(res, obj, "spec", ADMISSION_WANT_OBJECT, "Queue.spec",
+					"v1beta1.QueueSpec")) ||
+	    (rc = admission_check_field(res, spec, "weight", ADMISSION_WANT_INT32,
+					"QueueSpec.spec.weight", "int32")) ||
 	    (rc = check_resource_list(res, spec, "capability", "QueueSpec.spec.capability")) ||
-	    (rc = vc_admission_check_field(res, spec, "reclaimable", VC_WANT_BOOL,
-					   "QueueSpec.spec.reclaimable", "bool")) ||
+	    (rc = admission_check_field(res, spec, "reclaimable", ADMISSION_WANT_BOOL,
+					"QueueSpec.spec.reclaimable", "bool")) ||
 	    (rc = check_resource_list(res, spec, "deserved", "QueueSpec.spec.deserved")) ||
-	    (rc = vc_admission_check_field(res, spec, "guarantee", VC_WANT_OBJECT,
-					   "QueueSpec.spec.guarantee", "v1beta1.Guarantee")) ||
+	    (rc = admission_check_field(res, spec, "guarantee", ADMISSION_WANT_OBJECT,
+					"QueueSpec.spec.guarantee", "v1beta1.Guarantee")) ||
 	    (rc = check_resource_list(res, vc_json_get_obj(spec, "guarantee"), "resource",
 				      "Guarantee.spec.guarantee.resource")) ||
-	    (rc = vc_admission_check_field(res, spec, "parent", VC_WANT_STRING,
-					   "QueueSpec.spec.parent", "string")) ||
-	    (rc = vc_admission_check_field(res, obj, "status", VC_WANT_OBJECT, "Queue.status",
-					   "v1beta1.QueueStatus")) ||
-	    (rc = vc_admission_check_field(res, status, "state", VC_WANT_STRING,
-					   "QueueStatus.status.state", "v1beta1.QueueState")) ||
+	    (rc = admission_check_field(res, spec, "parent", ADMISSION_WANT_STRING,
+					"QueueSpec.spec.parent", "string")) ||
+	    (rc = admission_check_field(res, obj, "status", ADMISSION_WANT_OBJECT, "Queue.status",
+					"v1beta1.QueueStatus")) ||
+	    (rc = admission_check_field(res, status, "state", ADMISSION_WANT_STRING,
+					"QueueStatus.status.state", "v1beta1.QueueState")) ||
 	    (rc = check_resource_list(res, status, "allocated", "QueueStatus.status.allocated")))
 		return rc;
 	queue_read(obj, q);
@@ -216,7 +216,7 @@ static int queue_decode(struct vc_admission_result *res, const json_t *obj, stru
 /* ---- the cluster state ------------------------------------------------------------------ */
 
 /* Look a Queue up; 0 and a new reference, VC_ENOTFOUND, or another code with err set. */
-static int state_get_queue(const struct vc_admission_ctx *ctx, const char *name, json_t **out,
+static int state_get_queue(const struct admission_ctx *ctx, const char *name, json_t **out,
 			   struct vc_error *err)
 {
 	int rc;
@@ -242,7 +242,7 @@ static int state_get_queue(const struct vc_admission_ctx *ctx, const char *name,
 }
 
 /* The Queues whose spec.parent is name: 0 and a new array (maybe empty), or a code. */
-static int state_children(const struct vc_admission_ctx *ctx, const char *name, json_t **out,
+static int state_children(const struct admission_ctx *ctx, const char *name, json_t **out,
 			  struct vc_error *err)
 {
 	int rc;
@@ -332,7 +332,7 @@ static int64_t allocated_pods(const struct queue *q)
 }
 
 /* Append to all the children of name that seen does not hold yet (by name). */
-static int add_children(const struct vc_admission_ctx *ctx, const char *name, json_t *all,
+static int add_children(const struct admission_ctx *ctx, const char *name, json_t *all,
 			json_t *seen, struct vc_error *err)
 {
 	json_t *kids, *q;
@@ -360,7 +360,7 @@ static int add_children(const struct vc_admission_ctx *ctx, const char *name, js
  * Every Queue of the cache, reached from the top (parents "" and "root") through the children
  * index: 0 and a new array, or a code. A Queue whose parent does not exist is not reached.
  */
-static int all_queues(const struct vc_admission_ctx *ctx, json_t **out, struct vc_error *err)
+static int all_queues(const struct admission_ctx *ctx, json_t **out, struct vc_error *err)
 {
 	json_t *all = json_array(), *seen = json_object();
 	size_t next;
@@ -545,7 +545,7 @@ static int check_quantity_value(struct vc_field_errors *errs, const char *name, 
 
 	if (vc_quantity_parse_json(v, &q, NULL))
 		return 0;
-	return vc_admission_quantity_errors(errs, path, name, &q);
+	return admission_quantity_errors(errs, path, name, &q);
 }
 
 /* Guarantee <= deserved <= capability, and every quantity valid (validateResourceQuantityOfQueue).
@@ -672,7 +672,7 @@ static int invalid_weight(struct vc_field_errors *errs, const struct vc_field_pa
 }
 
 /* validateHierarchicalAttributes: at most one error, the first found. */
-static int check_hierarchy_annotations(const struct vc_admission_ctx *ctx, const struct queue *q,
+static int check_hierarchy_annotations(const struct admission_ctx *ctx, const struct queue *q,
 				       const struct vc_field_path *path,
 				       struct vc_field_errors *errs)
 {
@@ -739,7 +739,7 @@ static int check_hierarchy_annotations(const struct vc_admission_ctx *ctx, const
 }
 
 /* validateQueue: 0 when valid, 1 with the aggregate text in msg, or a negative code. */
-static int validate_queue(const struct vc_admission_ctx *ctx, const struct queue *q,
+static int validate_queue(const struct admission_ctx *ctx, const struct queue *q,
 			  struct vc_buf *msg)
 {
 	struct vc_field_path root = vc_field_path_root("requestBody");
@@ -771,8 +771,7 @@ static bool is_top(const char *parent)
 }
 
 /* 0 when the parent is acceptable, 1 with the reason in msg, or a negative code. */
-static int check_parent(const struct vc_admission_ctx *ctx, const struct queue *q,
-			struct vc_buf *msg)
+static int check_parent(const struct admission_ctx *ctx, const struct queue *q, struct vc_buf *msg)
 {
 	json_t *cur = NULL, *next, *kids;
 	struct vc_error err;
@@ -891,7 +890,7 @@ static int resource_names(const struct vc_resource *r, const char ***names, size
  * findNearestAncestorCapability: the capability for rname of the nearest ancestor of parent
  * (inclusive) that sets it above 0. *found is false when none does or a lookup fails.
  */
-static int nearest_ancestor_capability(const struct vc_admission_ctx *ctx, const char *parent,
+static int nearest_ancestor_capability(const struct admission_ctx *ctx, const char *parent,
 				       const char *rname, double *value, bool *found)
 {
 	struct vc_resource r = VC_RESOURCE_INIT;
@@ -928,7 +927,7 @@ static int nearest_ancestor_capability(const struct vc_admission_ctx *ctx, const
 }
 
 /* validateChildAgainstAncestor. */
-static int check_against_ancestors(const struct vc_admission_ctx *ctx, const struct queue *q,
+static int check_against_ancestors(const struct admission_ctx *ctx, const struct queue *q,
 				   struct vc_buf *msg)
 {
 	struct vc_resource mine = VC_RESOURCE_INIT;
@@ -1046,7 +1045,7 @@ static bool seen_name(const struct vc_strlist *seen, const char *name)
 }
 
 /* findSubtreeMaxCapability: q's own capability for rname if above 0, else its children's max. */
-static int subtree_max(const struct vc_admission_ctx *ctx, const json_t *obj, const char *rname,
+static int subtree_max(const struct admission_ctx *ctx, const json_t *obj, const char *rname,
 		       struct vc_strlist *seen, int depth, double *out)
 {
 	struct vc_resource r = VC_RESOURCE_INIT;
@@ -1089,7 +1088,7 @@ out:
 }
 
 /* validateChildrenConstraints: q's capability covers its descendants; the children's sums fit. */
-static int check_children(const struct vc_admission_ctx *ctx, const struct queue *q,
+static int check_children(const struct admission_ctx *ctx, const struct queue *q,
 			  const json_t *children, struct vc_buf *msg)
 {
 	struct vc_resource mine = VC_RESOURCE_INIT, sum_g = VC_RESOURCE_INIT,
@@ -1153,7 +1152,7 @@ static int check_children(const struct vc_admission_ctx *ctx, const struct queue
 }
 
 /* validateHierarchicalQueueResources: 0, 1 with the reason in msg, or a negative code. */
-static int check_hierarchy_resources(const struct vc_admission_ctx *ctx, const struct queue *q,
+static int check_hierarchy_resources(const struct admission_ctx *ctx, const struct queue *q,
 				     struct vc_buf *msg)
 {
 	json_t *parent = NULL, *list = NULL;
@@ -1223,7 +1222,7 @@ static bool resources_changed(const struct queue *q, const struct queue *old)
 
 /* ---- DELETE (§8 DELETE) ------------------------------------------------------------------ */
 
-static int check_delete(const struct vc_admission_ctx *ctx, const char *name, struct vc_buf *msg)
+static int check_delete(const struct admission_ctx *ctx, const char *name, struct vc_buf *msg)
 {
 	json_t *obj = NULL, *kids = NULL, *kid;
 	struct vc_error err;
@@ -1273,26 +1272,26 @@ out:
 /* ---- the handlers ----------------------------------------------------------------------- */
 
 /* Deny with msg when rc is 1; pass 0 and negative codes through. */
-static int finish(struct vc_admission_result *res, int rc, const struct vc_buf *msg)
+static int finish(struct admission_result *res, int rc, const struct vc_buf *msg)
 {
 	if (rc == 1)
-		return vc_admission_deny(res, "%s", vc_buf_str(msg));
+		return admission_deny(res, "%s", vc_buf_str(msg));
 	return rc;
 }
 
 /* The resource check and the object decode every queue handler starts with; 1 = denied. */
-static int queue_prologue(const struct vc_admission_request *req, struct vc_admission_result *res,
+static int queue_prologue(const struct admission_request *req, struct admission_result *res,
 			  struct queue *q)
 {
-	int rc = vc_admission_check_resource(req, QUEUE_GROUP, QUEUE_VERSION, "queues", res);
+	int rc = admission_check_resource(req, QUEUE_GROUP, QUEUE_VERSION, "queues", res);
 
 	if (rc)
 		return rc;
 	return queue_decode(res, req->object, q);
 }
 
-int vc_admit_queues_mutate(const struct vc_admission_ctx *ctx,
-			   const struct vc_admission_request *req, struct vc_admission_result *res)
+int admit_queues_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
+			struct admission_result *res)
 {
 	json_t *patch;
 	struct queue q;
@@ -1304,9 +1303,9 @@ int vc_admit_queues_mutate(const struct vc_admission_ctx *ctx,
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (strcmp(req->operation, "CREATE") != 0)
-		return vc_admission_deny(res,
-					 "invalid operation `%s`, expect operation to be `CREATE`",
-					 req->operation);
+		return admission_deny(res,
+				      "invalid operation `%s`, expect operation to be `CREATE`",
+				      req->operation);
 
 	patch = json_array();
 	if (!patch)
@@ -1336,18 +1335,13 @@ int vc_admit_queues_mutate(const struct vc_admission_ctx *ctx,
 		json_decref(patch);
 		return VC_ENOMEM;
 	}
-	if (!json_array_size(patch)) { /* Go marshals the nil slice: `null` */
-		json_decref(patch);
-		patch = json_null();
-	}
 	json_decref(res->patch);
-	res->patch = patch;
+	res->patch = admission_patch(patch); /* Go marshals the nil slice: `null` */
 	return 0;
 }
 
-int vc_admit_queues_validate(const struct vc_admission_ctx *ctx,
-			     const struct vc_admission_request *req,
-			     struct vc_admission_result *res)
+int admit_queues_validate(const struct admission_ctx *ctx, const struct admission_request *req,
+			  struct admission_result *res)
 {
 	struct queue q, old;
 	struct vc_buf msg;
@@ -1366,10 +1360,10 @@ int vc_admit_queues_validate(const struct vc_admission_ctx *ctx,
 		goto out;
 	}
 	if (!create && !update) {
-		rc = vc_admission_deny(res,
-				       "invalid operation `%s`, expect operation to be `CREATE`, "
-				       "`UPDATE` or `DELETE`",
-				       req->operation);
+		rc = admission_deny(res,
+				    "invalid operation `%s`, expect operation to be `CREATE`, "
+				    "`UPDATE` or `DELETE`",
+				    req->operation);
 		goto out;
 	}
 	rc = validate_queue(ctx, &q, &msg);

@@ -84,14 +84,14 @@ static bool is_mutating(const struct hook *h)
 	return n >= 7 && !strcmp(h->path + n - 7, "/mutate");
 }
 
-const char *vc_webhook_name(const char *path)
+const char *webhook_name(const char *path)
 {
 	const struct hook *h = find_hook(path);
 
 	return h ? h->name : NULL;
 }
 
-int vc_webhook_config_name(const char *path, char *buf, size_t len)
+int webhook_config_name(const char *path, char *buf, size_t len)
 {
 	size_t n, i;
 
@@ -165,7 +165,7 @@ static json_t *str_array(const char *const *items)
 	return a;
 }
 
-static json_t *client_config(const struct vc_webhook_register_opts *o, const struct hook *h,
+static json_t *client_config(const struct webhook_register_opts *o, const struct hook *h,
 			     struct vc_error *err)
 {
 	json_t *cc = NULL;
@@ -200,7 +200,7 @@ static json_t *client_config(const struct vc_webhook_register_opts *o, const str
 	return cc;
 }
 
-static json_t *webhook_entry(const struct vc_webhook_register_opts *o, const struct hook *h,
+static json_t *webhook_entry(const struct webhook_register_opts *o, const struct hook *h,
 			     struct vc_error *err)
 {
 	const char *const group[] = { h->group, NULL }, *const version[] = { h->version, NULL };
@@ -237,8 +237,8 @@ static json_t *webhook_entry(const struct vc_webhook_register_opts *o, const str
 	return w;
 }
 
-int vc_webhook_config_build(const struct vc_webhook_register_opts *o, const char *path,
-			    json_t **out, struct vc_error *err)
+int webhook_config_build(const struct webhook_register_opts *o, const char *path, json_t **out,
+			 struct vc_error *err)
 {
 	const struct hook *h = find_hook(path);
 	char name[128];
@@ -271,7 +271,7 @@ int vc_webhook_config_build(const struct vc_webhook_register_opts *o, const char
 				"both --webhook-namespace and --webhook-service-name are "
 				"needed without --webhook-url");
 	}
-	if (vc_webhook_config_name(path, name, sizeof(name)))
+	if (webhook_config_name(path, name, sizeof(name)))
 		return vc_error_set(err, VC_EINVAL, "unknown admission path '%s'", path);
 	w = webhook_entry(o, h, err);
 	if (!w)
@@ -280,8 +280,8 @@ int vc_webhook_config_build(const struct vc_webhook_register_opts *o, const char
 			"admissionregistration.k8s.io/v1", "kind",
 			is_mutating(h) ? "MutatingWebhookConfiguration"
 				       : "ValidatingWebhookConfiguration",
-			"metadata", "name", name, "labels", VC_WEBHOOK_MANAGED_BY_LABEL,
-			VC_WEBHOOK_MANAGED_BY, "webhooks", w);
+			"metadata", "name", name, "labels", WEBHOOK_MANAGED_BY_LABEL,
+			WEBHOOK_MANAGED_BY, "webhooks", w);
 	if (!cfg)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	*out = cfg;
@@ -315,8 +315,8 @@ static json_t *merged(const json_t *existing, const json_t *desired)
 		if (json_object_set_new(meta, "labels", labels))
 			goto fail;
 	}
-	if (json_object_set_new(labels, VC_WEBHOOK_MANAGED_BY_LABEL,
-				json_string(VC_WEBHOOK_MANAGED_BY)) ||
+	if (json_object_set_new(labels, WEBHOOK_MANAGED_BY_LABEL,
+				json_string(WEBHOOK_MANAGED_BY)) ||
 	    json_object_set(obj, "webhooks", json_object_get(desired, "webhooks")))
 		goto fail;
 	return obj;
@@ -328,9 +328,9 @@ fail:
 static bool labelled(const json_t *obj)
 {
 	const char *v = vc_json_get_str(vc_json_get_obj(vc_json_get_obj(obj, "metadata"), "labels"),
-					VC_WEBHOOK_MANAGED_BY_LABEL);
+					WEBHOOK_MANAGED_BY_LABEL);
 
-	return v && !strcmp(v, VC_WEBHOOK_MANAGED_BY);
+	return v && !strcmp(v, WEBHOOK_MANAGED_BY);
 }
 
 static int register_one(struct vc_kube *kube, const struct vc_gvr *gvr, const char *name,
@@ -371,8 +371,8 @@ static int register_one(struct vc_kube *kube, const struct vc_gvr *gvr, const ch
 	return rc;
 }
 
-int vc_webhook_register(struct vc_kube *kube, const struct vc_webhook_register_opts *o,
-			struct vc_webhook_register_stats *stats, struct vc_error *err)
+int webhook_register(struct vc_kube *kube, const struct webhook_register_opts *o,
+		     struct webhook_register_stats *stats, struct vc_error *err)
 {
 	static const char *const what_text[] = { "created", "updated", "unchanged" };
 	size_t i;
@@ -382,8 +382,8 @@ int vc_webhook_register(struct vc_kube *kube, const struct vc_webhook_register_o
 		memset(stats, 0, sizeof(*stats));
 	if (!kube || !o)
 		return vc_error_set(err, VC_EINVAL, "no client or options");
-	for (i = 0; !rc && vc_admission_paths[i]; i++) {
-		const char *path = vc_admission_paths[i];
+	for (i = 0; !rc && admission_paths[i]; i++) {
+		const char *path = admission_paths[i];
 		const struct vc_gvr *gvr;
 		enum outcome what = UNCHANGED;
 		json_t *cfg;
@@ -395,7 +395,7 @@ int vc_webhook_register(struct vc_kube *kube, const struct vc_webhook_register_o
 			on = !strcmp(o->paths[k], path);
 		if (!on)
 			continue;
-		rc = vc_webhook_config_build(o, path, &cfg, err);
+		rc = webhook_config_build(o, path, &cfg, err);
 		if (rc)
 			break;
 		name = vc_json_get_str(vc_json_get_obj(cfg, "metadata"), "name");
@@ -421,12 +421,12 @@ int vc_webhook_register(struct vc_kube *kube, const struct vc_webhook_register_o
 
 /* ---- the cluster state ------------------------------------------------------------------- */
 
-struct vc_webhook_cluster {
+struct webhook_cluster {
 	struct vc_kube *kube;
 	struct vc_informer *queues;
 };
 
-int vc_webhook_queue_parent_index(const void *arg, const json_t *obj, struct vc_index_values *vals)
+int webhook_queue_parent_index(const void *arg, const json_t *obj, struct vc_index_values *vals)
 {
 	const char *parent = vc_json_get_str(vc_json_get_obj(obj, "spec"), "parent");
 
@@ -435,14 +435,13 @@ int vc_webhook_queue_parent_index(const void *arg, const json_t *obj, struct vc_
 }
 
 static const struct vc_cache_index queue_indexes[] = {
-	{ VC_WEBHOOK_QUEUE_PARENT_INDEX, vc_webhook_queue_parent_index, NULL },
+	{ WEBHOOK_QUEUE_PARENT_INDEX, webhook_queue_parent_index, NULL },
 };
 
-int vc_webhook_cluster_new(struct vc_kube *kube, struct vc_webhook_cluster **out,
-			   struct vc_error *err)
+int webhook_cluster_new(struct vc_kube *kube, struct webhook_cluster **out, struct vc_error *err)
 {
 	struct vc_informer_opts io;
-	struct vc_webhook_cluster *c;
+	struct webhook_cluster *c;
 	int rc;
 
 	if (!out)
@@ -468,7 +467,7 @@ int vc_webhook_cluster_new(struct vc_kube *kube, struct vc_webhook_cluster **out
 	return 0;
 }
 
-int vc_webhook_cluster_start(struct vc_webhook_cluster *c, struct vc_error *err)
+int webhook_cluster_start(struct webhook_cluster *c, struct vc_error *err)
 {
 	int rc;
 
@@ -479,19 +478,19 @@ int vc_webhook_cluster_start(struct vc_webhook_cluster *c, struct vc_error *err)
 		  : 0;
 }
 
-int vc_webhook_cluster_wait_synced(struct vc_webhook_cluster *c, int64_t timeout_ns)
+int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns)
 {
 	return c ? vc_informer_wait_synced(c->queues, timeout_ns) : VC_EINVAL;
 }
 
-struct vc_cache *vc_webhook_cluster_cache(struct vc_webhook_cluster *c)
+struct vc_cache *webhook_cluster_cache(struct webhook_cluster *c)
 {
 	return c ? vc_informer_cache(c->queues) : NULL;
 }
 
 static int st_get_queue(void *ctx, const char *name, json_t **out, struct vc_error *err)
 {
-	struct vc_webhook_cluster *c = ctx;
+	struct webhook_cluster *c = ctx;
 
 	(void)err;
 	*out = name && *name ? vc_cache_get(vc_informer_cache(c->queues), name) : NULL;
@@ -509,19 +508,18 @@ static int by_name(const void *a, const void *b)
 
 static int st_queue_children(void *ctx, const char *name, json_t **out, struct vc_error *err)
 {
-	struct vc_webhook_cluster *c = ctx;
+	struct webhook_cluster *c = ctx;
 	struct vc_objs objs = { 0 };
 	json_t *arr;
 	size_t i;
 	int rc;
 
 	*out = NULL;
-	rc = vc_cache_by_index(vc_informer_cache(c->queues), VC_WEBHOOK_QUEUE_PARENT_INDEX,
+	rc = vc_cache_by_index(vc_informer_cache(c->queues), WEBHOOK_QUEUE_PARENT_INDEX,
 			       name ? name : "", &objs);
 	if (rc)
 		return vc_error_set(err, rc, "failed to query index %s for parent %s: %s",
-				    VC_WEBHOOK_QUEUE_PARENT_INDEX, name ? name : "",
-				    vc_strerror(rc));
+				    WEBHOOK_QUEUE_PARENT_INDEX, name ? name : "", vc_strerror(rc));
 	if (objs.count > 1)
 		qsort(objs.items, objs.count, sizeof(json_t *), by_name);
 	arr = json_array();
@@ -539,13 +537,13 @@ static int st_queue_children(void *ctx, const char *name, json_t **out, struct v
 
 static int st_get_namespace(void *ctx, const char *name, json_t **out, struct vc_error *err)
 {
-	struct vc_webhook_cluster *c = ctx;
+	struct webhook_cluster *c = ctx;
 
 	*out = NULL;
 	return vc_kube_get(c->kube, &vc_gvr_namespaces, NULL, name, NULL, out, err);
 }
 
-void vc_webhook_cluster_state(struct vc_webhook_cluster *c, struct vc_admission_state *state)
+void webhook_cluster_state(struct webhook_cluster *c, struct admission_state *state)
 {
 	memset(state, 0, sizeof(*state));
 	state->get_queue = st_get_queue;
@@ -554,7 +552,7 @@ void vc_webhook_cluster_state(struct vc_webhook_cluster *c, struct vc_admission_
 	state->ctx = c;
 }
 
-void vc_webhook_cluster_free(struct vc_webhook_cluster *c)
+void webhook_cluster_free(struct webhook_cluster *c)
 {
 	if (!c)
 		return;

@@ -1,7 +1,7 @@
 /*
  * register.h - what vc-webhook does with the API server: it registers its webhook
  * configurations (webhooks.md §12.1, §12.2), and backs the admission handlers' view of the
- * cluster (struct vc_admission_state) with a Queue informer and the client.
+ * cluster (struct admission_state) with a Queue informer and the client.
  *
  * Registration. Volcano's Helm chart creates one configuration object per enabled path and
  * the binary only injects the caBundle into them. vc-webhook creates or updates the objects
@@ -16,12 +16,12 @@
  * app.kubernetes.io/managed-by=vc-webhook.
  *
  * State. Volcano's handlers read Queues from an informer whose indexer files each Queue under
- * its spec.parent; so do ours (VC_WEBHOOK_QUEUE_PARENT_INDEX). Queues without a parent are filed
+ * its spec.parent; so do ours (WEBHOOK_QUEUE_PARENT_INDEX). Queues without a parent are filed
  * under "", which is how the handlers walk every Queue (queues.c). The Namespace lookup of
  * /podgroups/mutate is a GET through the client, as in Volcano.
  */
-#ifndef VC_WEBHOOK_REGISTER_H
-#define VC_WEBHOOK_REGISTER_H
+#ifndef WEBHOOK_REGISTER_H
+#define WEBHOOK_REGISTER_H
 
 #include "vc_prelude.h"
 
@@ -33,14 +33,14 @@
 #include "vc_kube.h"
 
 /* The label put on the configurations vc-webhook registers. */
-#define VC_WEBHOOK_MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
-#define VC_WEBHOOK_MANAGED_BY	    "vc-webhook"
+#define WEBHOOK_MANAGED_BY_LABEL "app.kubernetes.io/managed-by"
+#define WEBHOOK_MANAGED_BY	 "vc-webhook"
 
 /* The name of the Queue informer's index on spec.parent (Volcano's QueueParentIndexName). */
-#define VC_WEBHOOK_QUEUE_PARENT_INDEX "queueParent"
+#define WEBHOOK_QUEUE_PARENT_INDEX "queueParent"
 
-struct vc_webhook_register_opts {
-	/* The enabled paths of vc_admission_paths, NULL-terminated; NULL = all of them. */
+struct webhook_register_opts {
+	/* The enabled paths of admission_paths, NULL-terminated; NULL = all of them. */
 	const char *const *paths;
 	/* --webhook-url: "https://host:port[/prefix]"; when set it wins over the Service. */
 	const char *url;
@@ -55,26 +55,26 @@ struct vc_webhook_register_opts {
  * without its leading '/' and with '/' replaced by '-'. Returns 0, VC_EINVAL for a path that
  * does not start with '/', VC_E2BIG when it does not fit in len bytes.
  */
-int vc_webhook_config_name(const char *path, char *buf, size_t len) VC_WARN_UNUSED;
+int webhook_config_name(const char *path, char *buf, size_t len) VC_WARN_UNUSED;
 
-/* The webhook's name for one of vc_admission_paths ("mutatejob.volcano.sh"), NULL for others. */
-const char *vc_webhook_name(const char *path);
+/* The webhook's name for one of admission_paths ("mutatejob.volcano.sh"), NULL for others. */
+const char *webhook_name(const char *path);
 
 /*
  * Build the MutatingWebhookConfiguration (a path ending in /mutate) or
  * ValidatingWebhookConfiguration for path, as described at the top of this file: 0 and a new
- * reference in *out. Errors (VC_EINVAL): a path not in vc_admission_paths ("unknown admission
+ * reference in *out. Errors (VC_EINVAL): a path not in admission_paths ("unknown admission
  * path '<p>'"), a URL that is not https or has a query or fragment ("invalid webhook url
  * '<u>': <why>"), neither a URL nor a Service (Volcano's «failed to start webhooks as both
  * 'url' and 'namespace/name' of webhook are empty»), a Service without its namespace or name
  * ("both --webhook-namespace and --webhook-service-name are needed without --webhook-url");
  * VC_ENOMEM.
  */
-int vc_webhook_config_build(const struct vc_webhook_register_opts *o, const char *path,
-			    json_t **out, struct vc_error *err) VC_WARN_UNUSED;
+int webhook_config_build(const struct webhook_register_opts *o, const char *path, json_t **out,
+			 struct vc_error *err) VC_WARN_UNUSED;
 
-/* What vc_webhook_register did, per path (for logs and tests). */
-struct vc_webhook_register_stats {
+/* What webhook_register did, per path (for logs and tests). */
+struct webhook_register_stats {
 	unsigned created, updated, unchanged;
 };
 
@@ -86,38 +86,37 @@ struct vc_webhook_register_stats {
  * Returns 0, the build's errors, or the client's error for the first object that failed, with
  * err->text prefixed by "<kind> <name>: ". stats (may be NULL) counts what was done.
  */
-int vc_webhook_register(struct vc_kube *kube, const struct vc_webhook_register_opts *o,
-			struct vc_webhook_register_stats *stats,
-			struct vc_error *err) VC_WARN_UNUSED;
+int webhook_register(struct vc_kube *kube, const struct webhook_register_opts *o,
+		     struct webhook_register_stats *stats, struct vc_error *err) VC_WARN_UNUSED;
 
 /*
  * The Queue index function: files obj under its spec.parent, or under "" when it has none (an
  * absent, null, empty or non-string parent). obj is borrowed.
  */
-int vc_webhook_queue_parent_index(const void *arg, const json_t *obj,
-				  struct vc_index_values *vals) VC_WARN_UNUSED;
+int webhook_queue_parent_index(const void *arg, const json_t *obj,
+			       struct vc_index_values *vals) VC_WARN_UNUSED;
 
 /*
  * The cluster as the handlers see it: a Queue informer (all Queues, the parent index) and the
  * client for Namespaces.
  */
-struct vc_webhook_cluster;
+struct webhook_cluster;
 
 /*
  * Make the informer through kube (borrowed; it must outlive the cluster); nothing runs until
- * vc_webhook_cluster_start. Returns 0, VC_EINVAL or VC_ENOMEM with err set.
+ * webhook_cluster_start. Returns 0, VC_EINVAL or VC_ENOMEM with err set.
  */
-int vc_webhook_cluster_new(struct vc_kube *kube, struct vc_webhook_cluster **out,
-			   struct vc_error *err) VC_WARN_UNUSED;
+int webhook_cluster_new(struct vc_kube *kube, struct webhook_cluster **out,
+			struct vc_error *err) VC_WARN_UNUSED;
 
 /* Start the informer. 0 or the informer's error. */
-int vc_webhook_cluster_start(struct vc_webhook_cluster *c, struct vc_error *err) VC_WARN_UNUSED;
+int webhook_cluster_start(struct webhook_cluster *c, struct vc_error *err) VC_WARN_UNUSED;
 
 /*
  * Wait until the first list of Queues is in the cache (Volcano serves nothing before): 0,
  * VC_ETIMEDOUT after timeout_ns (< 0 = forever), VC_ESHUTDOWN when stopped.
  */
-int vc_webhook_cluster_wait_synced(struct vc_webhook_cluster *c, int64_t timeout_ns);
+int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
 
 /*
  * Fill state with the callbacks over c (valid while c lives): get_queue reads the cache by
@@ -126,12 +125,12 @@ int vc_webhook_cluster_wait_synced(struct vc_webhook_cluster *c, int64_t timeout
  * new JSON array; get_namespace GETs the Namespace (VC_ENOTFOUND when absent, other client
  * errors with the server's message in err).
  */
-void vc_webhook_cluster_state(struct vc_webhook_cluster *c, struct vc_admission_state *state);
+void webhook_cluster_state(struct webhook_cluster *c, struct admission_state *state);
 
 /* The informer's cache (borrowed; valid while c lives). */
-struct vc_cache *vc_webhook_cluster_cache(struct vc_webhook_cluster *c);
+struct vc_cache *webhook_cluster_cache(struct webhook_cluster *c);
 
 /* Stop the informer and free c. NULL is allowed. */
-void vc_webhook_cluster_free(struct vc_webhook_cluster *c);
+void webhook_cluster_free(struct webhook_cluster *c);
 
-#endif /* VC_WEBHOOK_REGISTER_H */
+#endif /* WEBHOOK_REGISTER_H */

@@ -43,18 +43,18 @@ struct stamp {
 };
 
 struct route_ctx {
-	struct vc_webhook_server *srv;
-	const char *path; /* one of vc_admission_paths */
+	struct webhook_server *srv;
+	const char *path; /* one of admission_paths */
 };
 
-struct vc_webhook_server {
-	struct vc_webhook_server_opts opts; /* strings below are copies */
+struct webhook_server {
+	struct webhook_server_opts opts; /* strings below are copies */
 	char *address, *cert_file, *key_file, *ca_file, *conf_file, *healthz_address;
 	const char *paths[NPATHS + 1];
 	struct route_ctx routes[NPATHS];
 	size_t npaths;
 
-	struct vc_admission_config config; /* opts.config's copy; pod_config unused */
+	struct admission_config config; /* opts.config's copy; pod_config unused */
 	struct vc_metrics *metrics;
 	bool own_metrics;
 	struct vc_metric *m_requests, *m_denials, *m_duration, *m_reloads;
@@ -212,7 +212,7 @@ static int load_conf(const char *path, json_t **out)
 	return 0;
 }
 
-static void conf_set(struct vc_webhook_server *srv, json_t *conf)
+static void conf_set(struct webhook_server *srv, json_t *conf)
 {
 	json_t *old;
 
@@ -223,7 +223,7 @@ static void conf_set(struct vc_webhook_server *srv, json_t *conf)
 	json_decref(old);
 }
 
-json_t *vc_webhook_server_admission_conf(struct vc_webhook_server *srv)
+json_t *webhook_server_admission_conf(struct webhook_server *srv)
 {
 	json_t *c;
 
@@ -276,8 +276,8 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-int vc_webhook_parse_paths(const char *s, const char **out, size_t max, int *skipped,
-			   struct vc_error *err)
+int webhook_parse_paths(const char *s, const char **out, size_t max, int *skipped,
+			struct vc_error *err)
 {
 	size_t n = 0, i;
 	int skip = 0;
@@ -298,10 +298,10 @@ int vc_webhook_parse_paths(const char *s, const char **out, size_t max, int *ski
 			z--;
 		if (a == z)
 			continue;
-		for (i = 0; vc_admission_paths[i] && !found; i++)
-			if (strlen(vc_admission_paths[i]) == (size_t)(z - a) &&
-			    !memcmp(vc_admission_paths[i], a, (size_t)(z - a)))
-				found = vc_admission_paths[i];
+		for (i = 0; admission_paths[i] && !found; i++)
+			if (strlen(admission_paths[i]) == (size_t)(z - a) &&
+			    !memcmp(admission_paths[i], a, (size_t)(z - a)))
+				found = admission_paths[i];
 		for (i = 0; i < VC_ARRAY_SIZE(volcano_only_paths) && !found; i++)
 			if (strlen(volcano_only_paths[i]) == (size_t)(z - a) &&
 			    !memcmp(volcano_only_paths[i], a, (size_t)(z - a)))
@@ -333,8 +333,8 @@ int vc_webhook_parse_paths(const char *s, const char **out, size_t max, int *ski
 	return 0;
 }
 
-int vc_webhook_parse_hostport(const char *s, char *host, size_t len, uint16_t *port,
-			      struct vc_error *err)
+int webhook_parse_hostport(const char *s, char *host, size_t len, uint16_t *port,
+			   struct vc_error *err)
 {
 	const char *colon, *h, *hend;
 	int p;
@@ -370,7 +370,7 @@ int vc_webhook_parse_hostport(const char *s, char *host, size_t len, uint16_t *p
 
 /* ---- handlers ---------------------------------------------------------------------------- */
 
-static void count_review(struct vc_webhook_server *srv, const char *path, int status, bool denied,
+static void count_review(struct webhook_server *srv, const char *path, int status, bool denied,
 			 int64_t elapsed_ns)
 {
 	char code[16];
@@ -389,21 +389,21 @@ static int admission_handler(const struct vc_httpd_request *req, struct vc_httpd
 			     void *arg)
 {
 	const struct route_ctx *rt = arg;
-	struct vc_webhook_server *srv = rt->srv;
+	struct webhook_server *srv = rt->srv;
 	int64_t t0 = vc_time_mono_ns();
-	struct vc_admission_config cfg = srv->config;
-	struct vc_admission_ctx actx = { .config = &cfg, .state = srv->opts.state };
+	struct admission_config cfg = srv->config;
+	struct admission_ctx actx = { .config = &cfg, .state = srv->opts.state };
 	struct vc_error err;
 	json_t *conf;
 	char *out = NULL;
 	bool denied = false;
 	int status = 500, rc;
 
-	conf = vc_webhook_server_admission_conf(srv);
+	conf = webhook_server_admission_conf(srv);
 	cfg.pod_config = conf;
 	vc_error_clear(&err);
-	rc = vc_admission_serve(&actx, rt->path, vc_httpd_request_header(req, "Content-Type"),
-				req->body, req->body_len, &out, &status, &err);
+	rc = admission_serve(&actx, rt->path, vc_httpd_request_header(req, "Content-Type"),
+			     req->body, req->body_len, &out, &status, &err);
 	json_decref(conf);
 	if (rc == VC_ENOMEM) {
 		count_review(srv, rt->path, 500, false, vc_time_mono_ns() - t0);
@@ -435,7 +435,7 @@ static int admission_handler(const struct vc_httpd_request *req, struct vc_httpd
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
-static int make_metrics(struct vc_webhook_server *srv, struct vc_error *err)
+static int make_metrics(struct webhook_server *srv, struct vc_error *err)
 {
 	static const char *const by_path_code[] = { "path", "code", NULL };
 	static const char *const by_path[] = { "path", NULL };
@@ -465,7 +465,7 @@ static int make_metrics(struct vc_webhook_server *srv, struct vc_error *err)
 	return rc;
 }
 
-static int make_httpd(struct vc_webhook_server *srv, const char *address, uint16_t port,
+static int make_httpd(struct webhook_server *srv, const char *address, uint16_t port,
 		      bool admission, struct vc_httpd **out, struct vc_error *err)
 {
 	struct vc_httpd_opts o;
@@ -477,7 +477,7 @@ static int make_httpd(struct vc_webhook_server *srv, const char *address, uint16
 	o.address = address && *address ? address : "0.0.0.0";
 	o.port = port;
 	o.threads = srv->opts.threads ? srv->opts.threads : 4;
-	o.max_body = VC_WEBHOOK_BODY_MAX;
+	o.max_body = WEBHOOK_BODY_MAX;
 	o.cert_pem = srv->cert_pem;
 	o.key_pem = srv->key_pem;
 	/* Go's server: read timeout 30 s. */
@@ -529,10 +529,10 @@ static int read_pem(const char *path, const char *what, char **out, struct stamp
 	return 0;
 }
 
-int vc_webhook_server_new(const struct vc_webhook_server_opts *opts, struct vc_webhook_server **out,
-			  struct vc_error *err)
+int webhook_server_new(const struct webhook_server_opts *opts, struct webhook_server **out,
+		       struct vc_error *err)
 {
-	struct vc_webhook_server *srv;
+	struct webhook_server *srv;
 	bool oom = false;
 	size_t i;
 	int rc;
@@ -571,13 +571,13 @@ int vc_webhook_server_new(const struct vc_webhook_server_opts *opts, struct vc_w
 		srv->config = *opts->config;
 	srv->config.pod_config = NULL;
 
-	/* The paths, in vc_admission_paths order whatever order the caller gave. */
+	/* The paths, in admission_paths order whatever order the caller gave. */
 	for (i = 0; opts->paths && opts->paths[i]; i++) {
 		size_t k;
 		bool known = false;
 
-		for (k = 0; vc_admission_paths[k]; k++)
-			known = known || !strcmp(vc_admission_paths[k], opts->paths[i]);
+		for (k = 0; admission_paths[k]; k++)
+			known = known || !strcmp(admission_paths[k], opts->paths[i]);
 		if (!known) {
 			rc = vc_error_set(err, VC_EINVAL,
 					  "enabled admission %s not found on the admission "
@@ -586,8 +586,8 @@ int vc_webhook_server_new(const struct vc_webhook_server_opts *opts, struct vc_w
 			goto fail;
 		}
 	}
-	for (i = 0; vc_admission_paths[i] && srv->npaths < NPATHS; i++) {
-		const char *p = vc_admission_paths[i];
+	for (i = 0; admission_paths[i] && srv->npaths < NPATHS; i++) {
+		const char *p = admission_paths[i];
 		bool on = !opts->paths;
 		size_t k;
 
@@ -642,14 +642,14 @@ int vc_webhook_server_new(const struct vc_webhook_server_opts *opts, struct vc_w
 	*out = srv;
 	return 0;
 fail:
-	vc_webhook_server_free(srv);
+	webhook_server_free(srv);
 	return rc;
 }
 
 /* ---- reloading -------------------------------------------------------------------------- */
 
 /* Put the pair in service on every listener; 0, or the first listener's error. */
-static int reload_tls(struct vc_webhook_server *srv, const char *cert, const char *key,
+static int reload_tls(struct webhook_server *srv, const char *cert, const char *key,
 		      struct vc_error *err)
 {
 	int rc;
@@ -666,7 +666,7 @@ static int reload_tls(struct vc_webhook_server *srv, const char *cert, const cha
 	return rc;
 }
 
-static int poll_tls(struct vc_webhook_server *srv, unsigned *changed, struct vc_error *err)
+static int poll_tls(struct webhook_server *srv, unsigned *changed, struct vc_error *err)
 {
 	static const char *const ok[] = { "success", NULL }, *const bad[] = { "failure", NULL };
 	struct stamp cst, kst;
@@ -702,7 +702,7 @@ static int poll_tls(struct vc_webhook_server *srv, unsigned *changed, struct vc_
 			VC_LOG(VC_LOG_V(2), "cannot count a certificate reload", "");
 		if (rc)
 			goto out;
-		*changed |= VC_WEBHOOK_RELOADED_TLS;
+		*changed |= WEBHOOK_RELOADED_TLS;
 		VC_INFO("serving a new certificate", "cert=%s key=%s", srv->cert_file,
 			srv->key_file);
 	}
@@ -722,7 +722,7 @@ out:
 	return rc;
 }
 
-static int poll_ca(struct vc_webhook_server *srv, unsigned *changed, struct vc_error *err)
+static int poll_ca(struct webhook_server *srv, unsigned *changed, struct vc_error *err)
 {
 	struct stamp st;
 	char *ca = NULL, why[512];
@@ -745,13 +745,13 @@ static int poll_ca(struct vc_webhook_server *srv, unsigned *changed, struct vc_e
 	}
 	vc_free(srv->ca_pem);
 	srv->ca_pem = ca;
-	*changed |= VC_WEBHOOK_RELOADED_CA;
+	*changed |= WEBHOOK_RELOADED_CA;
 	VC_INFO("the CA file changed", "file=%s", srv->ca_file);
 	return 0;
 }
 
 /* Out of memory keeps the old configuration and tries again at the next poll. */
-static int poll_conf(struct vc_webhook_server *srv, unsigned *changed, struct vc_error *err)
+static int poll_conf(struct webhook_server *srv, unsigned *changed, struct vc_error *err)
 {
 	struct stamp st;
 	json_t *conf;
@@ -763,11 +763,11 @@ static int poll_conf(struct vc_webhook_server *srv, unsigned *changed, struct vc
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	srv->conf_st = st;
 	conf_set(srv, conf);
-	*changed |= VC_WEBHOOK_RELOADED_CONF;
+	*changed |= WEBHOOK_RELOADED_CONF;
 	return 0;
 }
 
-int vc_webhook_server_poll(struct vc_webhook_server *srv, unsigned *changed, struct vc_error *err)
+int webhook_server_poll(struct webhook_server *srv, unsigned *changed, struct vc_error *err)
 {
 	unsigned bits = 0;
 	char *ca = NULL;
@@ -786,12 +786,12 @@ int vc_webhook_server_poll(struct vc_webhook_server *srv, unsigned *changed, str
 			rc2 = rc3;
 	}
 	/* The callback may take long (API calls) and may call back into the server. */
-	if ((bits & VC_WEBHOOK_RELOADED_CA) && srv->opts.on_ca_change)
+	if ((bits & WEBHOOK_RELOADED_CA) && srv->opts.on_ca_change)
 		ca = vc_strdup(srv->ca_pem);
 	pthread_mutex_unlock(&srv->poll_lock);
 	if (ca)
 		srv->opts.on_ca_change(srv->opts.ca_ctx, ca);
-	else if ((bits & VC_WEBHOOK_RELOADED_CA) && srv->opts.on_ca_change && !rc)
+	else if ((bits & WEBHOOK_RELOADED_CA) && srv->opts.on_ca_change && !rc)
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 	vc_free(ca);
 	if (changed)
@@ -801,7 +801,7 @@ int vc_webhook_server_poll(struct vc_webhook_server *srv, unsigned *changed, str
 
 static void *poll_main(void *arg)
 {
-	struct vc_webhook_server *srv = arg;
+	struct webhook_server *srv = arg;
 	struct timespec ts;
 	int64_t due;
 
@@ -819,7 +819,7 @@ static void *poll_main(void *arg)
 			break;
 		pthread_mutex_unlock(&srv->thread_lock);
 		/* Errors are logged where they happen; the next change is tried again. */
-		if (vc_webhook_server_poll(srv, NULL, NULL))
+		if (webhook_server_poll(srv, NULL, NULL))
 			VC_LOG(VC_LOG_V(2), "file reload incomplete", "");
 		pthread_mutex_lock(&srv->thread_lock);
 	}
@@ -829,7 +829,7 @@ static void *poll_main(void *arg)
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-int vc_webhook_server_start(struct vc_webhook_server *srv, struct vc_error *err)
+int webhook_server_start(struct webhook_server *srv, struct vc_error *err)
 {
 	int rc;
 
@@ -854,28 +854,28 @@ int vc_webhook_server_start(struct vc_webhook_server *srv, struct vc_error *err)
 		srv->thread_running = rc == 0;
 		pthread_mutex_unlock(&srv->thread_lock);
 		if (rc) {
-			vc_webhook_server_stop(srv);
+			webhook_server_stop(srv);
 			return vc_error_set(err, rc, "cannot start the file watcher: %s",
 					    strerror(-rc));
 		}
 	}
 	VC_INFO("serving admission", "address=%s port=%u paths=%zu healthz_port=%u",
 		srv->address ? srv->address : "0.0.0.0", (unsigned)vc_httpd_port(srv->httpd),
-		srv->npaths, (unsigned)vc_webhook_server_healthz_port(srv));
+		srv->npaths, (unsigned)webhook_server_healthz_port(srv));
 	return 0;
 }
 
-uint16_t vc_webhook_server_port(const struct vc_webhook_server *srv)
+uint16_t webhook_server_port(const struct webhook_server *srv)
 {
 	return srv && srv->httpd ? vc_httpd_port(srv->httpd) : 0;
 }
 
-uint16_t vc_webhook_server_healthz_port(const struct vc_webhook_server *srv)
+uint16_t webhook_server_healthz_port(const struct webhook_server *srv)
 {
 	return srv && srv->healthz ? vc_httpd_port(srv->healthz) : 0;
 }
 
-char *vc_webhook_server_ca(struct vc_webhook_server *srv)
+char *webhook_server_ca(struct webhook_server *srv)
 {
 	char *ca;
 
@@ -887,12 +887,12 @@ char *vc_webhook_server_ca(struct vc_webhook_server *srv)
 	return ca;
 }
 
-struct vc_metrics *vc_webhook_server_metrics(struct vc_webhook_server *srv)
+struct vc_metrics *webhook_server_metrics(struct webhook_server *srv)
 {
 	return srv ? srv->metrics : NULL;
 }
 
-void vc_webhook_server_stop(struct vc_webhook_server *srv)
+void webhook_server_stop(struct webhook_server *srv)
 {
 	bool join;
 
@@ -914,11 +914,11 @@ void vc_webhook_server_stop(struct vc_webhook_server *srv)
 	pthread_mutex_unlock(&srv->poll_lock);
 }
 
-void vc_webhook_server_free(struct vc_webhook_server *srv)
+void webhook_server_free(struct webhook_server *srv)
 {
 	if (!srv)
 		return;
-	vc_webhook_server_stop(srv);
+	webhook_server_stop(srv);
 	vc_httpd_free(srv->httpd);
 	vc_httpd_free(srv->healthz);
 	if (srv->own_metrics)

@@ -3,7 +3,7 @@
  *
  * The first byte picks one of the eight paths (and, in its high bits, the configuration: the
  * SchedulingGatesQueueAdmission and PodLevelResources gates and whether a pod admission
- * configuration is loaded); the rest is the request body handed to vc_admission_serve(), exactly
+ * configuration is loaded); the rest is the request body handed to admission_serve(), exactly
  * as the HTTP server would. A small fixed cluster (queues default, closed, root, a parent with a
  * child, a namespace with a queue annotation) lets the handlers reach their lookups. The
  * contract checked: no crash, no undefined behaviour, no leak, and a 200 answer is valid JSON.
@@ -100,13 +100,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const schedulers[] = { "volcano", NULL };
-	struct vc_admission_config config = { .scheduler_names = schedulers };
-	struct vc_admission_state state = {
+	struct admission_config config = { .scheduler_names = schedulers };
+	struct admission_state state = {
 		.get_queue = get_queue,
 		.queue_children = queue_children,
 		.get_namespace = get_namespace,
 	};
-	struct vc_admission_ctx ctx = { .config = &config, .state = &state };
+	struct admission_ctx ctx = { .config = &config, .state = &state };
 	struct vc_error err;
 	json_t *answer;
 	char *out = NULL;
@@ -122,8 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config.scheduling_gates_queue_admission = data[0] & 0x10;
 	config.pod_level_resources = data[0] & 0x20;
 	config.pod_config = data[0] & 0x40 ? json_object_get(state_doc, "pod_config") : NULL;
-	rc = vc_admission_serve(&ctx, vc_admission_paths[data[0] & 7], "application/json",
-				(const char *)data + 1, size - 1, &out, &status, &err);
+	rc = admission_serve(&ctx, admission_paths[data[0] & 7], "application/json",
+			     (const char *)data + 1, size - 1, &out, &status, &err);
 	if (rc == 0) {
 		/* A 200 answer is one JSON AdmissionReview with a response. */
 		if (status != 200 || !out || vc_json_parse(out, strlen(out), 0, &answer, NULL))

@@ -1,6 +1,6 @@
 /*
  * The admission suite: every case folder under tests/data/admission/ (format in its README.md)
- * goes through vc_admission_serve() exactly as the HTTP server hands it a request, and every
+ * goes through admission_serve() exactly as the HTTP server hands it a request, and every
  * member of the case's expected.json is checked. Adding a case means adding a folder.
  *
  * Besides the data-driven test, this file holds the plumbing's own unit tests (the string map,
@@ -30,9 +30,9 @@
 struct test_state {
 	json_t *doc; /* state.json, or NULL */
 	const char *names[16];
-	struct vc_admission_config config;
-	struct vc_admission_state state;
-	struct vc_admission_ctx ctx;
+	struct admission_config config;
+	struct admission_state state;
+	struct admission_ctx ctx;
 };
 
 static bool name_listed(const json_t *list, const char *name)
@@ -293,9 +293,8 @@ struct outcome {
 static void serve_case(struct test_case *tc, struct outcome *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->rc = vc_admission_serve(
-		&tc->st.ctx, json_string_value(json_object_get(tc->meta, "path")), tc->content_type,
-		tc->body, tc->len, &o->body, &o->status, &o->err);
+	o->rc = admission_serve(&tc->st.ctx, json_string_value(json_object_get(tc->meta, "path")),
+				tc->content_type, tc->body, tc->len, &o->body, &o->status, &o->err);
 }
 
 /* Check the response of one case against expected.json; report and return false on mismatch. */
@@ -525,27 +524,27 @@ static void test_allocation_failures(void **state)
 
 static void test_strmap(void **state)
 {
-	struct vc_admission_strmap m;
+	struct admission_strmap m;
 	char key[32];
 	size_t v, i;
 
 	(void)state;
-	vc_admission_strmap_init(&m);
-	assert_false(vc_admission_strmap_get(&m, "a", &v));
-	assert_int_equal(vc_admission_strmap_add(&m, "a", 7), 1);
-	assert_int_equal(vc_admission_strmap_add(&m, "a", 9), 0);
-	assert_true(vc_admission_strmap_get(&m, "a", &v));
+	admission_strmap_init(&m);
+	assert_false(admission_strmap_get(&m, "a", &v));
+	assert_int_equal(admission_strmap_add(&m, "a", 7), 1);
+	assert_int_equal(admission_strmap_add(&m, "a", 9), 0);
+	assert_true(admission_strmap_get(&m, "a", &v));
 	assert_int_equal(v, 7);
-	assert_int_equal(vc_admission_strmap_add(&m, "", 1), 1);
+	assert_int_equal(admission_strmap_add(&m, "", 1), 1);
 	for (i = 0; i < 1000; i++) {
 		snprintf(key, sizeof(key), "k%zu", i);
-		assert_int_equal(vc_admission_strmap_add(&m, key, i), 1);
+		assert_int_equal(admission_strmap_add(&m, key, i), 1);
 	}
 	assert_int_equal(m.len, 1002);
-	assert_true(vc_admission_strmap_get(&m, "k999", &v));
+	assert_true(admission_strmap_get(&m, "k999", &v));
 	assert_int_equal(v, 999);
-	assert_true(vc_admission_strmap_get(&m, "", NULL));
-	vc_admission_strmap_release(&m);
+	assert_true(admission_strmap_get(&m, "", NULL));
+	admission_strmap_release(&m);
 	assert_int_equal(m.len, 0);
 
 	/* Every allocation failing in turn leaves the map usable and leak-free. */
@@ -553,14 +552,14 @@ static void test_strmap(void **state)
 		size_t k;
 		int rc = 0;
 
-		vc_admission_strmap_init(&m);
+		admission_strmap_init(&m);
 		vc_alloc_fail_after((long)i);
 		for (k = 0; k < 40 && rc >= 0; k++) {
 			snprintf(key, sizeof(key), "k%zu", k);
-			rc = vc_admission_strmap_add(&m, key, k);
+			rc = admission_strmap_add(&m, key, k);
 		}
 		vc_alloc_fail_reset();
-		vc_admission_strmap_release(&m);
+		admission_strmap_release(&m);
 		if (rc >= 0)
 			break;
 		assert_int_equal(rc, VC_ENOMEM);
@@ -569,39 +568,39 @@ static void test_strmap(void **state)
 
 static void test_deny_helpers(void **state)
 {
-	struct vc_admission_result res = { .allowed = true };
-	struct vc_admission_request req = { .uid = "" };
+	struct admission_result res = { .allowed = true };
+	struct admission_request req = { .uid = "" };
 	json_t *gvr = json_pack("{ssssss}", "group", "", "version", "v1", "resource", "pods");
 
 	(void)state;
-	assert_int_equal(vc_admission_deny(&res, "a %d", 1), 0);
+	assert_int_equal(admission_deny(&res, "a %d", 1), 0);
 	assert_false(res.allowed);
 	assert_string_equal(res.message, "a 1");
-	assert_int_equal(vc_admission_deny_take(&res, vc_strdup("b")), 0);
+	assert_int_equal(admission_deny_take(&res, vc_strdup("b")), 0);
 	assert_string_equal(res.message, "b");
-	assert_int_equal(vc_admission_deny_take(&res, NULL), VC_ENOMEM);
+	assert_int_equal(admission_deny_take(&res, NULL), VC_ENOMEM);
 	assert_string_equal(res.message, "b");
-	vc_admission_result_release(&res);
+	admission_result_release(&res);
 	assert_null(res.message);
 
 	/* The GVR check: a missing resource prints as the expected triple, note the space. */
 	res.allowed = true;
-	assert_int_equal(vc_admission_check_resource(&req, "", "v1", "pods", &res), 1);
+	assert_int_equal(admission_check_resource(&req, "", "v1", "pods", &res), 1);
 	assert_string_equal(res.message, "expect resource to be { v1 pods}");
-	vc_admission_result_release(&res);
+	admission_result_release(&res);
 	res.allowed = true;
 	req.resource = gvr;
-	assert_int_equal(vc_admission_check_resource(&req, "", "v1", "pods", &res), 0);
+	assert_int_equal(admission_check_resource(&req, "", "v1", "pods", &res), 0);
 	assert_true(res.allowed);
 	assert_int_equal(
-		vc_admission_check_resource(&req, "batch.volcano.sh", "v1alpha1", "jobs", &res), 1);
+		admission_check_resource(&req, "batch.volcano.sh", "v1alpha1", "jobs", &res), 1);
 	assert_string_equal(res.message, "expect resource to be {batch.volcano.sh v1alpha1 jobs}");
-	vc_admission_result_release(&res);
+	admission_result_release(&res);
 	json_decref(gvr);
 
 	vc_alloc_fail_after(0);
 	res.allowed = true;
-	assert_int_equal(vc_admission_deny(&res, "x"), VC_ENOMEM);
+	assert_int_equal(admission_deny(&res, "x"), VC_ENOMEM);
 	vc_alloc_fail_reset();
 	assert_false(res.allowed);
 	assert_null(res.message);
@@ -613,7 +612,7 @@ static void test_review_edges(void **state)
 					     "/queues/mutate",	  "/queues/validate",
 					     "/podgroups/mutate", "/podgroups/validate",
 					     "/pods/mutate",	  "/pods/validate" };
-	struct vc_admission_ctx ctx = { 0 };
+	struct admission_ctx ctx = { 0 };
 	struct vc_error err;
 	json_t *review, *resp = NULL;
 	char *out = NULL;
@@ -622,14 +621,14 @@ static void test_review_edges(void **state)
 
 	(void)state;
 	for (i = 0; i < VC_ARRAY_SIZE(paths); i++)
-		assert_string_equal(vc_admission_paths[i], paths[i]);
-	assert_null(vc_admission_paths[VC_ARRAY_SIZE(paths)]);
+		assert_string_equal(admission_paths[i], paths[i]);
+	assert_null(admission_paths[VC_ARRAY_SIZE(paths)]);
 
 	/* No config and no state at all: the Job mutator still answers with Volcano's default. */
 	review = json_pack("{s{sss{ssssss}ss}}", "request", "uid", "u1", "resource", "group",
 			   "batch.volcano.sh", "version", "v1alpha1", "resource", "jobs",
 			   "operation", "CREATE");
-	assert_int_equal(vc_admission_review(&ctx, "/jobs/mutate", review, &resp, &err), 0);
+	assert_int_equal(admission_review(&ctx, "/jobs/mutate", review, &resp, &err), 0);
 	assert_string_equal(json_string_value(vc_json_path(resp, "apiVersion")),
 			    "admission.k8s.io/v1");
 	assert_string_equal(json_string_value(vc_json_path(resp, "response.uid")), "u1");
@@ -642,28 +641,27 @@ static void test_review_edges(void **state)
 			    "dWUiOjN9LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvbWluQXZhaWxhYmxlIiwidmFs"
 			    "dWUiOjB9XQ==");
 	json_decref(resp);
-	assert_int_equal(vc_admission_review(&ctx, "/nope", review, &resp, &err), VC_ENOENT);
+	assert_int_equal(admission_review(&ctx, "/nope", review, &resp, &err), VC_ENOENT);
 	assert_null(resp);
 	json_decref(review);
 	review = json_string("x");
-	assert_int_equal(vc_admission_review(&ctx, "/jobs/mutate", review, &resp, &err), VC_EINVAL);
+	assert_int_equal(admission_review(&ctx, "/jobs/mutate", review, &resp, &err), VC_EINVAL);
 	json_decref(review);
 
 	/* Serve: the order of the HTTP checks (path, size, content type, body). */
-	assert_int_equal(vc_admission_serve(&ctx, "/x", NULL, "", 0, &out, &status, &err),
-			 VC_ENOENT);
+	assert_int_equal(admission_serve(&ctx, "/x", NULL, "", 0, &out, &status, &err), VC_ENOENT);
 	assert_int_equal(status, 404);
 	assert_string_equal(err.text, "404 page not found");
-	assert_int_equal(vc_admission_serve(&ctx, "/jobs/validate", NULL, "{}", BODY_MAX + 1, &out,
-					    &status, &err),
+	assert_int_equal(admission_serve(&ctx, "/jobs/validate", NULL, "{}", BODY_MAX + 1, &out,
+					 &status, &err),
 			 VC_E2BIG);
 	assert_int_equal(status, 413);
 	assert_int_equal(
-		vc_admission_serve(&ctx, "/jobs/validate", NULL, "{}", 2, &out, &status, &err),
+		admission_serve(&ctx, "/jobs/validate", NULL, "{}", 2, &out, &status, &err),
 		VC_EINVAL);
 	assert_int_equal(status, 415);
-	assert_int_equal(vc_admission_serve(&ctx, "/jobs/validate", "application/json", NULL, 0,
-					    &out, &status, &err),
+	assert_int_equal(admission_serve(&ctx, "/jobs/validate", "application/json", NULL, 0, &out,
+					 &status, &err),
 			 VC_EINVAL);
 	assert_int_equal(status, 400);
 	assert_null(out);

@@ -4,7 +4,7 @@
  *
  * The cases are the data folders tests/data/admission/{queue,podgroup,pod}-* (format in
  * tests/data/admission/README.md), which test_admission.c also runs end to end through
- * vc_admission_serve(). Here each case's request is handed straight to its handler, once
+ * admission_serve(). Here each case's request is handed straight to its handler, once
  * normally and then with every allocation failing in turn: a handler must either answer
  * exactly as expected or return VC_ENOMEM, and never leak.
  */
@@ -28,9 +28,9 @@
 struct fixture {
 	json_t *state; /* state.json, or an empty object */
 	const char **scheduler_names;
-	struct vc_admission_config config;
-	struct vc_admission_state cluster;
-	struct vc_admission_ctx ctx;
+	struct admission_config config;
+	struct admission_state cluster;
+	struct admission_ctx ctx;
 };
 
 static const char *name_of(const json_t *obj)
@@ -153,18 +153,18 @@ static json_t *load_file(const char *dir, const char *file, bool required)
 	return v;
 }
 
-static vc_admission_handler handler_for(const char *path)
+static admission_handler_fn handler_for(const char *path)
 {
 	static const struct {
 		const char *path;
-		vc_admission_handler fn;
+		admission_handler_fn fn;
 	} routes[] = {
-		{ "/queues/mutate", vc_admit_queues_mutate },
-		{ "/queues/validate", vc_admit_queues_validate },
-		{ "/podgroups/mutate", vc_admit_podgroups_mutate },
-		{ "/podgroups/validate", vc_admit_podgroups_validate },
-		{ "/pods/mutate", vc_admit_pods_mutate },
-		{ "/pods/validate", vc_admit_pods_validate },
+		{ "/queues/mutate", admit_queues_mutate },
+		{ "/queues/validate", admit_queues_validate },
+		{ "/podgroups/mutate", admit_podgroups_mutate },
+		{ "/podgroups/validate", admit_podgroups_validate },
+		{ "/pods/mutate", admit_pods_mutate },
+		{ "/pods/validate", admit_pods_validate },
 	};
 	size_t i;
 
@@ -182,7 +182,7 @@ static const char *req_str(const json_t *request, const char *key)
 	return s ? s : "";
 }
 
-static void request_from(const json_t *request, struct vc_admission_request *req)
+static void request_from(const json_t *request, struct admission_request *req)
 {
 	const json_t *v;
 
@@ -200,7 +200,7 @@ static void request_from(const json_t *request, struct vc_admission_request *req
 }
 
 /* Compare a result with expected.json; NULL when it matches, else a description (static). */
-static const char *mismatch(const json_t *expected, const struct vc_admission_result *res)
+static const char *mismatch(const json_t *expected, const struct admission_result *res)
 {
 	static char why[2048];
 	const json_t *allowed = json_object_get(expected, "allowed");
@@ -270,10 +270,10 @@ static void run_case(const char *dir, struct run *run)
 	json_t *expected = load_file(dir, "expected.json", true);
 	json_t *state = load_file(dir, "state.json", false);
 	const char *path = vc_json_get_str(desc, "path"), *why;
-	vc_admission_handler fn = handler_for(path);
+	admission_handler_fn fn = handler_for(path);
 	const json_t *request = vc_json_get_obj(review, "request");
-	struct vc_admission_request req;
-	struct vc_admission_result res;
+	struct admission_request req;
+	struct admission_result res;
 	struct fixture f;
 	long n;
 	int rc;
@@ -303,7 +303,7 @@ static void run_case(const char *dir, struct run *run)
 				    failures ? " [allocation failure]" : "", why);
 			run->failed++;
 		}
-		vc_admission_result_release(&res);
+		admission_result_release(&res);
 		if (why || !failures)
 			break;
 		run->chaos_steps++;
@@ -376,19 +376,19 @@ static void test_null_context(void **state)
 	json_t *request = parse("{\"operation\":\"CREATE\",\"resource\":{\"group\":"
 				"\"scheduling.volcano.sh\",\"version\":\"v1beta1\",\"resource\":"
 				"\"podgroups\"},\"object\":{\"spec\":{\"queue\":\"q1\"}}}");
-	struct vc_admission_ctx ctx = { NULL, NULL };
-	struct vc_admission_result res = { true, NULL, NULL };
-	struct vc_admission_request req;
+	struct admission_ctx ctx = { NULL, NULL };
+	struct admission_result res = { true, NULL, NULL };
+	struct admission_request req;
 
 	(void)state;
 	request_from(request, &req);
-	assert_int_equal(vc_admit_podgroups_validate(&ctx, &req, &res), 0);
+	assert_int_equal(admit_podgroups_validate(&ctx, &req, &res), 0);
 	assert_false(res.allowed);
 	assert_string_equal(res.message,
 			    "unable to find queue: queue.scheduling.volcano.sh \"q1\" not found");
-	vc_admission_result_release(&res);
-	res = (struct vc_admission_result){ true, NULL, NULL };
-	assert_int_equal(vc_admit_podgroups_mutate(&ctx, &req, &res), 0);
+	admission_result_release(&res);
+	res = (struct admission_result){ true, NULL, NULL };
+	assert_int_equal(admit_podgroups_mutate(&ctx, &req, &res), 0);
 	assert_true(res.allowed);
 	assert_null(res.patch);
 	json_decref(request);
@@ -407,14 +407,14 @@ static void test_parent_cycle_terminates(void **state)
 		      "\"object\":{\"metadata\":{\"name\":\"a\"},\"spec\":{\"parent\":\"b\","
 		      "\"capability\":{\"cpu\":\"4\"}}},"
 		      "\"oldObject\":{\"metadata\":{\"name\":\"a\"},\"spec\":{\"parent\":\"b\"}}}");
-	struct vc_admission_result res = { true, NULL, NULL };
-	struct vc_admission_request req;
+	struct admission_result res = { true, NULL, NULL };
+	struct admission_request req;
 	struct fixture f;
 
 	(void)state;
 	fixture_init(&f, st);
 	request_from(request, &req);
-	assert_int_equal(vc_admit_queues_validate(&f.ctx, &req, &res), 0);
+	assert_int_equal(admit_queues_validate(&f.ctx, &req, &res), 0);
 	assert_true(res.allowed);
 	assert_null(res.message);
 	fixture_release(&f);

@@ -45,7 +45,7 @@
  * Fixtures: two certificate sets made once (RSA key generation is the slow part).
  */
 
-static struct vc_webhook_certs set_a, set_b;
+static struct webhook_certs set_a, set_b;
 
 /* The server and the informer log from their threads; the tests check results, not lines. */
 static void quiet(void *ctx, int level, const char *line)
@@ -57,14 +57,14 @@ static void quiet(void *ctx, int level, const char *line)
 
 static int group_setup(void **state)
 {
-	struct vc_webhook_certs_opts o = { .service = "volcano-admission-service",
-					   .namespace = "volcano-system" };
+	struct webhook_certs_opts o = { .service = "volcano-admission-service",
+					.namespace = "volcano-system" };
 	struct vc_error err;
 
 	(void)state;
 	vc_log_set_sink(quiet, NULL);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (vc_webhook_certs_make(&o, &set_a, &err) || vc_webhook_certs_make(&o, &set_b, &err))
+	if (webhook_certs_make(&o, &set_a, &err) || webhook_certs_make(&o, &set_b, &err))
 		return -1;
 	return 0;
 }
@@ -72,8 +72,8 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	vc_webhook_certs_release(&set_a);
-	vc_webhook_certs_release(&set_b);
+	webhook_certs_release(&set_a);
+	webhook_certs_release(&set_b);
 	curl_global_cleanup();
 	vc_log_set_sink(NULL, NULL);
 	return 0;
@@ -218,9 +218,9 @@ static time_t asn1_to_time(const ASN1_TIME *t)
 
 static void test_certs_make_and_parse_back(void **state)
 {
-	struct vc_webhook_certs_opts o = { .service = "volcano-admission-service",
-					   .namespace = "volcano-system" };
-	struct vc_webhook_certs c;
+	struct webhook_certs_opts o = { .service = "volcano-admission-service",
+					.namespace = "volcano-system" };
+	struct webhook_certs c;
 	struct vc_error err;
 	const time_t now = 1767225600;
 	X509 *ca, *leaf;
@@ -233,7 +233,7 @@ static void test_certs_make_and_parse_back(void **state)
 	(void)state;
 	vc_time_set_source(fixed_clock, fixed_clock, NULL);
 	vc_error_clear(&err);
-	assert_int_equal(vc_webhook_certs_make(&o, &c, &err), 0);
+	assert_int_equal(webhook_certs_make(&o, &c, &err), 0);
 	vc_time_set_source(NULL, NULL, NULL);
 	assert_non_null(strstr(c.ca_pem, "-----BEGIN CERTIFICATE-----"));
 	assert_non_null(strstr(c.key_pem, "-----BEGIN PRIVATE KEY-----"));
@@ -307,21 +307,21 @@ static void test_certs_make_and_parse_back(void **state)
 	EVP_PKEY_free(key);
 	X509_free(ca);
 	X509_free(leaf);
-	vc_webhook_certs_release(&c);
+	webhook_certs_release(&c);
 	assert_null(c.ca_pem);
 }
 
 static void test_certs_without_service_and_errors(void **state)
 {
-	struct vc_webhook_certs_opts o = { 0 };
-	struct vc_webhook_certs c;
+	struct webhook_certs_opts o = { 0 };
+	struct webhook_certs c;
 	struct vc_error err;
 	char text[512];
 	X509 *leaf, *ca;
 
 	(void)state;
 	o.cert_days = 1;
-	assert_int_equal(vc_webhook_certs_make(&o, &c, &err), 0);
+	assert_int_equal(webhook_certs_make(&o, &c, &err), 0);
 	leaf = parse_cert(c.cert_pem);
 	ca = parse_cert(c.ca_pem);
 	sans_of(leaf, text, sizeof(text));
@@ -335,20 +335,20 @@ static void test_certs_without_service_and_errors(void **state)
 			 86400 + 3600);
 	X509_free(leaf);
 	X509_free(ca);
-	vc_webhook_certs_release(&c);
+	webhook_certs_release(&c);
 
 	/* A service without a namespace lives in "default", as in Volcano's script. */
 	o.service = "hook";
-	assert_int_equal(vc_webhook_certs_make(&o, &c, &err), 0);
+	assert_int_equal(webhook_certs_make(&o, &c, &err), 0);
 	leaf = parse_cert(c.cert_pem);
 	sans_of(leaf, text, sizeof(text));
 	assert_string_equal(text, "DNS:hook,DNS:hook.default,DNS:hook.default.svc,"
 				  "DNS:hook.default.svc.cluster.local,DNS:localhost,IP:127.0.0.1");
 	X509_free(leaf);
-	vc_webhook_certs_release(&c);
+	webhook_certs_release(&c);
 
 	o.service = "Bad_Name";
-	assert_int_equal(vc_webhook_certs_make(&o, &c, &err), VC_EINVAL);
+	assert_int_equal(webhook_certs_make(&o, &c, &err), VC_EINVAL);
 	assert_string_equal(err.text,
 			    "invalid service name 'Bad_Name': a DNS-1035 label must consist of "
 			    "lower case alphanumeric characters or '-', start with an alphabetic "
@@ -358,13 +358,13 @@ static void test_certs_without_service_and_errors(void **state)
 	assert_null(c.ca_pem);
 	o.service = "hook";
 	o.namespace = "a.b";
-	assert_int_equal(vc_webhook_certs_make(&o, &c, &err), VC_EINVAL);
+	assert_int_equal(webhook_certs_make(&o, &c, &err), VC_EINVAL);
 	assert_string_equal(err.text, "invalid namespace 'a.b': must not contain dots");
 	o.namespace = NULL;
 	o.ca_days = -1;
-	assert_int_equal(vc_webhook_certs_make(&o, &c, &err), VC_EINVAL);
+	assert_int_equal(webhook_certs_make(&o, &c, &err), VC_EINVAL);
 	assert_string_equal(err.text, "invalid validity: -1 and 1 days");
-	assert_int_equal(vc_webhook_certs_make(&o, NULL, &err), VC_EINVAL);
+	assert_int_equal(webhook_certs_make(&o, NULL, &err), VC_EINVAL);
 }
 
 static void test_certs_write(void **state)
@@ -377,7 +377,7 @@ static void test_certs_write(void **state)
 	(void)state;
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(sub, sizeof(sub), "%s/a/b", dir);
-	assert_int_equal(vc_webhook_certs_write(sub, &set_a, &err), 0);
+	assert_int_equal(webhook_certs_write(sub, &set_a, &err), 0);
 	snprintf(path, sizeof(path), "%s/tls.key", sub);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -395,7 +395,7 @@ static void test_certs_write(void **state)
 	assert_string_equal(s, set_a.ca_pem);
 	free(s);
 	/* Written again over the old files: replaced, and no temporary file is left. */
-	assert_int_equal(vc_webhook_certs_write(sub, &set_b, &err), 0);
+	assert_int_equal(webhook_certs_write(sub, &set_b, &err), 0);
 	s = read_text(path);
 	assert_string_equal(s, set_b.ca_pem);
 	free(s);
@@ -412,19 +412,19 @@ static void test_certs_write(void **state)
 	}
 	/* A folder that cannot be made. */
 	snprintf(path, sizeof(path), "%s/tls.crt/x", sub);
-	assert_int_equal(vc_webhook_certs_write(path, &set_a, &err), -ENOTDIR);
+	assert_int_equal(webhook_certs_write(path, &set_a, &err), -ENOTDIR);
 	{
 		char want[512];
 
 		snprintf(want, sizeof(want), "cannot create '%s': Not a directory", path);
 		assert_string_equal(err.text, want);
 	}
-	assert_int_equal(vc_webhook_certs_write(NULL, &set_a, &err), VC_EINVAL);
+	assert_int_equal(webhook_certs_write(NULL, &set_a, &err), VC_EINVAL);
 	assert_string_equal(err.text, "nothing to write");
 
 	/* make + write in one call, as --generate-certs does. */
 	snprintf(sub, sizeof(sub), "%s/gen", dir);
-	assert_int_equal(vc_webhook_generate_certs(sub, NULL, &err), 0);
+	assert_int_equal(webhook_generate_certs(sub, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/tls.crt", sub);
 	assert_int_equal(stat(path, &st), 0);
 	remove_tree(dir);
@@ -432,8 +432,8 @@ static void test_certs_write(void **state)
 
 static void test_certs_alloc_failure(void **state)
 {
-	struct vc_webhook_certs_opts o = { .service = "hook", .namespace = "ns" };
-	struct vc_webhook_certs c;
+	struct webhook_certs_opts o = { .service = "hook", .namespace = "ns" };
+	struct webhook_certs c;
 	struct vc_error err;
 	long n;
 	int rc;
@@ -441,7 +441,7 @@ static void test_certs_alloc_failure(void **state)
 	(void)state;
 	for (n = 0;; n++) {
 		vc_alloc_fail_after(n);
-		rc = vc_webhook_certs_make(&o, &c, &err);
+		rc = webhook_certs_make(&o, &c, &err);
 		vc_alloc_fail_reset();
 		if (!rc)
 			break;
@@ -450,7 +450,7 @@ static void test_certs_alloc_failure(void **state)
 		assert_true(n < 100);
 	}
 	assert_true(n >= 6);
-	vc_webhook_certs_release(&c);
+	webhook_certs_release(&c);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -464,10 +464,10 @@ static void test_parse_paths(void **state)
 	int skipped = -1;
 
 	(void)state;
-	assert_int_equal(vc_webhook_parse_paths("/jobs/mutate,/jobs/validate,/podgroups/mutate,"
-						"/pods/validate,/pods/mutate,/queues/mutate,"
-						"/queues/validate",
-						out, 16, &skipped, &err),
+	assert_int_equal(webhook_parse_paths("/jobs/mutate,/jobs/validate,/podgroups/mutate,"
+					     "/pods/validate,/pods/mutate,/queues/mutate,"
+					     "/queues/validate",
+					     out, 16, &skipped, &err),
 			 0);
 	assert_string_equal(out[0], "/jobs/mutate");
 	assert_string_equal(out[3], "/pods/validate");
@@ -475,26 +475,25 @@ static void test_parse_paths(void **state)
 	assert_null(out[7]);
 	assert_int_equal(skipped, 0);
 	/* The Helm chart's list: Volcano-only paths skipped; blanks and empty entries too. */
-	assert_int_equal(
-		vc_webhook_parse_paths(" /jobs/mutate , ,/jobs/validate,/podgroups/validate,"
-				       "/queues/mutate,/queues/validate,/hypernodes/validate,"
-				       "/cronjobs/validate,/jobs/mutate,",
-				       out, 16, &skipped, &err),
-		0);
+	assert_int_equal(webhook_parse_paths(" /jobs/mutate , ,/jobs/validate,/podgroups/validate,"
+					     "/queues/mutate,/queues/validate,/hypernodes/validate,"
+					     "/cronjobs/validate,/jobs/mutate,",
+					     out, 16, &skipped, &err),
+			 0);
 	assert_string_equal(out[0], "/jobs/mutate");
 	assert_string_equal(out[1], "/jobs/validate");
 	assert_string_equal(out[2], "/podgroups/validate");
 	assert_string_equal(out[4], "/queues/validate");
 	assert_null(out[5]);
 	assert_int_equal(skipped, 2);
-	assert_int_equal(vc_webhook_parse_paths("", out, 16, NULL, &err), 0);
+	assert_int_equal(webhook_parse_paths("", out, 16, NULL, &err), 0);
 	assert_null(out[0]);
-	assert_int_equal(vc_webhook_parse_paths("/jobs/mutate,/jobs/nope", out, 16, NULL, &err),
+	assert_int_equal(webhook_parse_paths("/jobs/mutate,/jobs/nope", out, 16, NULL, &err),
 			 VC_EINVAL);
 	assert_string_equal(
 		err.text, "enabled admission /jobs/nope not found on the admission registered map");
 	assert_null(out[0]);
-	assert_int_equal(vc_webhook_parse_paths("/jobs/mutate,/jobs/validate", out, 2, NULL, &err),
+	assert_int_equal(webhook_parse_paths("/jobs/mutate,/jobs/validate", out, 2, NULL, &err),
 			 VC_E2BIG);
 }
 
@@ -505,32 +504,31 @@ static void test_parse_hostport(void **state)
 	uint16_t port;
 
 	(void)state;
-	assert_int_equal(vc_webhook_parse_hostport(":11251", host, sizeof(host), &port, &err), 0);
+	assert_int_equal(webhook_parse_hostport(":11251", host, sizeof(host), &port, &err), 0);
 	assert_string_equal(host, "");
 	assert_int_equal(port, 11251);
-	assert_int_equal(
-		vc_webhook_parse_hostport("127.0.0.1:8080", host, sizeof(host), &port, &err), 0);
+	assert_int_equal(webhook_parse_hostport("127.0.0.1:8080", host, sizeof(host), &port, &err),
+			 0);
 	assert_string_equal(host, "127.0.0.1");
 	assert_int_equal(port, 8080);
-	assert_int_equal(vc_webhook_parse_hostport("[::1]:443", host, sizeof(host), &port, &err),
-			 0);
+	assert_int_equal(webhook_parse_hostport("[::1]:443", host, sizeof(host), &port, &err), 0);
 	assert_string_equal(host, "::1");
 	assert_int_equal(port, 443);
-	assert_int_equal(vc_webhook_parse_hostport("11251", host, sizeof(host), &port, &err),
+	assert_int_equal(webhook_parse_hostport("11251", host, sizeof(host), &port, &err),
 			 VC_EINVAL);
 	assert_string_equal(err.text, "invalid address '11251': missing port in address");
-	assert_int_equal(vc_webhook_parse_hostport("::1:80", host, sizeof(host), &port, &err),
+	assert_int_equal(webhook_parse_hostport("::1:80", host, sizeof(host), &port, &err),
 			 VC_EINVAL);
 	assert_string_equal(err.text, "invalid address '::1:80': too many colons in address");
-	assert_int_equal(vc_webhook_parse_hostport(":99999", host, sizeof(host), &port, &err),
+	assert_int_equal(webhook_parse_hostport(":99999", host, sizeof(host), &port, &err),
 			 VC_EINVAL);
 	assert_string_equal(err.text, "invalid address ':99999': invalid port");
-	assert_int_equal(vc_webhook_parse_hostport("host:", host, sizeof(host), &port, &err),
+	assert_int_equal(webhook_parse_hostport("host:", host, sizeof(host), &port, &err),
 			 VC_EINVAL);
-	assert_int_equal(vc_webhook_parse_hostport("[::1:80", host, sizeof(host), &port, &err),
+	assert_int_equal(webhook_parse_hostport("[::1:80", host, sizeof(host), &port, &err),
 			 VC_EINVAL);
 	assert_string_equal(err.text, "invalid address '[::1:80': missing ']' in address");
-	assert_int_equal(vc_webhook_parse_hostport("abcdefgh:1", host, 4, &port, &err), VC_E2BIG);
+	assert_int_equal(webhook_parse_hostport("abcdefgh:1", host, 4, &port, &err), VC_E2BIG);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -941,10 +939,10 @@ struct served {
 	char dir[64];
 	struct fake_kube kube;
 	struct vc_kube *client;
-	struct vc_webhook_cluster *cluster;
-	struct vc_admission_state state;
-	struct vc_admission_config config;
-	struct vc_webhook_server *srv;
+	struct webhook_cluster *cluster;
+	struct admission_state state;
+	struct admission_config config;
+	struct webhook_server *srv;
 	uint16_t port;
 	/* What on_ca_change saw. */
 	pthread_mutex_t ca_lock;
@@ -966,7 +964,7 @@ static void on_ca(void *ctx, const char *pem)
 }
 
 /* Certificates A in a scratch folder, a cluster of Queues, a server on a free port. */
-static void serve(struct served *s, struct vc_webhook_server_opts *o)
+static void serve(struct served *s, struct webhook_server_opts *o)
 {
 	struct vc_error err;
 	char cert[128], key[128], ca[128];
@@ -974,7 +972,7 @@ static void serve(struct served *s, struct vc_webhook_server_opts *o)
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->ca_lock, NULL);
 	make_tmpdir(s->dir, sizeof(s->dir));
-	assert_int_equal(vc_webhook_certs_write(s->dir, &set_a, &err), 0);
+	assert_int_equal(webhook_certs_write(s->dir, &set_a, &err), 0);
 	fake_init(&s->kube);
 	fake_add_queue(&s->kube, "default", NULL, "Open");
 	fake_add_queue(&s->kube, "closed", NULL, "Closed");
@@ -984,10 +982,10 @@ static void serve(struct served *s, struct vc_webhook_server_opts *o)
 	fake_add_queue(&s->kube, "kid1", "parent", "Open");
 	s->client = vc_kube_new_with_ops(&fake_ops, &s->kube);
 	assert_non_null(s->client);
-	assert_int_equal(vc_webhook_cluster_new(s->client, &s->cluster, &err), 0);
-	assert_int_equal(vc_webhook_cluster_start(s->cluster, &err), 0);
-	assert_int_equal(vc_webhook_cluster_wait_synced(s->cluster, 5 * INT64_C(1000000000)), 0);
-	vc_webhook_cluster_state(s->cluster, &s->state);
+	assert_int_equal(webhook_cluster_new(s->client, &s->cluster, &err), 0);
+	assert_int_equal(webhook_cluster_start(s->cluster, &err), 0);
+	assert_int_equal(webhook_cluster_wait_synced(s->cluster, 5 * INT64_C(1000000000)), 0);
+	webhook_cluster_state(s->cluster, &s->state);
 	s->config.scheduler_names = sched_names;
 	snprintf(cert, sizeof(cert), "%s/tls.crt", s->dir);
 	snprintf(key, sizeof(key), "%s/tls.key", s->dir);
@@ -1001,17 +999,17 @@ static void serve(struct served *s, struct vc_webhook_server_opts *o)
 	o->on_ca_change = on_ca;
 	o->ca_ctx = s;
 	vc_error_clear(&err);
-	assert_int_equal(vc_webhook_server_new(o, &s->srv, &err), 0);
-	assert_int_equal(vc_webhook_server_port(s->srv), 0);
-	assert_int_equal(vc_webhook_server_start(s->srv, &err), 0);
-	s->port = vc_webhook_server_port(s->srv);
+	assert_int_equal(webhook_server_new(o, &s->srv, &err), 0);
+	assert_int_equal(webhook_server_port(s->srv), 0);
+	assert_int_equal(webhook_server_start(s->srv, &err), 0);
+	s->port = webhook_server_port(s->srv);
 	assert_true(s->port > 0);
 }
 
 static void unserve(struct served *s)
 {
-	vc_webhook_server_free(s->srv);
-	vc_webhook_cluster_free(s->cluster);
+	webhook_server_free(s->srv);
+	webhook_cluster_free(s->cluster);
 	vc_kube_free(s->client);
 	fake_release(&s->kube);
 	remove_tree(s->dir);
@@ -1020,14 +1018,14 @@ static void unserve(struct served *s)
 }
 
 /* The value of one sample line of the metrics text, or -1 when absent. */
-static double metric(struct vc_webhook_server *srv, const char *sample)
+static double metric(struct webhook_server *srv, const char *sample)
 {
 	struct vc_buf b;
 	const char *p;
 	double v = -1;
 
 	vc_buf_init(&b, 1 << 20);
-	assert_int_equal(vc_metrics_render(vc_webhook_server_metrics(srv), &b), 0);
+	assert_int_equal(vc_metrics_render(webhook_server_metrics(srv), &b), 0);
 	p = strstr(vc_buf_str(&b), sample);
 	if (p && (p == b.data || p[-1] == '\n') && p[strlen(sample)] == ' ')
 		v = strtod(p + strlen(sample) + 1, NULL);
@@ -1037,7 +1035,7 @@ static double metric(struct vc_webhook_server *srv, const char *sample)
 
 static void test_server_reviews_over_https(void **state)
 {
-	struct vc_webhook_server_opts o = { 0 };
+	struct webhook_server_opts o = { 0 };
 	struct served s;
 	struct tbuf out;
 	json_t *resp;
@@ -1166,7 +1164,7 @@ static void test_server_reviews_over_https(void **state)
 static void test_server_bad_inputs(void **state)
 {
 	static const char *const jobs_only[] = { "/jobs/mutate", "/jobs/validate", NULL };
-	struct vc_webhook_server_opts o = { 0 };
+	struct webhook_server_opts o = { 0 };
 	struct served s;
 	struct tbuf out;
 	char *big, *body;
@@ -1212,15 +1210,15 @@ static void test_server_bad_inputs(void **state)
 	assert_int_equal(status, 415);
 	free(out.data);
 	/* Over 3 MiB: 413. */
-	big = malloc(VC_WEBHOOK_BODY_MAX + 2);
+	big = malloc(WEBHOOK_BODY_MAX + 2);
 	assert_non_null(big);
-	memset(big, ' ', VC_WEBHOOK_BODY_MAX + 1);
+	memset(big, ' ', WEBHOOK_BODY_MAX + 1);
 	big[0] = '{';
-	big[VC_WEBHOOK_BODY_MAX] = '}';
-	big[VC_WEBHOOK_BODY_MAX + 1] = '\0';
+	big[WEBHOOK_BODY_MAX] = '}';
+	big[WEBHOOK_BODY_MAX + 1] = '\0';
 	tbuf_init(&out);
 	assert_int_equal(https_req("127.0.0.1", s.port, "POST", "/jobs/validate", set_a.ca_pem,
-				   "application/json", big, VC_WEBHOOK_BODY_MAX + 1, &status, &out),
+				   "application/json", big, WEBHOOK_BODY_MAX + 1, &status, &out),
 			 CURLE_OK);
 	assert_int_equal(status, 413);
 	assert_string_equal(out.data, "request body too large\n");
@@ -1282,7 +1280,7 @@ static void test_server_bad_inputs(void **state)
 
 static void test_server_cert_reload(void **state)
 {
-	struct vc_webhook_server_opts o = { 0 };
+	struct webhook_server_opts o = { 0 };
 	char want[512];
 	struct vc_error err;
 	struct served s;
@@ -1294,17 +1292,17 @@ static void test_server_cert_reload(void **state)
 	serve(&s, &o);
 	expect_get(s.port, set_a.ca_pem, "/healthz", 200, "ok");
 	/* Nothing changed. */
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
 	assert_int_equal(bits, 0);
 
 	/* New files: served at once on the same port, and the new CA handed over. */
-	assert_int_equal(vc_webhook_certs_write(s.dir, &set_b, &err), 0);
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	assert_int_equal(bits, VC_WEBHOOK_RELOADED_TLS | VC_WEBHOOK_RELOADED_CA);
+	assert_int_equal(webhook_certs_write(s.dir, &set_b, &err), 0);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(bits, WEBHOOK_RELOADED_TLS | WEBHOOK_RELOADED_CA);
 	assert_int_equal(s.ca_calls, 1);
 	assert_string_equal(s.ca_seen, set_b.ca_pem);
 	{
-		char *ca = vc_webhook_server_ca(s.srv);
+		char *ca = webhook_server_ca(s.srv);
 
 		assert_string_equal(ca, set_b.ca_pem);
 		vc_free(ca);
@@ -1318,23 +1316,23 @@ static void test_server_cert_reload(void **state)
 	assert_true(metric(s.srv, "vc_webhook_tls_reloads_total{result=\"success\"}") == 1);
 
 	/* The same content written again (new inodes): nothing to reload. */
-	assert_int_equal(vc_webhook_certs_write(s.dir, &set_b, &err), 0);
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(webhook_certs_write(s.dir, &set_b, &err), 0);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
 	assert_int_equal(bits, 0);
 
 	/* A broken certificate: refused, the old one keeps serving, tried once per change. */
 	write_text(s.dir, "tls.crt", "-----BEGIN CERTIFICATE-----\ngarbage\n");
 	vc_error_clear(&err);
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), VC_EINVAL);
 	snprintf(want, sizeof(want), "cannot parse the certificate in '%s/tls.crt'", s.dir);
 	assert_string_equal(err.text, want);
 	assert_int_equal(bits, 0);
 	assert_true(metric(s.srv, "vc_webhook_tls_reloads_total{result=\"failure\"}") == 1);
 	expect_get(s.port, set_b.ca_pem, "/healthz", 200, "ok");
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
 	/* A certificate that does not match the key: refused as well. */
 	write_text(s.dir, "tls.crt", set_a.cert_pem);
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), VC_EINVAL);
 	snprintf(want, sizeof(want),
 		 "the private key in '%s/tls.key' does not match the certificate in '%s/tls.crt'",
 		 s.dir, s.dir);
@@ -1344,8 +1342,8 @@ static void test_server_cert_reload(void **state)
 	/* Then the key arrives: the pair is complete and served. */
 	write_text(s.dir, "tls.key", set_a.key_pem);
 	write_text(s.dir, "ca.crt", set_a.ca_pem);
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	assert_int_equal(bits, VC_WEBHOOK_RELOADED_TLS | VC_WEBHOOK_RELOADED_CA);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(bits, WEBHOOK_RELOADED_TLS | WEBHOOK_RELOADED_CA);
 	expect_get(s.port, set_a.ca_pem, "/healthz", 200, "ok");
 	assert_int_equal(s.ca_calls, 2);
 
@@ -1355,7 +1353,7 @@ static void test_server_cert_reload(void **state)
 
 		snprintf(path, sizeof(path), "%s/tls.key", s.dir);
 		assert_int_equal(unlink(path), 0);
-		assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), -ENOENT);
+		assert_int_equal(webhook_server_poll(s.srv, &bits, &err), -ENOENT);
 		snprintf(
 			path, sizeof(path),
 			"cannot reload the certificate: open %s/tls.key: no such file or directory",
@@ -1368,7 +1366,7 @@ static void test_server_cert_reload(void **state)
 
 static void test_server_poll_thread(void **state)
 {
-	struct vc_webhook_server_opts o = { 0 };
+	struct webhook_server_opts o = { 0 };
 	struct vc_error err;
 	struct served s;
 	struct tbuf out;
@@ -1379,7 +1377,7 @@ static void test_server_poll_thread(void **state)
 	o.poll_interval_ns = 20 * 1000 * 1000;
 	serve(&s, &o);
 	expect_get(s.port, set_a.ca_pem, "/healthz", 200, "ok");
-	assert_int_equal(vc_webhook_certs_write(s.dir, &set_b, &err), 0);
+	assert_int_equal(webhook_certs_write(s.dir, &set_b, &err), 0);
 	for (i = 0; i < 250; i++) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 
@@ -1409,7 +1407,7 @@ static void test_server_poll_thread(void **state)
 
 static void test_server_healthz_listener_and_conf(void **state)
 {
-	struct vc_webhook_server_opts o = { 0 };
+	struct webhook_server_opts o = { 0 };
 	struct vc_error err;
 	struct served s;
 	struct tbuf out;
@@ -1440,14 +1438,14 @@ static void test_server_healthz_listener_and_conf(void **state)
 	}
 	o.admission_conf = conf;
 	serve(&s, &o);
-	hport = vc_webhook_server_healthz_port(s.srv);
+	hport = webhook_server_healthz_port(s.srv);
 	assert_true(hport > 0 && hport != s.port);
 	expect_get(hport, set_a.ca_pem, "/healthz", 200, "ok");
 	expect_get(hport, set_a.ca_pem, "/metrics", 200, NULL);
 	assert_int_equal(post(hport, set_a.ca_pem, "/jobs/mutate", "{}", &out), 404);
 	free(out.data);
 
-	c = vc_webhook_server_admission_conf(s.srv);
+	c = webhook_server_admission_conf(s.srv);
 	want = json_loads("{\"resourceGroups\":[{\"resourceGroup\":\"management\",\"object\":{"
 			  "\"key\":\"namespace\",\"value\":[\"mng\"]},\"schedulerName\":"
 			  "\"default-scheduler\"}]}",
@@ -1464,9 +1462,9 @@ static void test_server_healthz_listener_and_conf(void **state)
 
 	/* Unparsable: no configuration (Volcano's rule), and no patch at all. */
 	write_text("/tmp", conf + 5, "resourceGroups: [\n");
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	assert_int_equal(bits, VC_WEBHOOK_RELOADED_CONF);
-	assert_null(vc_webhook_server_admission_conf(s.srv));
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(bits, WEBHOOK_RELOADED_CONF);
+	assert_null(webhook_server_admission_conf(s.srv));
 	assert_int_equal(post(s.port, set_a.ca_pem, "/pods/mutate", pod_review, &out), 200);
 	resp = response_of(out.data);
 	assert_null(json_object_get(resp, "patch"));
@@ -1474,55 +1472,55 @@ static void test_server_healthz_listener_and_conf(void **state)
 	free(out.data);
 	/* Empty: an empty configuration. Gone: none. */
 	write_text("/tmp", conf + 5, "");
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	c = vc_webhook_server_admission_conf(s.srv);
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	c = webhook_server_admission_conf(s.srv);
 	assert_true(json_is_object(c) && json_object_size(c) == 0);
 	json_decref(c);
 	write_text("/tmp", conf + 5, "resourceGroups: 3\n");
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	assert_null(vc_webhook_server_admission_conf(s.srv));
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_null(webhook_server_admission_conf(s.srv));
 	write_text("/tmp", conf + 5, "- a list\n");
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	assert_null(vc_webhook_server_admission_conf(s.srv));
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_null(webhook_server_admission_conf(s.srv));
 	unlink(conf);
-	assert_int_equal(vc_webhook_server_poll(s.srv, &bits, &err), 0);
-	assert_int_equal(bits, VC_WEBHOOK_RELOADED_CONF);
-	assert_null(vc_webhook_server_admission_conf(s.srv));
+	assert_int_equal(webhook_server_poll(s.srv, &bits, &err), 0);
+	assert_int_equal(bits, WEBHOOK_RELOADED_CONF);
+	assert_null(webhook_server_admission_conf(s.srv));
 	unserve(&s);
 }
 
 static void test_server_new_errors(void **state)
 {
 	static const char *const bad_paths[] = { "/jobs/mutate", "/jobs/other", NULL };
-	struct vc_webhook_server_opts o = { 0 };
-	struct vc_webhook_server *srv = NULL;
+	struct webhook_server_opts o = { 0 };
+	struct webhook_server *srv = NULL;
 	struct vc_metrics *m;
 	struct vc_error err;
 	char dir[64], cert[128], key[128], ca[128], want[512];
 
 	(void)state;
 	make_tmpdir(dir, sizeof(dir));
-	assert_int_equal(vc_webhook_certs_write(dir, &set_a, &err), 0);
+	assert_int_equal(webhook_certs_write(dir, &set_a, &err), 0);
 	snprintf(cert, sizeof(cert), "%s/tls.crt", dir);
 	snprintf(key, sizeof(key), "%s/tls.key", dir);
 	snprintf(ca, sizeof(ca), "%s/missing-ca.crt", dir);
 
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 	assert_string_equal(err.text, "tls: failed to find any tls config data");
 	o.cert_file = "/nonexistent/tls.crt";
 	o.key_file = key;
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 	assert_string_equal(err.text, "failed to read cert file (/nonexistent/tls.crt): open "
 				      "/nonexistent/tls.crt: no such file or directory");
 	o.cert_file = cert;
 	o.key_file = dir; /* a folder */
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 	snprintf(want, sizeof(want), "failed to read key file (%s): read %s: is a directory", dir,
 		 dir);
 	assert_string_equal(err.text, want);
 	o.key_file = key;
 	o.ca_file = ca;
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 	snprintf(want, sizeof(want),
 		 "Failed to parse CA file: failed to read cacert file (%s): open %s: no such file "
 		 "or directory",
@@ -1530,7 +1528,7 @@ static void test_server_new_errors(void **state)
 	assert_string_equal(err.text, want);
 	o.ca_file = NULL;
 	o.paths = bad_paths;
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 	assert_string_equal(
 		err.text,
 		"enabled admission /jobs/other not found on the admission registered map");
@@ -1539,26 +1537,26 @@ static void test_server_new_errors(void **state)
 	m = vc_metrics_new();
 	assert_non_null(m);
 	o.metrics = m;
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), 0);
-	vc_webhook_server_free(srv);
-	assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EEXIST);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), 0);
+	webhook_server_free(srv);
+	assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EEXIST);
 	assert_string_equal(err.text, "metric 'vc_webhook_requests_total' is already registered");
 	assert_null(srv);
 	vc_metrics_free(m);
 	o.metrics = NULL;
 	/* A port in use: start fails, nothing is left listening. */
 	{
-		struct vc_webhook_server *one, *two;
+		struct webhook_server *one, *two;
 
 		o.address = "127.0.0.1";
-		assert_int_equal(vc_webhook_server_new(&o, &one, &err), 0);
-		assert_int_equal(vc_webhook_server_start(one, &err), 0);
-		o.port = vc_webhook_server_port(one);
-		assert_int_equal(vc_webhook_server_new(&o, &two, &err), 0);
-		assert_int_equal(vc_webhook_server_start(two, &err), -EADDRINUSE);
-		assert_int_equal(vc_webhook_server_port(two), 0);
-		vc_webhook_server_free(two);
-		vc_webhook_server_free(one);
+		assert_int_equal(webhook_server_new(&o, &one, &err), 0);
+		assert_int_equal(webhook_server_start(one, &err), 0);
+		o.port = webhook_server_port(one);
+		assert_int_equal(webhook_server_new(&o, &two, &err), 0);
+		assert_int_equal(webhook_server_start(two, &err), -EADDRINUSE);
+		assert_int_equal(webhook_server_port(two), 0);
+		webhook_server_free(two);
+		webhook_server_free(one);
 		o.port = 0;
 	}
 	/* A key that is not the certificate's: start fails. */
@@ -1568,25 +1566,25 @@ static void test_server_new_errors(void **state)
 		snprintf(other, sizeof(other), "%s/other.key", dir);
 		write_text(dir, "other.key", set_b.key_pem);
 		o.key_file = other;
-		assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+		assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 		snprintf(want, sizeof(want),
 			 "the private key in '%s' does not match the certificate in '%s'", other,
 			 cert);
 		assert_string_equal(err.text, want);
 		assert_null(srv);
 		o.key_file = cert;
-		assert_int_equal(vc_webhook_server_new(&o, &srv, &err), VC_EINVAL);
+		assert_int_equal(webhook_server_new(&o, &srv, &err), VC_EINVAL);
 		snprintf(want, sizeof(want), "cannot parse the private key in '%s'", cert);
 		assert_string_equal(err.text, want);
 	}
-	vc_webhook_server_free(NULL);
+	webhook_server_free(NULL);
 	remove_tree(dir);
 }
 
 static void test_server_alloc_failure(void **state)
 {
-	struct vc_webhook_server_opts o = { 0 };
-	struct vc_webhook_server *srv;
+	struct webhook_server_opts o = { 0 };
+	struct webhook_server *srv;
 	struct vc_error err;
 	char dir[64], cert[128], key[128], ca[128], conf[128];
 	long n;
@@ -1594,7 +1592,7 @@ static void test_server_alloc_failure(void **state)
 
 	(void)state;
 	make_tmpdir(dir, sizeof(dir));
-	assert_int_equal(vc_webhook_certs_write(dir, &set_a, &err), 0);
+	assert_int_equal(webhook_certs_write(dir, &set_a, &err), 0);
 	write_text(dir, "conf.yaml", "resourceGroups:\n- resourceGroup: x\n");
 	snprintf(cert, sizeof(cert), "%s/tls.crt", dir);
 	snprintf(key, sizeof(key), "%s/tls.key", dir);
@@ -1609,7 +1607,7 @@ static void test_server_alloc_failure(void **state)
 	for (n = 0;; n++) {
 		srv = NULL;
 		vc_alloc_fail_after(n);
-		rc = vc_webhook_server_new(&o, &srv, &err);
+		rc = webhook_server_new(&o, &srv, &err);
 		vc_alloc_fail_reset();
 		if (!rc)
 			break;
@@ -1617,7 +1615,7 @@ static void test_server_alloc_failure(void **state)
 		assert_null(srv);
 		assert_true(n < 1000);
 	}
-	vc_webhook_server_free(srv);
+	webhook_server_free(srv);
 	remove_tree(dir);
 }
 
@@ -1630,17 +1628,17 @@ static void test_config_names(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(vc_webhook_config_name("/jobs/mutate", buf, sizeof(buf)), 0);
+	assert_int_equal(webhook_config_name("/jobs/mutate", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "volcano-admission-service-jobs-mutate");
-	assert_int_equal(vc_webhook_config_name("/queues/validate", buf, sizeof(buf)), 0);
+	assert_int_equal(webhook_config_name("/queues/validate", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "volcano-admission-service-queues-validate");
-	assert_int_equal(vc_webhook_config_name("jobs", buf, sizeof(buf)), VC_EINVAL);
-	assert_int_equal(vc_webhook_config_name("/jobs/mutate", buf, 10), VC_E2BIG);
-	assert_string_equal(vc_webhook_name("/jobs/validate"), "validatejob.volcano.sh");
-	assert_string_equal(vc_webhook_name("/podgroups/validate"), "validatepodgroup.volcano.sh");
-	assert_string_equal(vc_webhook_name("/pods/mutate"), "mutatepod.volcano.sh");
-	assert_string_equal(vc_webhook_name("/queues/mutate"), "mutatequeue.volcano.sh");
-	assert_null(vc_webhook_name("/hypernodes/validate"));
+	assert_int_equal(webhook_config_name("jobs", buf, sizeof(buf)), VC_EINVAL);
+	assert_int_equal(webhook_config_name("/jobs/mutate", buf, 10), VC_E2BIG);
+	assert_string_equal(webhook_name("/jobs/validate"), "validatejob.volcano.sh");
+	assert_string_equal(webhook_name("/podgroups/validate"), "validatepodgroup.volcano.sh");
+	assert_string_equal(webhook_name("/pods/mutate"), "mutatepod.volcano.sh");
+	assert_string_equal(webhook_name("/queues/mutate"), "mutatequeue.volcano.sh");
+	assert_null(webhook_name("/hypernodes/validate"));
 }
 
 static void expect_json(const json_t *got, const char *want_text)
@@ -1660,7 +1658,7 @@ static void expect_json(const json_t *got, const char *want_text)
 
 static void test_config_build(void **state)
 {
-	struct vc_webhook_register_opts o = { 0 };
+	struct webhook_register_opts o = { 0 };
 	struct vc_error err;
 	json_t *cfg;
 
@@ -1668,7 +1666,7 @@ static void test_config_build(void **state)
 	/* The local cluster's form: a URL. The CA is base64 of the PEM bytes. */
 	o.url = "https://127.0.0.1:8443/";
 	o.ca_pem = "CA";
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), 0);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), 0);
 	expect_json(
 		cfg,
 		"{\"apiVersion\":\"admissionregistration.k8s.io/v1\","
@@ -1694,7 +1692,7 @@ static void test_config_build(void **state)
 	o.service_namespace = "volcano-system";
 	o.service_name = "volcano-admission-service";
 	o.ca_pem = NULL;
-	assert_int_equal(vc_webhook_config_build(&o, "/queues/validate", &cfg, &err), 0);
+	assert_int_equal(webhook_config_build(&o, "/queues/validate", &cfg, &err), 0);
 	expect_json(cfg,
 		    "{\"apiVersion\":\"admissionregistration.k8s.io/v1\","
 		    "\"kind\":\"ValidatingWebhookConfiguration\","
@@ -1713,45 +1711,44 @@ static void test_config_build(void **state)
 		    "\"resources\":[\"queues\"],\"scope\":\"*\"}],"
 		    "\"sideEffects\":\"NoneOnDryRun\",\"timeoutSeconds\":10}]}");
 	json_decref(cfg);
-	assert_int_equal(vc_webhook_config_build(&o, "/pods/validate", &cfg, &err), 0);
+	assert_int_equal(webhook_config_build(&o, "/pods/validate", &cfg, &err), 0);
 	expect_json(json_object_get(json_array_get(json_object_get(cfg, "webhooks"), 0), "rules"),
 		    "[{\"apiGroups\":[\"\"],\"apiVersions\":[\"v1\"],\"operations\":[\"CREATE\"],"
 		    "\"resources\":[\"pods\"],\"scope\":\"*\"}]");
 	json_decref(cfg);
 
 	/* Errors. */
-	assert_int_equal(vc_webhook_config_build(&o, "/hypernodes/validate", &cfg, &err),
-			 VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/hypernodes/validate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(err.text, "unknown admission path '/hypernodes/validate'");
 	assert_null(cfg);
 	o.service_name = NULL;
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(err.text, "both --webhook-namespace and --webhook-service-name are "
 				      "needed without --webhook-url");
 	o.service_namespace = NULL;
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(err.text, "failed to start webhooks as both 'url' and 'namespace/name' "
 				      "of webhook are empty");
 	o.url = "http://127.0.0.1:8443";
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(
 		err.text, "invalid webhook url 'http://127.0.0.1:8443': the scheme must be https");
 	o.url = "https://127.0.0.1:8443/x?a=b";
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(err.text, "invalid webhook url 'https://127.0.0.1:8443/x?a=b': a query "
 				      "or fragment is not allowed");
 	o.url = "https://user@127.0.0.1:8443";
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(err.text,
 			    "invalid webhook url 'https://user@127.0.0.1:8443': user info "
 			    "is not allowed");
 	o.url = "https:///jobs";
-	assert_int_equal(vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
+	assert_int_equal(webhook_config_build(&o, "/jobs/mutate", &cfg, &err), VC_EINVAL);
 	assert_string_equal(err.text, "invalid webhook url 'https:///jobs': no host");
 
 	/* A prefix in the URL is kept. */
 	o.url = "https://hooks.example:9443/volcano";
-	assert_int_equal(vc_webhook_config_build(&o, "/pods/mutate", &cfg, &err), 0);
+	assert_int_equal(webhook_config_build(&o, "/pods/mutate", &cfg, &err), 0);
 	assert_string_equal(vc_json_get_str(vc_json_path(cfg, "webhooks[0].clientConfig"), "url"),
 			    "https://hooks.example:9443/volcano/pods/mutate");
 	json_decref(cfg);
@@ -1759,7 +1756,7 @@ static void test_config_build(void **state)
 
 static void test_config_build_alloc_failure(void **state)
 {
-	struct vc_webhook_register_opts o = { .url = "https://127.0.0.1:1", .ca_pem = "pem" };
+	struct webhook_register_opts o = { .url = "https://127.0.0.1:1", .ca_pem = "pem" };
 	struct vc_error err;
 	json_t *cfg;
 	long n;
@@ -1769,7 +1766,7 @@ static void test_config_build_alloc_failure(void **state)
 	vc_alloc_install_json();
 	for (n = 0;; n++) {
 		vc_alloc_fail_after(n);
-		rc = vc_webhook_config_build(&o, "/jobs/mutate", &cfg, &err);
+		rc = webhook_config_build(&o, "/jobs/mutate", &cfg, &err);
 		vc_alloc_fail_reset();
 		if (!rc)
 			break;
@@ -1792,8 +1789,8 @@ static const json_t *stored(struct fake_kube *f, const char *resource, const cha
 static void test_register(void **state)
 {
 	static const char *const two[] = { "/jobs/mutate", "/jobs/validate", NULL };
-	struct vc_webhook_register_opts o = { .url = "https://127.0.0.1:9443", .ca_pem = "ca-1" };
-	struct vc_webhook_register_stats st;
+	struct webhook_register_opts o = { .url = "https://127.0.0.1:9443", .ca_pem = "ca-1" };
+	struct webhook_register_stats st;
 	struct fake_kube f;
 	struct vc_kube *k;
 	struct vc_error err;
@@ -1806,7 +1803,7 @@ static void test_register(void **state)
 	assert_non_null(k);
 
 	/* First start: every configuration created. */
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), 0);
+	assert_int_equal(webhook_register(k, &o, &st, &err), 0);
 	assert_int_equal(st.created, 8);
 	assert_int_equal(st.updated + st.unchanged, 0);
 	assert_int_equal(json_object_size(f.objects), 8);
@@ -1822,7 +1819,7 @@ static void test_register(void **state)
 
 	/* A restart with the same CA: nothing written. */
 	f.creates = f.updates = 0;
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), 0);
+	assert_int_equal(webhook_register(k, &o, &st, &err), 0);
 	assert_int_equal(st.unchanged, 8);
 	assert_int_equal(f.creates + f.updates, 0);
 
@@ -1839,7 +1836,7 @@ static void test_register(void **state)
 	o.ca_pem = "ca-2";
 	o.paths = two;
 	f.conflicts = 2;
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), 0);
+	assert_int_equal(webhook_register(k, &o, &st, &err), 0);
 	assert_int_equal(st.updated, 2);
 	assert_int_equal(st.created + st.unchanged, 0);
 	obj = stored(&f, "validatingwebhookconfigurations",
@@ -1863,33 +1860,33 @@ static void test_register(void **state)
 			 0);
 	f.create_races = 1;
 	o.paths = two;
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), 0);
+	assert_int_equal(webhook_register(k, &o, &st, &err), 0);
 	assert_int_equal(st.created, 1);
 
 	/* Conflicts that never end, and a refusal: the error names the object. */
 	o.ca_pem = "ca-3";
 	f.conflicts = 100;
 	vc_error_clear(&err);
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), VC_ECONFLICT);
+	assert_int_equal(webhook_register(k, &o, &st, &err), VC_ECONFLICT);
 	assert_string_equal(err.text, "MutatingWebhookConfiguration "
 				      "volcano-admission-service-jobs-mutate: the object has been "
 				      "modified");
 	f.conflicts = 0;
 	f.fail_code = VC_EFORBIDDEN;
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), VC_EFORBIDDEN);
+	assert_int_equal(webhook_register(k, &o, &st, &err), VC_EFORBIDDEN);
 	assert_string_equal(err.text, "MutatingWebhookConfiguration "
 				      "volcano-admission-service-jobs-mutate: injected failure");
 	f.fail_code = 0;
 	o.url = "http://x";
-	assert_int_equal(vc_webhook_register(k, &o, &st, &err), VC_EINVAL);
-	assert_int_equal(vc_webhook_register(NULL, &o, &st, &err), VC_EINVAL);
+	assert_int_equal(webhook_register(k, &o, &st, &err), VC_EINVAL);
+	assert_int_equal(webhook_register(NULL, &o, &st, &err), VC_EINVAL);
 	vc_kube_free(k);
 	fake_release(&f);
 }
 
 static void test_register_alloc_failure(void **state)
 {
-	struct vc_webhook_register_opts o = { .url = "https://127.0.0.1:9443", .ca_pem = "ca" };
+	struct webhook_register_opts o = { .url = "https://127.0.0.1:9443", .ca_pem = "ca" };
 	struct fake_kube f;
 	struct vc_kube *k;
 	struct vc_error err;
@@ -1910,12 +1907,12 @@ static void test_register_alloc_failure(void **state)
 							    "/pods/mutate", NULL };
 
 			o.paths = some;
-			assert_int_equal(vc_webhook_register(k, &o, NULL, &err), 0);
+			assert_int_equal(webhook_register(k, &o, NULL, &err), 0);
 		}
 		o.paths = NULL;
 		o.ca_pem = "new";
 		vc_alloc_fail_after(n);
-		rc = vc_webhook_register(k, &o, NULL, &err);
+		rc = webhook_register(k, &o, NULL, &err);
 		vc_alloc_fail_reset();
 		vc_kube_free(k);
 		fake_release(&f);
@@ -1934,8 +1931,8 @@ static void test_cluster_state(void **state)
 {
 	struct fake_kube f;
 	struct vc_kube *k;
-	struct vc_webhook_cluster *c;
-	struct vc_admission_state st;
+	struct webhook_cluster *c;
+	struct admission_state st;
 	struct vc_error err;
 	json_t *out;
 	size_t i;
@@ -1958,13 +1955,13 @@ static void test_cluster_state(void **state)
 			 0);
 	k = vc_kube_new_with_ops(&fake_ops, &f);
 	assert_non_null(k);
-	assert_int_equal(vc_webhook_cluster_new(NULL, &c, &err), VC_EINVAL);
-	assert_int_equal(vc_webhook_cluster_new(k, &c, &err), 0);
-	assert_int_equal(vc_webhook_cluster_wait_synced(c, 0), VC_ESHUTDOWN);
-	assert_int_equal(vc_webhook_cluster_start(c, &err), 0);
-	assert_int_equal(vc_webhook_cluster_wait_synced(c, 5 * INT64_C(1000000000)), 0);
-	assert_int_equal(vc_cache_count(vc_webhook_cluster_cache(c)), 7);
-	vc_webhook_cluster_state(c, &st);
+	assert_int_equal(webhook_cluster_new(NULL, &c, &err), VC_EINVAL);
+	assert_int_equal(webhook_cluster_new(k, &c, &err), 0);
+	assert_int_equal(webhook_cluster_wait_synced(c, 0), VC_ESHUTDOWN);
+	assert_int_equal(webhook_cluster_start(c, &err), 0);
+	assert_int_equal(webhook_cluster_wait_synced(c, 5 * INT64_C(1000000000)), 0);
+	assert_int_equal(vc_cache_count(webhook_cluster_cache(c)), 7);
+	webhook_cluster_state(c, &st);
 
 	vc_error_clear(&err);
 	assert_int_equal(st.get_queue(st.ctx, "a", &out, &err), 0);
@@ -2001,8 +1998,8 @@ static void test_cluster_state(void **state)
 	assert_string_equal(err.text, "namespaces \"team-b\" not found");
 	assert_null(out);
 
-	vc_webhook_cluster_free(c);
-	vc_webhook_cluster_free(NULL);
+	webhook_cluster_free(c);
+	webhook_cluster_free(NULL);
 	vc_kube_free(k);
 	fake_release(&f);
 }
