@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Build Caldera's container images without a container engine daemon (`make image`):
+#
+#   localhost/caldera/vc-controller-manager:VERSION, :latest   ENTRYPOINT vc-controller-manager
+#   localhost/caldera/vc-scheduler:VERSION, :latest            ENTRYPOINT vc-scheduler
+#   localhost/caldera/vc-webhook-manager:VERSION, :latest      ENTRYPOINT vc-webhook
+#
+# Volcano's three image names, so that a chart needs only the image swapped. The three share
+# their two layers and differ only in their configuration:
+#
+#   base  the shared libraries the programs link (their closure, from objdump's NEEDED entries),
+#         the dynamic loader, the CA bundle, /etc/passwd and /etc/group with the user 65532
+#         (nonroot), /tmp, and the copyright files of the Debian packages these files come from.
+#         The libraries come from Debian's archive (mmdebstrap --variant=extract of PKGS below,
+#         the release of this machine), not from this machine: no shell, no apt, dpkg or perl.
+#   app   the stripped vc-controller, vc-webhook and vcctl in /usr/local/bin, with the symlinks
+#         vc-controller-manager and vc-scheduler (to vc-controller) and kubectl-vc (to vcctl).
+#
+# The extracted packages are cached in ~/.cache/caldera/image-base-HASH (HASH of the release,
+# architecture, mirrors and package list; IMAGE_REFRESH=1 downloads them again, e.g. for
+# security updates). The images are committed with buildah into the local containers-storage
+# and written as OCI archives to BUILD/images/NAME.oci.tar (skopeo; layers gzip-compressed).
+# User 65532, read-only root filesystem friendly: nothing is written outside /tmp and mounted
+# volumes.
+#
+# Environment: BUILD (default build), IMAGE_REPO (default localhost/caldera), IMAGE_MIRROR and
+# IMAGE_SECURITY_MIRROR (Debian's archive), IMAGE_REFRESH=1. Needs root (or sudo) to install
+# the tools the first time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+OUT=$BUILD/images
+REPO=${IMAGE_REPO:-localhost/caldera}
+RELEASE=bookworm
+MIRROR=${IMAGE_MIRROR:-http://deb.debian.org/debian}
+SECURITY_MIRROR=${IMAGE_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# The runtime packages of the three programs (their -dev counterparts in scripts/deps.sh);
+# their dependencies come along. libc6 for the loader.
+PKGS=(libc6 libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates)
+PROGS=(vc-controller vc-webhook vcctl)
+NONROOT=65532
+
+say() { printf 'image: %s\n' "$*" >&2; }
+die() {
+	printf 'image: %s\n' "$*" >&2
+	exit 1
+}
+
+# --- the tools ------------------------------------------------------------------------------------
+
+TOOLS=(buildah skopeo mmdebstrap binutils)
+missing=()
+for p in "${TOOLS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	SUDO=
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || die "need root or sudo to install: ${missing[*]}"
+		SUDO=sudo
+	fi
+	say "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || {
+		$SUDO apt-get update -q >&2
+		$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	}
+fi
+[ "$(id -u)" -eq 0 ] || die "run as root: buildah's rootless mode needs subordinate IDs this script does not set up"
+
+for p in "${PROGS[@]}"; do
+	[ -x "$BUILD/$p" ] || die "$BUILD/$p is missing (make build)"
+done
+VERSION=$("$BUILD/vc-controller" --version | awk '{ print $2 }')
+[ -n "$VERSION" ] || die "cannot read the version from vc-controller --version"
+ARCH=$(dpkg --print-architecture)
+MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+
+# --- the base: Debian's packages, extracted, cached -------------------------------------------------
+
+KEY=$(printf '%s\n' "$RELEASE" "$ARCH" "$MIRROR" "$SECURITY_MIRROR" "${PKGS[@]}" | sha256sum | cut -c1-16)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/caldera/image-base-$KEY
+if [ "${IMAGE_REFRESH:-0}" = 1 ] || ! [ -f "$CACHE/done" ]; then
+	say "extracting ${PKGS[*]} and their dependencies from Debian $RELEASE into $CACHE"
+	mkdir -p "$(dirname "$CACHE")"
+	tmp=$(mktemp -d "$CACHE.tmp.XXXXXX")
+	# The hook runs while the downloaded packages are still there: it records which package each file
+	# comes from (the extract variant keeps no dpkg database).
+	# shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by the hook's shell
+	mmdebstrap --quiet --variant=extract --mode=root --include="$(
+		IFS=,
+		echo "${PKGS[*]}"
+	)" \
+		--extract-hook='mkdir -p "$1/../manifest"; for d in "$1"/var/cache/apt/archives/*.deb; do p=$(dpkg-deb -f "$d" Package); dpkg-deb -W --showformat="\${Package} \${Version}\n" "$d" >>"$1/../manifest/packages"; dpkg-deb -c "$d" | awk "{ print \$6 }" | sed "s|^\./|/|" >"$1/../manifest/$p.list"; done' \
+		"$RELEASE" "$tmp/root" \
+		"deb $MIRROR $RELEASE main" "deb $MIRROR $RELEASE-updates main" \
+		"deb $SECURITY_MIRROR $RELEASE-security main" >&2 || {
+		rm -rf "$tmp"
+		die "mmdebstrap failed"
+	}
+	sort -o "$tmp/manifest/packages" "$tmp/manifest/packages"
+	touch "$tmp/done"
+	rm -rf "$CACHE"
+	mv "$tmp" "$CACHE"
+fi
+BASE=$CACHE/root
+
+# --- the root filesystem -----------------------------------------------------------------------------
+
+ROOTFS=$OUT/rootfs
+rm -rf "$ROOTFS" "$OUT/app"
+mkdir -p "$ROOTFS" "$OUT/app/usr/local/bin"
+
+# keep PATH: copy the file at PATH in BASE into ROOTFS, following symbolic links (each link and
+# its target are copied, relative or absolute).
+keep() {
+	local p=$1 t n=0
+	while :; do
+		[ -e "$ROOTFS$p" ] || [ -L "$ROOTFS$p" ] || {
+			[ -e "$BASE$p" ] || [ -L "$BASE$p" ] || die "$p is not in the base"
+			mkdir -p "$ROOTFS$(dirname "$p")"
+			cp -a "$BASE$p" "$ROOTFS$p"
+		}
+		[ -L "$BASE$p" ] || return 0
+		t=$(readlink "$BASE$p")
+		case $t in /*) p=$t ;; *) p=$(dirname "$p")/$t ;; esac
+		p=$(realpath -m -s "$p")
+		[ $((++n)) -lt 20 ] || die "too many symbolic links at $1"
+	done
+}
+LIBDIRS=("/lib/$MULTIARCH" "/usr/lib/$MULTIARCH" /lib /usr/lib)
+# closure FILE: keep the libraries FILE needs, and theirs.
+declare -A SEEN=()
+closure() {
+	local lib d found
+	for lib in $(objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }'); do
+		[ -z "${SEEN[$lib]:-}" ] || continue
+		SEEN[$lib]=1
+		found=
+		for d in "${LIBDIRS[@]}"; do
+			if [ -e "$BASE$d/$lib" ]; then
+				found=$d/$lib
+				break
+			fi
+		done
+		[ -n "$found" ] || die "$lib (needed by ${1#"$BASE"}) is in none of the base's ${LIBDIRS[*]}"
+		keep "$found"
+		closure "$(realpath "$ROOTFS$found")"
+	done
+}
+
+for p in "${PROGS[@]}"; do
+	strip -o "$OUT/app/usr/local/bin/$p" "$BUILD/$p"
+	chmod 0755 "$OUT/app/usr/local/bin/$p"
+	closure "$OUT/app/usr/local/bin/$p"
+done
+# The loader the programs name (PT_INTERP), through the base's /lib64 link.
+interp=$(readelf -l "$BUILD/vc-controller" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
+[ -n "$interp" ] || die "no program interpreter in $BUILD/vc-controller"
+keep "$interp"
+ln -s vc-controller "$OUT/app/usr/local/bin/vc-controller-manager"
+ln -s vc-controller "$OUT/app/usr/local/bin/vc-scheduler"
+ln -s vcctl "$OUT/app/usr/local/bin/kubectl-vc"
+
+# The CA bundle update-ca-certificates would make (every Mozilla certificate ca-certificates ships).
+mkdir -p "$ROOTFS/etc/ssl/certs"
+cat "$BASE"/usr/share/ca-certificates/mozilla/*.crt >"$ROOTFS/etc/ssl/certs/ca-certificates.crt"
+cat >"$ROOTFS/etc/passwd" <<EOF
+root:x:0:0:root:/root:/sbin/nologin
+nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin
+nonroot:x:$NONROOT:$NONROOT:nonroot:/home/nonroot:/sbin/nologin
+EOF
+cat >"$ROOTFS/etc/group" <<EOF
+root:x:0:
+nogroup:x:65534:
+nonroot:x:$NONROOT:
+EOF
+printf 'hosts: files dns\n' >"$ROOTFS/etc/nsswitch.conf"
+mkdir -p "$ROOTFS/tmp" "$ROOTFS/home/nonroot" "$ROOTFS/root"
+chmod 1777 "$ROOTFS/tmp"
+chmod 0700 "$ROOTFS/root" "$ROOTFS/home/nonroot"
+
+# The packages the kept files come from: their copyright files and a list with their versions.
+pkgs=()
+while read -r pkg ver; do
+	list=$CACHE/manifest/$pkg.list
+	while IFS= read -r f; do
+		if [ -e "$ROOTFS$f" ] && ! [ -d "$ROOTFS$f" ]; then
+			pkgs+=("$pkg")
+			printf '%s %s\n' "$pkg" "$ver" >>"$ROOTFS.packages"
+			break
+		fi
+	done <"$list"
+done <"$CACHE/manifest/packages"
+for pkg in "${pkgs[@]}"; do
+	keep "/usr/share/doc/$pkg/copyright"
+done
+mkdir -p "$ROOTFS/usr/share/caldera"
+mv "$ROOTFS.packages" "$ROOTFS/usr/share/caldera/packages"
+
+# --- the images ----------------------------------------------------------------------------------
+
+# Each layer is added as a tar archive with fixed times and owners (root, but /home/nonroot),
+# so the same files make the same layer. The base is committed once per content: its tag is
+# the hash of its archive.
+chown "$NONROOT:$NONROOT" "$ROOTFS/home/nonroot"
+# layer_tar DIR TAR
+layer_tar() {
+	tar -C "$1" --sort=name --mtime=@0 --numeric-owner --owner=0 --group=0 --format=posix \
+		--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
+		--exclude=./home/nonroot -cf "$2" .
+	[ ! -d "$1/home/nonroot" ] ||
+		tar -C "$1" --mtime=@0 --numeric-owner --format=posix \
+			--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
+			-rf "$2" ./home/nonroot
+}
+layer_tar "$ROOTFS" "$OUT/base.tar"
+layer_tar "$OUT/app" "$OUT/app.tar"
+BASE_SUM=$(sha256sum <"$OUT/base.tar" | cut -c1-16)
+BASE_IMG=$REPO/base:$BASE_SUM
+if ! buildah inspect --type image "$BASE_IMG" >/dev/null 2>&1; then
+	say "committing $BASE_IMG"
+	c=$(buildah from --quiet scratch)
+	buildah add --quiet "$c" "$OUT/base.tar" / >/dev/null
+	buildah config --os linux --arch "$ARCH" --user "$NONROOT:$NONROOT" --workingdir / \
+		--env PATH=/usr/local/bin \
+		--label org.opencontainers.image.description="Caldera's runtime base: the libraries of vc-controller, vc-webhook and vcctl from Debian $RELEASE" \
+		"$c"
+	buildah commit --quiet --rm "$c" "$BASE_IMG" >/dev/null
+fi
+
+c=$(buildah from --quiet "$BASE_IMG")
+trap 'buildah rm "$c" >/dev/null 2>&1 || true' EXIT
+buildah add --quiet "$c" "$OUT/app.tar" / >/dev/null
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+buildah config --cmd '' \
+	--label org.opencontainers.image.title=caldera \
+	--label org.opencontainers.image.description="Volcano-compatible batch controller, scheduler and admission webhook in C" \
+	--label org.opencontainers.image.version="$VERSION" \
+	--label org.opencontainers.image.revision="$REV" \
+	--label org.opencontainers.image.base.name="$BASE_IMG" \
+	"$c"
+mkdir -p "$OUT"
+for name in vc-controller-manager vc-scheduler vc-webhook-manager; do
+	case $name in
+	vc-webhook-manager) ep=/usr/local/bin/vc-webhook ;;
+	*) ep=/usr/local/bin/$name ;;
+	esac
+	buildah config --entrypoint "[\"$ep\"]" "$c" 2>/dev/null
+	buildah commit --quiet "$c" "$REPO/$name:$VERSION" >/dev/null
+	buildah tag "$REPO/$name:$VERSION" "$REPO/$name:latest"
+	rm -f "$OUT/$name.oci.tar"
+	skopeo copy --quiet "containers-storage:$REPO/$name:$VERSION" \
+		"oci-archive:$OUT/$name.oci.tar:$REPO/$name:$VERSION" 2> >(grep -v 'using prior storage driver' >&2)
+	say "$REPO/$name:$VERSION (and :latest), $OUT/$name.oci.tar ($(du -k "$OUT/$name.oci.tar" | cut -f1) KiB)"
+done
