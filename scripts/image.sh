@@ -228,13 +228,16 @@ if ! buildah inspect --type image "$BASE_IMG" >/dev/null 2>&1; then
 		--env PATH=/usr/local/bin \
 		--label org.opencontainers.image.description="Caldera's runtime base: the libraries of vc-controller, vc-webhook and vcctl from Debian $RELEASE" \
 		"$c"
-	buildah commit --quiet --rm "$c" "$BASE_IMG" >/dev/null
+	buildah commit --quiet --rm --timestamp 0 "$c" "$BASE_IMG" >/dev/null
 fi
 
 c=$(buildah from --quiet "$BASE_IMG")
 trap 'buildah rm "$c" >/dev/null 2>&1 || true' EXIT
 buildah add --quiet "$c" "$OUT/app.tar" / >/dev/null
 REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The images' creation time is the commit's (SOURCE_DATE_EPOCH when set): the same programs
+# and labels make the same image ID, and a rebuild leaves no untagged image behind.
+EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || echo 0)}
 buildah config --cmd '' \
 	--label org.opencontainers.image.title=caldera \
 	--label org.opencontainers.image.description="Volcano-compatible batch controller, scheduler and admission webhook in C" \
@@ -249,8 +252,14 @@ for name in vc-controller-manager vc-scheduler vc-webhook-manager; do
 	*) ep=/usr/local/bin/$name ;;
 	esac
 	buildah config --entrypoint "[\"$ep\"]" "$c" 2>/dev/null
-	buildah commit --quiet "$c" "$REPO/$name:$VERSION" >/dev/null
+	old=$(buildah inspect --type image --format '{{.FromImageID}}' "$REPO/$name:$VERSION" 2>/dev/null || true)
+	new=$(buildah commit --quiet --timestamp "$EPOCH" "$c" "$REPO/$name:$VERSION")
 	buildah tag "$REPO/$name:$VERSION" "$REPO/$name:latest"
+	# The image these tags named before, if nothing else names it now (a container may use it).
+	if [ -n "$old" ] && [ "$old" != "$new" ] &&
+		buildah images --noheading --no-trunc --filter dangling=true --format '{{.ID}}' | grep -q "$old"; then
+		buildah rmi "$old" >/dev/null 2>&1 || true
+	fi
 	rm -f "$OUT/$name.oci.tar"
 	skopeo copy --quiet "containers-storage:$REPO/$name:$VERSION" \
 		"oci-archive:$OUT/$name.oci.tar:$REPO/$name:$VERSION" 2> >(grep -v 'using prior storage driver' >&2)
