@@ -6,7 +6,7 @@
 #   localhost/caldera/vc-webhook-manager:VERSION, :latest      ENTRYPOINT vc-webhook
 #
 # Volcano's three image names, so that a chart needs only the image swapped. The three share
-# their two layers and differ only in their configuration:
+# two layers and differ in their configuration; vc-webhook-manager has a third:
 #
 #   base  the shared libraries the programs link (their closure, from objdump's NEEDED entries),
 #         the dynamic loader, the CA bundle, /etc/passwd and /etc/group with the user 65532
@@ -15,6 +15,9 @@
 #         the release of this machine), not from this machine: no shell, no apt, dpkg or perl.
 #   app   the stripped vc-controller, vc-webhook and vcctl in /usr/local/bin, with the symlinks
 #         vc-controller-manager and vc-scheduler (to vc-controller) and kubectl-vc (to vcctl).
+#   admission (vc-webhook-manager only) what Volcano's admission init Job runs:
+#         /gen-admission-secret.sh (scripts/image/), with busybox as /bin/sh and a few tools in
+#         /bin, and curl (whose libraries are libcurl's, in the base).
 #
 # The extracted packages are cached in ~/.cache/caldera/image-base-HASH (HASH of the release,
 # architecture, mirrors and package list; IMAGE_REFRESH=1 downloads them again, e.g. for
@@ -37,8 +40,12 @@ RELEASE=bookworm
 MIRROR=${IMAGE_MIRROR:-http://deb.debian.org/debian}
 SECURITY_MIRROR=${IMAGE_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # The runtime packages of the three programs (their -dev counterparts in scripts/deps.sh);
-# their dependencies come along. libc6 for the loader.
-PKGS=(libc6 libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates)
+# their dependencies come along. libc6 for the loader; busybox-static and curl for the
+# admission layer.
+PKGS=(libc6 libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates busybox-static curl)
+# The busybox applets the admission layer links in /bin: those gen-admission-secret.sh uses and
+# those of manifests/30-webhook.yaml's init container.
+APPLETS=(sh cat cp mkdir mktemp rm base64 ls echo)
 PROGS=(vc-controller vc-webhook vcctl)
 NONROOT=65532
 
@@ -86,6 +93,7 @@ if [ "${IMAGE_REFRESH:-0}" = 1 ] || ! [ -f "$CACHE/done" ]; then
 	say "extracting ${PKGS[*]} and their dependencies from Debian $RELEASE into $CACHE"
 	mkdir -p "$(dirname "$CACHE")"
 	tmp=$(mktemp -d "$CACHE.tmp.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
 	# The hook runs while the downloaded packages are still there: it records which package each file
 	# comes from (the extract variant keeps no dpkg database).
 	# shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by the hook's shell
@@ -96,32 +104,31 @@ if [ "${IMAGE_REFRESH:-0}" = 1 ] || ! [ -f "$CACHE/done" ]; then
 		--extract-hook='mkdir -p "$1/../manifest"; for d in "$1"/var/cache/apt/archives/*.deb; do p=$(dpkg-deb -f "$d" Package); dpkg-deb -W --showformat="\${Package} \${Version}\n" "$d" >>"$1/../manifest/packages"; dpkg-deb -c "$d" | awk "{ print \$6 }" | sed "s|^\./|/|" >"$1/../manifest/$p.list"; done' \
 		"$RELEASE" "$tmp/root" \
 		"deb $MIRROR $RELEASE main" "deb $MIRROR $RELEASE-updates main" \
-		"deb $SECURITY_MIRROR $RELEASE-security main" >&2 || {
-		rm -rf "$tmp"
-		die "mmdebstrap failed"
-	}
+		"deb $SECURITY_MIRROR $RELEASE-security main" >&2 || die "mmdebstrap failed"
 	sort -o "$tmp/manifest/packages" "$tmp/manifest/packages"
 	touch "$tmp/done"
 	rm -rf "$CACHE"
 	mv "$tmp" "$CACHE"
+	trap - EXIT
 fi
 BASE=$CACHE/root
 
 # --- the root filesystem -----------------------------------------------------------------------------
 
 ROOTFS=$OUT/rootfs
-rm -rf "$ROOTFS" "$OUT/app"
-mkdir -p "$ROOTFS" "$OUT/app/usr/local/bin"
+ADM=$OUT/admission
+rm -rf "$ROOTFS" "$OUT/app" "$ADM"
+mkdir -p "$ROOTFS" "$OUT/app/usr/local/bin" "$ADM/bin"
 
-# keep PATH: copy the file at PATH in BASE into ROOTFS, following symbolic links (each link and
-# its target are copied, relative or absolute).
+# keep PATH [DIR]: copy the file at PATH in BASE into DIR (default ROOTFS), following symbolic
+# links (each link and its target are copied, relative or absolute).
 keep() {
-	local p=$1 t n=0
+	local p=$1 dst=${2:-$ROOTFS} t n=0
 	while :; do
-		[ -e "$ROOTFS$p" ] || [ -L "$ROOTFS$p" ] || {
+		[ -e "$dst$p" ] || [ -L "$dst$p" ] || {
 			[ -e "$BASE$p" ] || [ -L "$BASE$p" ] || die "$p is not in the base"
-			mkdir -p "$ROOTFS$(dirname "$p")"
-			cp -a "$BASE$p" "$ROOTFS$p"
+			mkdir -p "$dst$(dirname "$p")"
+			cp -a "$BASE$p" "$dst$p"
 		}
 		[ -L "$BASE$p" ] || return 0
 		t=$(readlink "$BASE$p")
@@ -160,6 +167,15 @@ done
 interp=$(readelf -l "$BUILD/vc-controller" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
 [ -n "$interp" ] || die "no program interpreter in $BUILD/vc-controller"
 keep "$interp"
+# The admission layer: curl's libraries go to the base (they are libcurl's), busybox is static.
+keep /usr/bin/curl "$ADM"
+closure "$ADM/usr/bin/curl"
+keep /bin/busybox "$ADM"
+[ -z "$(objdump -p "$ADM/bin/busybox" | awk '$1 == "NEEDED"')" ] || die "busybox is not static"
+for a in "${APPLETS[@]}"; do
+	ln -s busybox "$ADM/bin/$a"
+done
+install -m 0755 "$ROOT/scripts/image/gen-admission-secret.sh" "$ADM/gen-admission-secret.sh"
 ln -s vc-controller "$OUT/app/usr/local/bin/vc-controller-manager"
 ln -s vc-controller "$OUT/app/usr/local/bin/vc-scheduler"
 ln -s vcctl "$OUT/app/usr/local/bin/kubectl-vc"
@@ -182,29 +198,33 @@ mkdir -p "$ROOTFS/tmp" "$ROOTFS/home/nonroot" "$ROOTFS/root"
 chmod 1777 "$ROOTFS/tmp"
 chmod 0700 "$ROOTFS/root" "$ROOTFS/home/nonroot"
 
-# The packages the kept files come from: their copyright files and a list with their versions.
-pkgs=()
-while read -r pkg ver; do
-	list=$CACHE/manifest/$pkg.list
-	while IFS= read -r f; do
-		if [ -e "$ROOTFS$f" ] && ! [ -d "$ROOTFS$f" ]; then
-			pkgs+=("$pkg")
-			printf '%s %s\n' "$pkg" "$ver" >>"$ROOTFS.packages"
-			break
-		fi
-	done <"$list"
-done <"$CACHE/manifest/packages"
-for pkg in "${pkgs[@]}"; do
-	keep "/usr/share/doc/$pkg/copyright"
-done
-mkdir -p "$ROOTFS/usr/share/caldera"
-mv "$ROOTFS.packages" "$ROOTFS/usr/share/caldera/packages"
+# licenses DIR LIST: the packages files in DIR come from: their copyright files into DIR and a
+# list with their versions in DIR/usr/share/caldera/LIST.
+licenses() {
+	local dir=$1 pkg ver f pkgs=()
+	while read -r pkg ver; do
+		while IFS= read -r f; do
+			if [ -e "$dir$f" ] && ! [ -d "$dir$f" ]; then
+				pkgs+=("$pkg")
+				printf '%s %s\n' "$pkg" "$ver" >>"$dir.packages"
+				break
+			fi
+		done <"$CACHE/manifest/$pkg.list"
+	done <"$CACHE/manifest/packages"
+	for pkg in "${pkgs[@]}"; do
+		keep "/usr/share/doc/$pkg/copyright" "$dir"
+	done
+	mkdir -p "$dir/usr/share/caldera"
+	mv "$dir.packages" "$dir/usr/share/caldera/$2"
+}
+licenses "$ROOTFS" packages
+licenses "$ADM" packages-admission
 
 # --- the images ----------------------------------------------------------------------------------
 
 # Each layer is added as a tar archive with fixed times and owners (root, but /home/nonroot),
 # so the same files make the same layer. The base is committed once per content: its tag is
-# the hash of its archive.
+# the hash of its archive and configuration.
 chown "$NONROOT:$NONROOT" "$ROOTFS/home/nonroot"
 # layer_tar DIR TAR
 layer_tar() {
@@ -218,16 +238,20 @@ layer_tar() {
 }
 layer_tar "$ROOTFS" "$OUT/base.tar"
 layer_tar "$OUT/app" "$OUT/app.tar"
-BASE_SUM=$(sha256sum <"$OUT/base.tar" | cut -c1-16)
+layer_tar "$ADM" "$OUT/admission.tar"
+BASE_CONFIG=(--os linux --arch "$ARCH" --user "$NONROOT:$NONROOT" --workingdir /
+	--env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	--label org.opencontainers.image.description="Caldera's runtime base: the libraries of vc-controller, vc-webhook and vcctl from Debian $RELEASE")
+BASE_SUM=$({
+	sha256sum <"$OUT/base.tar"
+	printf '%s\n' "${BASE_CONFIG[@]}"
+} | sha256sum | cut -c1-16)
 BASE_IMG=$REPO/base:$BASE_SUM
 if ! buildah inspect --type image "$BASE_IMG" >/dev/null 2>&1; then
 	say "committing $BASE_IMG"
 	c=$(buildah from --quiet scratch)
 	buildah add --quiet "$c" "$OUT/base.tar" / >/dev/null
-	buildah config --os linux --arch "$ARCH" --user "$NONROOT:$NONROOT" --workingdir / \
-		--env PATH=/usr/local/bin \
-		--label org.opencontainers.image.description="Caldera's runtime base: the libraries of vc-controller, vc-webhook and vcctl from Debian $RELEASE" \
-		"$c"
+	buildah config "${BASE_CONFIG[@]}" "$c"
 	buildah commit --quiet --rm --timestamp 0 "$c" "$BASE_IMG" >/dev/null
 fi
 
@@ -248,7 +272,14 @@ buildah config --cmd '' \
 mkdir -p "$OUT"
 for name in vc-controller-manager vc-scheduler vc-webhook-manager; do
 	case $name in
-	vc-webhook-manager) ep=/usr/local/bin/vc-webhook ;;
+	vc-webhook-manager)
+		ep=/usr/local/bin/vc-webhook
+		# A container's changes are committed as one layer: the admission layer is a new
+		# container's, on top of the image just committed.
+		buildah rm "$c" >/dev/null
+		c=$(buildah from --quiet "$REPO/vc-scheduler:$VERSION")
+		buildah add --quiet "$c" "$OUT/admission.tar" / >/dev/null
+		;;
 	*) ep=/usr/local/bin/$name ;;
 	esac
 	buildah config --entrypoint "[\"$ep\"]" "$c" 2>/dev/null
@@ -264,4 +295,8 @@ for name in vc-controller-manager vc-scheduler vc-webhook-manager; do
 	skopeo copy --quiet "containers-storage:$REPO/$name:$VERSION" \
 		"oci-archive:$OUT/$name.oci.tar:$REPO/$name:$VERSION" 2> >(grep -v 'using prior storage driver' >&2)
 	say "$REPO/$name:$VERSION (and :latest), $OUT/$name.oci.tar ($(du -k "$OUT/$name.oci.tar" | cut -f1) KiB)"
+done
+# Older bases that no image is built on any more (buildah refuses to remove one that is).
+buildah images --noheading --format '{{.Name}}:{{.Tag}}' | while read -r b; do
+	case $b in "$REPO/base:$BASE_SUM") ;; "$REPO/base:"*) buildah rmi "$b" >/dev/null 2>&1 || true ;; esac
 done

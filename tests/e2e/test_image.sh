@@ -7,8 +7,13 @@
 # manifests/ (the cluster runs with --rbac):
 #
 #   images         vc-controller-manager, vc-scheduler and vc-webhook-manager exist, share their
-#                  layers, run as 65532 and start their ENTRYPOINT (--version)
-#   certificates   vc-webhook-manager --generate-certs writes into a mounted folder
+#                  first two layers (vc-webhook-manager has a third, the admission init's), run
+#                  as 65532 and start their ENTRYPOINT (--version)
+#   certificates   vc-webhook-manager --generate-certs writes into a mounted folder; the
+#                  init container of manifests/30-webhook.yaml (/bin/sh -c) runs in the image
+#   admission init what Volcano's admission init Job runs, ./gen-admission-secret.sh in
+#                  vc-webhook-manager, creates the Secret (a ServiceAccount allowed to create
+#                  Secrets, as Volcano's chart has); run again it fails as kubectl create does
 #   stack          vc-webhook-manager (registered by URL on 127.0.0.1) and
 #                  vc-controller-manager (every controller, the bundled scheduler) healthy;
 #                  vc-nodesim on the host plays the kubelet of 4 nodes
@@ -44,7 +49,8 @@ for i in "${IMAGES[@]}"; do
 		break
 	}
 done
-layers() { podman image inspect --format '{{json .RootFS.Layers}}' "$REPO/$1:latest"; }
+# layers IMAGE: the first two layers of the image.
+layers() { podman image inspect --format '{{index .RootFS.Layers 0}} {{index .RootFS.Layers 1}}' "$REPO/$1:latest"; }
 for i in "${IMAGES[@]}"; do
 	podman image exists "$REPO/$i:latest" || fail "no image $REPO/$i:latest"
 	eq "layers of $i" "$(layers "$i")" "$(layers vc-controller-manager)"
@@ -59,7 +65,8 @@ done
 eq "vc-webhook-manager --version" "$("${PODMAN_RUN[@]}" "$REPO/vc-webhook-manager:latest" --version 2>&1)" "$("$HOOK" --version)"
 eq "kubectl-vc version" "$("${PODMAN_RUN[@]}" --entrypoint /usr/local/bin/kubectl-vc "$REPO/vc-controller-manager:latest" version 2>&1)" \
 	"$("$VCCTL" version 2>&1)"
-pass "3 images, 2 shared layers, user 65532, entrypoints vc-controller-manager, vc-scheduler, vc-webhook"
+eq "layer count" "$(for i in "${IMAGES[@]}"; do podman image inspect --format '{{len .RootFS.Layers}}' "$REPO/$i:latest"; done | paste -sd' ')" "2 2 3"
+pass "3 images sharing 2 layers (vc-webhook-manager: +1, admission init), user 65532, entrypoints vc-controller-manager, vc-scheduler, vc-webhook"
 
 # --- the cluster, the RBAC, the credentials --------------------------------------------------------
 
@@ -134,6 +141,57 @@ for f in ca.crt tls.crt tls.key; do
 	[ -s "$CERTS/$f" ] || fail "no $f in $CERTS" "$out"
 done
 pass "ca.crt, tls.crt, tls.key written by user $(stat -c %u "$CERTS/tls.key")"
+
+step "the init container of manifests/30-webhook.yaml in vc-webhook-manager"
+# Its /bin/sh -c script, both ways: from the Secret's files, and generated.
+init_script=$(awk '/initContainers:/ { f = 1 } f && /- \|$/ { g = 1; next }
+	g && /^ *securityContext:/ { exit } g { sub(/^              /, ""); print }' "$E2E_ROOT/manifests/30-webhook.yaml")
+grep -q 'generate-certs' <<<"$init_script" || fail "cannot find the init container's script in manifests/30-webhook.yaml" "$init_script"
+for from in generated secret; do
+	mkdir -p "$E2E_DIR/init-$from/certs" "$E2E_DIR/init-$from/secret"
+	chown 65532:65532 "$E2E_DIR/init-$from/certs"
+	# A Secret volume's files are 0644 (defaultMode).
+	[ $from = generated ] || install -m 0644 "$CERTS"/* "$E2E_DIR/init-$from/secret/"
+	out=$("${PODMAN_RUN[@]}" --name "$CNAME-init-$from" --volume "$E2E_DIR/init-$from/certs:/certs" \
+		--volume "$E2E_DIR/init-$from/secret:/secret:ro" --entrypoint /bin/sh \
+		"$REPO/vc-webhook-manager:latest" -c "$init_script" 2>&1) || fail "the init container's script failed" "$out"
+	want=generated
+	[ $from = generated ] || want="from the Secret volcano-admission-secret"
+	grep -qx "certificates: $want" <<<"$out" || fail "the init container's script did not say 'certificates: $want'" "$out"
+	[ -s "$E2E_DIR/init-$from/certs/tls.key" ] || fail "the init container's script left no tls.key" "$out"
+done
+pass "certificates generated, and copied from a Secret's files"
+
+step "Volcano's admission init: ./gen-admission-secret.sh in vc-webhook-manager"
+INIT=caldera-admission-init
+{ kube -n $NS create serviceaccount $INIT &&
+	kube -n $NS create role $INIT --verb=create --resource=secrets &&
+	kube -n $NS create rolebinding $INIT --role=$INIT --serviceaccount=$NS:$INIT; } >/dev/null ||
+	fail "cannot create the ServiceAccount, Role and RoleBinding $INIT"
+sa_dir $INIT
+# admission_init: the init Job's command, as Volcano's chart gives it.
+admission_init() {
+	# shellcheck disable=SC2046 # the flags are words
+	"${PODMAN_RUN[@]}" --name "$CNAME-admission-init" $(in_cluster $INIT) \
+		--entrypoint ./gen-admission-secret.sh "$REPO/vc-webhook-manager:latest" \
+		--service volcano-admission-service --namespace $NS --secret volcano-admission-secret 2>&1
+}
+out=$(admission_init) || fail "gen-admission-secret.sh failed" "$out"
+grep -qx 'secret/volcano-admission-secret created' <<<"$out" || fail "gen-admission-secret.sh did not say it created the Secret" "$out"
+SECRET=$E2E_DIR/admission-secret
+mkdir -p "$SECRET"
+for key in ca.crt tls.crt tls.key; do
+	kube -n $NS get secret volcano-admission-secret -o jsonpath="{.data.${key//./\\.}}" | base64 -d >"$SECRET/$key"
+	[ -s "$SECRET/$key" ] || fail "the Secret volcano-admission-secret has no $key"
+done
+check "tls.crt is signed by ca.crt" openssl verify -CAfile "$SECRET/ca.crt" "$SECRET/tls.crt"
+san=$(openssl x509 -in "$SECRET/tls.crt" -noout -ext subjectAltName)
+grep -q 'DNS:volcano-admission-service.volcano-system.svc\b' <<<"$san" || fail "tls.crt does not name the Service" "$san"
+[ "$(openssl x509 -in "$SECRET/tls.crt" -noout -pubkey | openssl sha256)" = \
+	"$(openssl pkey -in "$SECRET/tls.key" -pubout | openssl sha256)" ] || fail "tls.key does not belong to tls.crt"
+out=$(admission_init) && fail "gen-admission-secret.sh succeeded with the Secret already there" "$out"
+grep -q 'AlreadyExists' <<<"$out" || fail "the second gen-admission-secret.sh did not fail with AlreadyExists" "$out"
+pass "the Secret volcano-admission-secret holds a CA and a certificate for the Service; a second run fails (AlreadyExists)"
 
 # hook_args PORT HEALTHZ_PORT: vc-webhook's flags (as manifests/30-webhook.yaml, registered by URL).
 hook_args() {
