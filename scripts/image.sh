@@ -27,8 +27,8 @@
 # volumes.
 #
 # Environment: BUILD (default build), IMAGE_REPO (default localhost/caldera), IMAGE_MIRROR and
-# IMAGE_SECURITY_MIRROR (Debian's archive), IMAGE_REFRESH=1. Needs root (or sudo) to install
-# the tools the first time.
+# IMAGE_SECURITY_MIRROR (Debian's archive), IMAGE_REFRESH=1. Runs as root (root's
+# containers-storage; buildah, skopeo and mmdebstrap are installed with apt-get when missing).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,24 +58,24 @@ die() {
 # --- the tools ------------------------------------------------------------------------------------
 
 TOOLS=(buildah skopeo mmdebstrap binutils)
+[ "$(id -u)" -eq 0 ] || die "run as root: buildah's rootless mode needs subordinate IDs this script does not set up"
 missing=()
 for p in "${TOOLS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-	SUDO=
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null || die "need root or sudo to install: ${missing[*]}"
-		SUDO=sudo
-	fi
 	say "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || {
-		$SUDO apt-get update -q >&2
-		$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || {
+		apt-get update -q >&2
+		apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 	}
 fi
-[ "$(id -u)" -eq 0 ] || die "run as root: buildah's rootless mode needs subordinate IDs this script does not set up"
+# The programs are linked against this machine's libraries: the base must be the same release.
+# shellcheck disable=SC1091 # the machine's
+host_release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+[ "$host_release" = "$RELEASE" ] ||
+	say "warning: this machine is '$host_release', the base is Debian $RELEASE: the programs may not run in it"
 
 for p in "${PROGS[@]}"; do
 	[ -x "$BUILD/$p" ] || die "$BUILD/$p is missing (make build)"
