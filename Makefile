@@ -205,7 +205,7 @@ image: deps
 
 test-image: image
 	@$(MAKE) -s --no-print-directory $(BUILD)/vc-nodesim
-	@E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_image.sh
+	@E2E_IMAGE=1 E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_image.sh
 
 demo: all
 	@scripts/demo.sh
