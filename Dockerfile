@@ -5,6 +5,11 @@
 # caldera:latest. How to build and install: docs/install.md.
 #
 #   docker build -t caldera:latest .
+#
+# `make image` (scripts/image.sh) builds the same programs without Docker into three images
+# with Volcano's names (vc-controller-manager, vc-scheduler, vc-webhook-manager) on a smaller
+# base; the links and /gen-admission-secret.sh below are there too, so either image runs the
+# same commands.
 
 ARG DEBIAN_RELEASE=bookworm
 
@@ -25,10 +30,14 @@ RUN make -j"$(nproc)" build/vc-controller build/vc-webhook build/vcctl \
 FROM debian:${DEBIAN_RELEASE}-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates \
+      libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/vc-controller /src/build/vc-webhook /src/build/vcctl /usr/local/bin/
-RUN ln -s vcctl /usr/local/bin/kubectl-vc
+# Volcano's entry points (the same program for now) and admission init script.
+RUN ln -s vcctl /usr/local/bin/kubectl-vc \
+ && ln -s vc-controller /usr/local/bin/vc-controller-manager \
+ && ln -s vc-controller /usr/local/bin/vc-scheduler
+COPY scripts/image/gen-admission-secret.sh /gen-admission-secret.sh
 LABEL org.opencontainers.image.title="caldera" \
       org.opencontainers.image.description="Volcano-compatible batch controller, scheduler and admission webhook in C"
 USER 65532:65532

@@ -58,7 +58,7 @@ FUZZ_SECONDS ?= 60
 C_FILES  := $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: all deps test unit e2e asan tsan fuzz fuzz-build format format-check lint clean \
-        cluster-build cluster-up cluster-down demo demo-down help crds
+        cluster-build cluster-up cluster-down demo demo-down help crds image test-image
 .DEFAULT_GOAL := all
 
 all: deps
@@ -82,6 +82,8 @@ help:
 	@echo "make crds       regenerate crds/ from crds/gen/"
 	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
 	@echo "make demo / demo-down"
+	@echo "make image      the container images, daemonless (buildah), into containers-storage and build/images/"
+	@echo "make test-image the end-to-end test of the images (podman, local cluster); not part of make test"
 
 # `make V=1` shows the full commands.
 Q := $(if $(V),,@)
@@ -195,6 +197,15 @@ cluster-up: deps
 
 cluster-down:
 	@cluster/down.sh $(CLUSTER_DIR)
+
+# The container images (scripts/image.sh, docs/install.md) and their end-to-end test.
+image: deps
+	@$(MAKE) -s --no-print-directory $(BUILD)/vc-controller $(BUILD)/vc-webhook $(BUILD)/vcctl
+	@BUILD=$(BUILD) scripts/image.sh
+
+test-image: image
+	@$(MAKE) -s --no-print-directory $(BUILD)/vc-nodesim
+	@E2E_IMAGE=1 E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_image.sh
 
 demo: all
 	@scripts/demo.sh
