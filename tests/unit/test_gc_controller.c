@@ -3,7 +3,7 @@
  * ttlSecondsAfterFinished are deleted (Foreground, UID precondition) once the TTL counted from
  * status.state.lastTransitionTime has passed, after a fresh read; the clock is injected.
  */
-#include "ctl_fake.h"
+#include "support/fake_api.h"
 
 #include "gc_controller.h"
 
@@ -48,7 +48,7 @@ static void env_start(struct env *e, int workers)
 	struct gcctl_config cfg;
 	struct vc_error err;
 
-	e->kube = vc_kube_new_with_ops(&fake_ops, &e->f);
+	e->kube = fake_kube(&e->f);
 	assert_non_null(e->kube);
 	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
 	gcctl_config_defaults(&cfg);

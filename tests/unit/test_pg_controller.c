@@ -3,7 +3,7 @@
  * get a PodGroup, its exact body (name, owners, minMember from the owner's annotation,
  * minResources, queue, copied annotations and labels), the pod patch, and retries.
  */
-#include "ctl_fake.h"
+#include "support/fake_api.h"
 
 #include "pg_controller.h"
 
@@ -93,7 +93,7 @@ static void env_start(struct env *e)
 	struct ctx_opts o = { .pods = true, .podgroups = !e->no_podgroups };
 	struct vc_error err;
 
-	e->kube = vc_kube_new_with_ops(&fake_ops, &e->f);
+	e->kube = fake_kube(&e->f);
 	assert_non_null(e->kube);
 	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
 	assert_int_equal(pgctl_new(&e->ctx, &e->cfg, &e->pc, &err), 0);

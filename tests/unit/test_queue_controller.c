@@ -4,7 +4,7 @@
  * last PodGroup goes, the hierarchy with volcano.sh/closed-by-parent, rate-limited status
  * counts, retries, metrics. The fake API server records every request; the clock is injected.
  */
-#include "ctl_fake.h"
+#include "support/fake_api.h"
 
 #include "queue_controller.h"
 #include "vc_metrics.h"
@@ -104,7 +104,7 @@ static void env_start(struct env *e)
 	struct ctx_opts o = { .queues = true, .podgroups = true, .commands = true };
 	struct vc_error err;
 
-	e->kube = vc_kube_new_with_ops(&fake_ops, &e->f);
+	e->kube = fake_kube(&e->f);
 	assert_non_null(e->kube);
 	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
 	assert_int_equal(queuectl_new(&e->ctx, &e->cfg, &e->qc, &err), 0);

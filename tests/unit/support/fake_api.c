@@ -1,62 +1,17 @@
 /*
- * ctl_fake.h - a fake API server for the controller tests (queue, podgroup and gc controllers).
- *
- * It keeps an object store per resource. Lists serve the store, so the informers of a
- * struct vc_ctrl_ctx built on fake_kube() start from it. A watch delivers the events a test
- * pushes with fake_emit(), which returns only once the informer delivered the event (the cache
- * holds it and the controller's handlers ran), so tests never race their informers. Every other
- * call (get, create, update, patch, delete) is appended to a log as one line,
- *   VERB PATH [PATCHTYPE] BODY
- * with the body compact and its keys sorted, and applied to the store (writes do not emit
- * events: a test that wants the informers to see a write emits it). A rule makes a call fail.
- *
- * Test data is written with single quotes for readability: J() and fake_expect() turn every '
- * into ". Everything here is static: the header is included by each test that uses it.
+ * fake_api.c - the fake API server of the unit tests (see fake_api.h).
  */
-#ifndef CTL_FAKE_H
-#define CTL_FAKE_H
+#include "fake_api.h"
 
-#include "vc_prelude.h"
-
-#include <pthread.h>
-#include <setjmp.h>
+#include <stdarg.h>
 #include <time.h>
-#include <cmocka.h>
 
-#include "ctx.h"
-#include "vc_alloc.h"
-#include "vc_json.h"
 #include "vc_jsonpatch.h"
-#include "vc_kube.h"
-#include "vc_log.h"
-#include "vc_time.h"
-
-#define FAKE_LOG_MAX   65536
-#define FAKE_MAX_RULES 16
-
-struct fake_rule {
-	char verb[8];
-	char path[256];
-	int rc;
-	int times; /* < 0: always */
-};
-
-struct fake {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	json_t *store;	 /* resource -> { key -> object } */
-	json_t *pending; /* resource -> [ [type, object], ... ] */
-	unsigned long pushed, delivered;
-	long rv;
-	char log[FAKE_LOG_MAX];
-	struct fake_rule rules[FAKE_MAX_RULES];
-	size_t nrules;
-};
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
 /* JSON text with ' for " (a new reference; aborts the test on bad JSON). */
-static VC_UNUSED json_t *J(const char *text)
+json_t *fake_json(const char *text)
 {
 	char *s = strdup(text), *p;
 	json_error_t e;
@@ -397,7 +352,7 @@ static int fake_watch(void *ctx, const struct vc_gvr *r, const char *ns,
 	return VC_ESHUTDOWN;
 }
 
-static const struct vc_kube_ops fake_ops = {
+const struct vc_kube_ops fake_ops = {
 	.get = fake_get,
 	.list = fake_list,
 	.create = fake_create,
@@ -418,7 +373,7 @@ static void fake_log_sink(void *ctx, int level, const char *line)
 		fprintf(stderr, "%s\n", line);
 }
 
-static VC_UNUSED void fake_init(struct fake *f)
+void fake_init(struct fake *f)
 {
 	vc_log_set_sink(fake_log_sink, NULL);
 	memset(f, 0, sizeof(*f));
@@ -430,7 +385,15 @@ static VC_UNUSED void fake_init(struct fake *f)
 	assert_non_null(f->pending);
 }
 
-static VC_UNUSED void fake_release(struct fake *f)
+struct vc_kube *fake_kube(struct fake *f)
+{
+	struct vc_kube *c = vc_kube_new_with_ops(&fake_ops, f);
+
+	assert_non_null(c);
+	return c;
+}
+
+void fake_release(struct fake *f)
 {
 	json_decref(f->store);
 	json_decref(f->pending);
@@ -439,7 +402,7 @@ static VC_UNUSED void fake_release(struct fake *f)
 }
 
 /* Put obj (stolen) into the store without an event: what the informers' first list sees. */
-static VC_UNUSED void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj)
+void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj)
 {
 	pthread_mutex_lock(&f->lock);
 	json_decref(fake_store_put(f, r, obj));
@@ -451,8 +414,7 @@ static VC_UNUSED void fake_put(struct fake *f, const struct vc_gvr *r, json_t *o
  * Apply an event to the store and deliver it through the watch of resource r: type ADDED,
  * MODIFIED or DELETED, obj stolen. Returns once the informer has handled it.
  */
-static VC_UNUSED void fake_emit(struct fake *f, const struct vc_gvr *r,
-				enum vc_watch_event_type type, json_t *obj)
+void fake_emit(struct fake *f, const struct vc_gvr *r, enum vc_watch_event_type type, json_t *obj)
 {
 	struct timespec deadline;
 	json_t *ev, *stored;
@@ -492,7 +454,7 @@ static VC_UNUSED void fake_emit(struct fake *f, const struct vc_gvr *r,
 }
 
 /* Deliver the stored object under key as a MODIFIED event (what a write would cause). */
-static VC_UNUSED void fake_touch(struct fake *f, const struct vc_gvr *r, const char *key)
+void fake_touch(struct fake *f, const struct vc_gvr *r, const char *key)
 {
 	json_t *o;
 
@@ -504,7 +466,7 @@ static VC_UNUSED void fake_touch(struct fake *f, const struct vc_gvr *r, const c
 }
 
 /* A copy of the stored object under key (NULL when absent); new reference. */
-static VC_UNUSED json_t *fake_stored(struct fake *f, const struct vc_gvr *r, const char *key)
+json_t *fake_stored(struct fake *f, const struct vc_gvr *r, const char *key)
 {
 	json_t *o;
 
@@ -515,7 +477,7 @@ static VC_UNUSED json_t *fake_stored(struct fake *f, const struct vc_gvr *r, con
 }
 
 /* Whether the store holds key. */
-static VC_UNUSED bool fake_has(struct fake *f, const struct vc_gvr *r, const char *key)
+bool fake_has(struct fake *f, const struct vc_gvr *r, const char *key)
 {
 	bool has;
 
@@ -526,8 +488,7 @@ static VC_UNUSED bool fake_has(struct fake *f, const struct vc_gvr *r, const cha
 }
 
 /* Make the next `times` calls VERB PATH fail with rc (times < 0: every call). */
-static VC_UNUSED void fake_fail(struct fake *f, const char *verb, const char *path, int rc,
-				int times)
+void fake_fail(struct fake *f, const char *verb, const char *path, int rc, int times)
 {
 	struct fake_rule *r;
 
@@ -542,7 +503,7 @@ static VC_UNUSED void fake_fail(struct fake *f, const char *verb, const char *pa
 }
 
 /* Assert that the log is exactly `want` (with ' for "), then clear it. */
-static VC_UNUSED void fake_expect(struct fake *f, const char *want)
+void fake_expect(struct fake *f, const char *want)
 {
 	char *w = strdup(want), *p;
 
@@ -560,7 +521,7 @@ static VC_UNUSED void fake_expect(struct fake *f, const char *want)
 }
 
 /* Clear the log. */
-static VC_UNUSED void fake_clear(struct fake *f)
+void fake_clear(struct fake *f)
 {
 	pthread_mutex_lock(&f->lock);
 	f->log[0] = '\0';
@@ -569,24 +530,35 @@ static VC_UNUSED void fake_clear(struct fake *f)
 
 /* ---- the injected clock ------------------------------------------------------------------ */
 
-static int64_t fake_now_ns; /* both clocks read it */
+/* One variable moves both clocks at once: the monotonic clock is the wall clock + an offset. */
+static int64_t fake_now_ns, fake_mono_offset_ns;
 
-static int64_t fake_clock(void *ctx)
+static int64_t fake_wall(void *ctx)
 {
 	(void)ctx;
 	return __atomic_load_n(&fake_now_ns, __ATOMIC_ACQUIRE);
 }
 
-/* Install the fake clock at Unix time sec. */
-static VC_UNUSED void fake_clock_set(int64_t sec)
+static int64_t fake_mono(void *ctx)
 {
-	__atomic_store_n(&fake_now_ns, sec * VC_NSEC_PER_SEC, __ATOMIC_RELEASE);
-	vc_time_set_source(fake_clock, fake_clock, NULL);
+	(void)ctx;
+	return __atomic_load_n(&fake_now_ns, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&fake_mono_offset_ns, __ATOMIC_ACQUIRE);
 }
 
-static VC_UNUSED void fake_clock_advance(int64_t ns)
+void fake_clock_set_ns(int64_t wall_ns, int64_t mono_ns)
+{
+	__atomic_store_n(&fake_mono_offset_ns, mono_ns - wall_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&fake_now_ns, wall_ns, __ATOMIC_RELEASE);
+	vc_time_set_source(fake_wall, fake_mono, NULL);
+}
+
+void fake_clock_set(int64_t sec)
+{
+	fake_clock_set_ns(sec * VC_NSEC_PER_SEC, sec * VC_NSEC_PER_SEC);
+}
+
+void fake_clock_advance(int64_t ns)
 {
 	__atomic_add_fetch(&fake_now_ns, ns, __ATOMIC_ACQ_REL);
 }
-
-#endif /* CTL_FAKE_H */

@@ -1,0 +1,114 @@
+/*
+ * fake_api.h - the fake API server of the unit tests, and the fake clock they share.
+ *
+ * A struct fake keeps an object store per resource and is plugged into the code under test as a
+ * struct vc_kube (fake_kube(), or vc_kube_new_with_ops(&fake_ops, f)). Lists serve the store, so
+ * the informers of a struct vc_ctrl_ctx built on it start from it. A watch delivers the events a
+ * test pushes with fake_emit(), which returns only once the informer delivered the event (the
+ * cache holds it and the handlers ran), so tests never race their informers. Every other call
+ * (get, create, update, patch, delete) is appended to a log as one line,
+ *   VERB PATH [PATCHTYPE] BODY
+ * with the body compact and its keys sorted, and applied to the store (writes do not emit
+ * events: a test that wants the informers to see a write emits it). A rule (fake_fail) makes a
+ * call fail.
+ *
+ * Test data is written with single quotes for readability: J() and fake_expect() turn every '
+ * into ". Every function here may be called from any thread except where it says otherwise;
+ * the ones that check something fail the running cmocka test when the check fails.
+ */
+#ifndef FAKE_API_H
+#define FAKE_API_H
+
+#include "vc_prelude.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "ctx.h"
+#include "vc_alloc.h"
+#include "vc_json.h"
+#include "vc_kube.h"
+#include "vc_log.h"
+#include "vc_time.h"
+
+#define FAKE_LOG_MAX   65536
+#define FAKE_MAX_RULES 16
+
+struct fake_rule {
+	char verb[8];
+	char path[256];
+	int rc;
+	int times; /* < 0: always */
+};
+
+/* Opaque to tests: use the functions below (the fields are here so tests can embed one). */
+struct fake {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	json_t *store;	 /* resource -> { key -> object } */
+	json_t *pending; /* resource -> [ [type, object], ... ] */
+	unsigned long pushed, delivered;
+	long rv;
+	char log[FAKE_LOG_MAX];
+	struct fake_rule rules[FAKE_MAX_RULES];
+	size_t nrules;
+};
+
+/* The operations of the fake (ctx is the struct fake). */
+extern const struct vc_kube_ops fake_ops;
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+/* JSON text with ' for " (a new reference; aborts the test on bad JSON). */
+json_t *fake_json(const char *text);
+#define J(text) fake_json(text)
+
+/* ---- the fake API server ------------------------------------------------------------------ */
+
+/*
+ * Initialise f with an empty store, log and rule set. Also sends the library's log lines to a
+ * sink that shows them only when the environment variable CTL_FAKE_LOG is set (the tests make
+ * calls fail on purpose).
+ */
+void fake_init(struct fake *f);
+/* Release what fake_init took; no client of f may be in use any more. */
+void fake_release(struct fake *f);
+/* A client whose calls go to f (free with vc_kube_free before fake_release). Never NULL. */
+struct vc_kube *fake_kube(struct fake *f);
+
+/* Put obj (stolen) into the store without an event: what the informers' first list sees. */
+void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj);
+/*
+ * Apply an event to the store and deliver it through the watch of resource r: type ADDED,
+ * MODIFIED or DELETED, obj stolen. Returns once the informer has handled it.
+ */
+void fake_emit(struct fake *f, const struct vc_gvr *r, enum vc_watch_event_type type, json_t *obj);
+/* Deliver the stored object under key ("ns/name" or "name") as a MODIFIED event. */
+void fake_touch(struct fake *f, const struct vc_gvr *r, const char *key);
+/* A copy of the stored object under key (NULL when absent); new reference. */
+json_t *fake_stored(struct fake *f, const struct vc_gvr *r, const char *key);
+/* Whether the store holds key. */
+bool fake_has(struct fake *f, const struct vc_gvr *r, const char *key);
+
+/* Make the next `times` calls VERB PATH fail with rc (times < 0: every call). */
+void fake_fail(struct fake *f, const char *verb, const char *path, int rc, int times);
+/* Assert that the log is exactly `want` (with ' for "), then clear it. */
+void fake_expect(struct fake *f, const char *want);
+/* Clear the log. */
+void fake_clear(struct fake *f);
+
+/* ---- the injected clock ------------------------------------------------------------------ */
+
+/*
+ * Install the fake clock (vc_time_set_source) with the wall clock at Unix time sec and the
+ * monotonic clock at the same value. The clock is process-wide; it stays installed until the
+ * test installs another source.
+ */
+void fake_clock_set(int64_t sec);
+/* Install the fake clock with the wall clock at wall_ns and the monotonic clock at mono_ns. */
+void fake_clock_set_ns(int64_t wall_ns, int64_t mono_ns);
+/* Move both clocks forward by ns, as they move together on a real machine. */
+void fake_clock_advance(int64_t ns);
+
+#endif /* FAKE_API_H */
