@@ -395,6 +395,7 @@ struct vc_kube *fake_kube(struct fake *f)
 
 void fake_release(struct fake *f)
 {
+	fake_reset_calls(f);
 	json_decref(f->store);
 	json_decref(f->pending);
 	pthread_cond_destroy(&f->cond);
@@ -526,6 +527,254 @@ void fake_clear(struct fake *f)
 	pthread_mutex_lock(&f->lock);
 	f->log[0] = '\0';
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- the call recorder ------------------------------------------------------------------- */
+
+/* The injected answer of a recorder call: 0, or rc with err filled. Lock held. */
+static int fake_recorder_answer(struct fake *f, char verb, const struct vc_gvr *r, const char *sub,
+				struct vc_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (f->fail_always)
+		return vc_error_set(err, f->fail_always, "injected %d", f->fail_always);
+	if (f->next < f->nscript && (rc = f->script[f->next++]))
+		return vc_error_set(err, rc, "injected %d", rc);
+	for (i = 0; i < f->nrules; i++) {
+		struct fake_rule *u = &f->rules[i];
+
+		if (u->times && !u->path[0] && u->verb[0] == verb &&
+		    !strcmp(u->resource, r->resource) && !strcmp(u->sub, sub ? sub : "")) {
+			if (u->times > 0)
+				u->times--;
+			return vc_error_set(err, u->rc, "%s", u->message);
+		}
+	}
+	return 0;
+}
+
+static int fake_record(struct fake *f, char verb, const struct vc_gvr *r, const char *ns,
+		       const char *name, const char *sub, enum vc_patch_type type,
+		       const json_t *body, const struct vc_delete_opts *dopts, struct vc_error *err)
+{
+	struct fake_call *c;
+	json_t *copy = NULL;
+	int rc;
+
+	pthread_mutex_lock(&f->lock);
+	f->attempts++;
+	rc = fake_recorder_answer(f, verb, r, sub, err);
+	if (rc && !f->record_failed)
+		goto out;
+	if (f->ncalls == FAKE_MAX_CALLS) {
+		if (!rc)
+			rc = vc_error_set(err, VC_EINVAL, "too many calls");
+		goto out;
+	}
+	if (body && !(copy = json_deep_copy(body)) && !f->nomem_recorded) {
+		if (!rc)
+			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto out;
+	}
+	c = &f->calls[f->ncalls++];
+	memset(c, 0, sizeof(*c));
+	c->verb = verb;
+	snprintf(c->resource, sizeof(c->resource), "%s", r->resource);
+	snprintf(c->ns, sizeof(c->ns), "%s", ns ? ns : "");
+	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
+	snprintf(c->sub, sizeof(c->sub), "%s", sub ? sub : "");
+	c->type = type;
+	if (dopts && dopts->precondition_uid)
+		snprintf(c->precondition, sizeof(c->precondition), "%s", dopts->precondition_uid);
+	c->body = copy;
+	pthread_cond_broadcast(&f->cond);
+out:
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+static int fake_rec_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			   const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
+{
+	(void)out;
+	if (!name)
+		name = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name");
+	return fake_record(ctx, 'C', r, ns, name, sub, VC_PATCH_MERGE, obj, NULL, err);
+}
+
+static int fake_rec_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			   const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
+{
+	(void)out;
+	return fake_record(ctx, 'U', r, ns, name, sub, VC_PATCH_MERGE, obj, NULL, err);
+}
+
+static int fake_rec_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			  const char *sub, enum vc_patch_type type, const json_t *patch,
+			  json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	int rc;
+
+	(void)out;
+	rc = fake_record(f, 'P', r, ns, name, sub, type, patch, NULL, err);
+	pthread_mutex_lock(&f->lock);
+	while (f->hold && !strcmp(r->resource, f->hold_resource) &&
+	       !strcmp(sub ? sub : "", f->hold_sub))
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+static int fake_rec_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			const struct vc_delete_opts *opts, struct vc_error *err)
+{
+	return fake_record(ctx, 'D', r, ns, name, NULL, VC_PATCH_MERGE, NULL, opts, err);
+}
+
+const struct vc_kube_ops fake_recorder_ops = {
+	.create = fake_rec_create,
+	.update = fake_rec_update,
+	.patch = fake_rec_patch,
+	.del = fake_rec_del,
+};
+
+struct vc_kube *fake_recorder(struct fake *f)
+{
+	struct vc_kube *c = vc_kube_new_with_ops(&fake_recorder_ops, f);
+
+	assert_non_null(c);
+	return c;
+}
+
+void fake_script(struct fake *f, int n, ...)
+{
+	va_list ap;
+	int i;
+
+	assert_true(n <= FAKE_MAX_SCRIPT);
+	pthread_mutex_lock(&f->lock);
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		f->script[i] = va_arg(ap, int);
+	va_end(ap);
+	f->nscript = n;
+	f->next = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_fail_call(struct fake *f, char verb, const char *resource, const char *sub, int rc,
+		    const char *message)
+{
+	struct fake_rule *u;
+
+	pthread_mutex_lock(&f->lock);
+	assert_true(f->nrules < FAKE_MAX_RULES);
+	u = &f->rules[f->nrules++];
+	memset(u, 0, sizeof(*u));
+	u->verb[0] = verb;
+	snprintf(u->resource, sizeof(u->resource), "%s", resource);
+	snprintf(u->sub, sizeof(u->sub), "%s", sub ? sub : "");
+	snprintf(u->message, sizeof(u->message), "%s", message);
+	u->rc = rc;
+	u->times = 1;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_reset_calls(struct fake *f)
+{
+	int i;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->ncalls; i++)
+		json_decref(f->calls[i].body);
+	memset(f->calls, 0, sizeof(f->calls));
+	f->ncalls = 0;
+	f->attempts = 0;
+	f->nrules = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_hold(struct fake *f, const char *resource, const char *sub, bool on)
+{
+	pthread_mutex_lock(&f->lock);
+	snprintf(f->hold_resource, sizeof(f->hold_resource), "%s", resource);
+	snprintf(f->hold_sub, sizeof(f->hold_sub), "%s", sub ? sub : "");
+	f->hold = on;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fake_ncalls(struct fake *f)
+{
+	int n;
+
+	pthread_mutex_lock(&f->lock);
+	n = f->ncalls;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+void fake_wait_calls(struct fake *f, int n)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&f->lock);
+	while (f->ncalls < n)
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &ts))
+			break;
+	pthread_mutex_unlock(&f->lock);
+	assert_true(fake_ncalls(f) >= n);
+}
+
+void fake_call_str(struct fake *f, int i, char *buf, size_t len)
+{
+	const struct fake_call *c = &f->calls[i];
+
+	pthread_mutex_lock(&f->lock);
+	snprintf(buf, len, "%c %s %s%s%s%s%s", c->verb, c->resource, c->ns, c->ns[0] ? "/" : "",
+		 c->name, c->sub[0] ? "/" : "", c->sub);
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fake_find_call(struct fake *f, char verb, const char *resource, const char *name,
+		   const char *sub)
+{
+	int i, found = -1;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->ncalls && found < 0; i++) {
+		const struct fake_call *c = &f->calls[i];
+
+		if (c->verb == verb && !strcmp(c->resource, resource) &&
+		    (!name || !strcmp(c->name, name)) && !strcmp(c->sub, sub ? sub : ""))
+			found = i;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (found < 0)
+		fail_msg("no call %c %s %s %s", verb, resource, name ? name : "*", sub ? sub : "");
+	return found;
+}
+
+/* ---- log capture ------------------------------------------------------------------------- */
+
+char fake_last_error[1024];
+
+static void fake_capture_sink(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	if (level <= VC_LOG_WARN)
+		snprintf(fake_last_error, sizeof(fake_last_error), "%s", line);
+}
+
+void fake_log_capture(void)
+{
+	fake_last_error[0] = '\0';
+	vc_log_set_sink(fake_capture_sink, NULL);
 }
 
 /* ---- the injected clock ------------------------------------------------------------------ */

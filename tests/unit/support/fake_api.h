@@ -35,11 +35,33 @@
 #define FAKE_LOG_MAX   65536
 #define FAKE_MAX_RULES 16
 
+#define FAKE_MAX_CALLS	256
+#define FAKE_MAX_SCRIPT 16
+
+/*
+ * A failure rule: for fake_ops, VERB PATH (path set); for fake_recorder_ops, a one-letter verb
+ * with resource and subresource (path empty, sub "" for the main resource).
+ */
 struct fake_rule {
 	char verb[8];
 	char path[256];
+	char resource[32];
+	char sub[32];
+	char message[128]; /* recorder rules: the error text */
 	int rc;
 	int times; /* < 0: always */
+};
+
+/* A call seen by fake_recorder_ops. */
+struct fake_call {
+	char verb; /* C(reate) U(pdate) P(atch) D(elete) */
+	char resource[32];
+	char ns[64];
+	char name[128];		 /* create without a name: the object's metadata.name */
+	char sub[32];		 /* "" for the main resource */
+	enum vc_patch_type type; /* VC_PATCH_MERGE unless a patch said otherwise */
+	char precondition[64];	 /* delete: the precondition uid */
+	json_t *body;		 /* owned copy of the object or patch; NULL for delete */
 };
 
 /* Opaque to tests: use the functions below (the fields are here so tests can embed one). */
@@ -53,10 +75,27 @@ struct fake {
 	char log[FAKE_LOG_MAX];
 	struct fake_rule rules[FAKE_MAX_RULES];
 	size_t nrules;
+	/* fake_recorder_ops */
+	struct fake_call calls[FAKE_MAX_CALLS];
+	int ncalls;		     /* calls recorded */
+	int attempts;		     /* calls made, failed ones included */
+	int script[FAKE_MAX_SCRIPT]; /* the answers of the next calls (0: success) */
+	int nscript, next;
+	int fail_always;     /* when set, every call fails with it */
+	bool record_failed;  /* failed calls are recorded too (else only counted in attempts) */
+	bool nomem_recorded; /* a body that cannot be copied is recorded as NULL (else ENOMEM) */
+	char hold_resource[32], hold_sub[32]; /* patches of these wait while hold is set */
+	bool hold;
 };
 
-/* The operations of the fake (ctx is the struct fake). */
+/* The operations of the fake API server (ctx is the struct fake). */
 extern const struct vc_kube_ops fake_ops;
+/*
+ * The operations of the call recorder (ctx is the struct fake): create, update, patch and
+ * delete are recorded in f->calls and answered from the failure injection (fake_script,
+ * f->fail_always, fake_fail_call), never applied to the store; there is no get, list or watch.
+ */
+extern const struct vc_kube_ops fake_recorder_ops;
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
@@ -97,6 +136,39 @@ void fake_fail(struct fake *f, const char *verb, const char *path, int rc, int t
 void fake_expect(struct fake *f, const char *want);
 /* Clear the log. */
 void fake_clear(struct fake *f);
+
+/* ---- the call recorder ------------------------------------------------------------------- */
+
+/* A client whose calls go to f's recorder (fake_recorder_ops). Never NULL. */
+struct vc_kube *fake_recorder(struct fake *f);
+/* The next n recorder calls answer the given codes in turn (0: success); then success again. */
+void fake_script(struct fake *f, int n, ...);
+/*
+ * Make the next recorder call verb (a letter of struct fake_call) of resource/sub (NULL: the
+ * main resource) fail once with rc and message.
+ */
+void fake_fail_call(struct fake *f, char verb, const char *resource, const char *sub, int rc,
+		    const char *message);
+/* Forget the recorded calls, the attempts and the failure rules. */
+void fake_reset_calls(struct fake *f);
+/* While on, recorder patches of resource/sub wait (sub NULL: the main resource). */
+void fake_hold(struct fake *f, const char *resource, const char *sub, bool on);
+/* The number of calls recorded. */
+int fake_ncalls(struct fake *f);
+/* Wait (at most 10 s) until n calls are recorded; asserts that they are. */
+void fake_wait_calls(struct fake *f, int n);
+/* Call i as "C pods ns/name/binding" (namespace and subresource only when set). */
+void fake_call_str(struct fake *f, int i, char *buf, size_t len);
+/* The index of the first call verb of resource/sub (and name unless NULL); fails if none. */
+int fake_find_call(struct fake *f, char verb, const char *resource, const char *name,
+		   const char *sub);
+
+/* ---- log capture ------------------------------------------------------------------------- */
+
+/* The last log line at VC_LOG_WARN or more severe since fake_log_capture ("" when none). */
+extern char fake_last_error[1024];
+/* Clear fake_last_error and send the library's log lines to the sink that fills it. */
+void fake_log_capture(void);
 
 /* ---- the injected clock ------------------------------------------------------------------ */
 
