@@ -123,6 +123,22 @@ static json_t *fake_store_put(struct fake *f, const struct vc_gvr *r, const json
 	return copy; /* the caller's reference */
 }
 
+/* Store obj as fake_store_put does and hand the stored copy to *out (when out is set). Lock held.
+ */
+static int fake_store_answer(struct fake *f, const struct vc_gvr *r, const json_t *obj,
+			     json_t **out)
+{
+	json_t *stored = obj ? fake_store_put(f, r, obj) : NULL;
+
+	if (!stored)
+		return VC_ENOMEM;
+	if (out)
+		*out = stored;
+	else
+		json_decref(stored);
+	return 0;
+}
+
 /* ---- the operations --------------------------------------------------------------------- */
 
 static int fake_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
@@ -192,19 +208,13 @@ static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const 
 	if (!rc && !sub && json_object_get(json_object_get(f->store, r->resource), key))
 		rc = VC_EALREADYEXISTS;
 	if (!rc && !sub) {
-		json_t *copy = json_deep_copy(obj), *stored;
+		json_t *copy = json_deep_copy(obj);
 
 		if (r->namespaced && ns)
 			json_object_set_new(json_object_get(copy, "metadata"), "namespace",
 					    json_string(ns));
-		stored = copy ? fake_store_put(f, r, copy) : NULL;
+		rc = fake_store_answer(f, r, copy, out);
 		json_decref(copy);
-		if (!stored)
-			rc = VC_ENOMEM;
-		else if (out)
-			*out = stored;
-		else
-			json_decref(stored);
 	}
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
@@ -217,7 +227,6 @@ static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const 
 {
 	struct fake *f = ctx;
 	char path[512], *body = fake_dump(obj);
-	json_t *stored;
 	int rc;
 
 	vc_kube_path(r, ns, name, sub, path, sizeof(path));
@@ -225,15 +234,8 @@ static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const 
 	fake_logf(f, "PUT %s %s\n", path, body);
 	fake_undump(body);
 	rc = fake_rule_rc(f, "PUT", path);
-	if (!rc) {
-		stored = fake_store_put(f, r, obj);
-		if (!stored)
-			rc = VC_ENOMEM;
-		else if (out)
-			*out = stored;
-		else
-			json_decref(stored);
-	}
+	if (!rc)
+		rc = fake_store_answer(f, r, obj, out);
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
 		return vc_error_set(err, rc, "scripted failure of PUT %s", path);
@@ -265,16 +267,8 @@ static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const c
 		else
 			rc = vc_json_merge_patch_apply(cur, patch, &res, NULL);
 	}
-	if (!rc) {
-		json_t *stored = fake_store_put(f, r, res);
-
-		if (!stored)
-			rc = VC_ENOMEM;
-		else if (out)
-			*out = stored;
-		else
-			json_decref(stored);
-	}
+	if (!rc)
+		rc = fake_store_answer(f, r, res, out);
 	json_decref(res);
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
