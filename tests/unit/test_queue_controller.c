@@ -104,12 +104,9 @@ static void env_start(struct env *e)
 	struct ctx_opts o = { .queues = true, .podgroups = true, .commands = true };
 	struct vc_error err;
 
-	e->kube = fake_kube(&e->f);
-	assert_non_null(e->kube);
-	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
+	fake_ctx_init(&e->f, &e->kube, &e->ctx, &o);
 	assert_int_equal(queuectl_new(&e->ctx, &e->cfg, &e->qc, &err), 0);
-	assert_int_equal(ctx_start(&e->ctx), 0);
-	assert_int_equal(ctx_wait_synced(&e->ctx, 10 * VC_NSEC_PER_SEC), 0);
+	fake_ctx_start(&e->ctx);
 }
 
 static void env_stop(struct env *e)
@@ -117,9 +114,7 @@ static void env_stop(struct env *e)
 	queuectl_stop(e->qc);
 	ctx_stop(&e->ctx);
 	queuectl_free(e->qc);
-	ctx_release(&e->ctx);
-	vc_kube_free(e->kube);
-	fake_release(&e->f);
+	fake_ctx_release(&e->f, e->kube, &e->ctx);
 }
 
 /* Run until nothing is ready; the number of rounds. */

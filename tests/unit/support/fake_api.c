@@ -396,6 +396,29 @@ void fake_release(struct fake *f)
 	pthread_mutex_destroy(&f->lock);
 }
 
+void fake_ctx_init(struct fake *f, struct vc_kube **kube, struct vc_ctrl_ctx *ctx,
+		   const struct ctx_opts *o)
+{
+	struct vc_error err;
+
+	*kube = fake_kube(f);
+	assert_non_null(*kube);
+	assert_int_equal(ctx_init(ctx, *kube, NULL, o, &err), 0);
+}
+
+void fake_ctx_start(struct vc_ctrl_ctx *ctx)
+{
+	assert_int_equal(ctx_start(ctx), 0);
+	assert_int_equal(ctx_wait_synced(ctx, 10 * VC_NSEC_PER_SEC), 0);
+}
+
+void fake_ctx_release(struct fake *f, struct vc_kube *kube, struct vc_ctrl_ctx *ctx)
+{
+	ctx_release(ctx);
+	vc_kube_free(kube);
+	fake_release(f);
+}
+
 /* Put obj (stolen) into the store without an event: what the informers' first list sees. */
 void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj)
 {

@@ -116,6 +116,17 @@ void fake_release(struct fake *f);
 /* A client whose calls go to f (free with vc_kube_free before fake_release). Never NULL. */
 struct vc_kube *fake_kube(struct fake *f);
 
+/*
+ * A client on f in *kube and, in ctx, a controller context on it with the informers o asks for
+ * (no events recorder). Undo with fake_ctx_release.
+ */
+void fake_ctx_init(struct fake *f, struct vc_kube **kube, struct vc_ctrl_ctx *ctx,
+		   const struct ctx_opts *o);
+/* Start ctx's informers and wait (at most 10 s) until their first lists are in the caches. */
+void fake_ctx_start(struct vc_ctrl_ctx *ctx);
+/* Release ctx (stopped: ctx_stop), then the client kube, then f. */
+void fake_ctx_release(struct fake *f, struct vc_kube *kube, struct vc_ctrl_ctx *ctx);
+
 /* Put obj (stolen) into the store without an event: what the informers' first list sees. */
 void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj);
 /*
