@@ -1,16 +1,22 @@
 /*
- * fake_api.h - the fake API server of the unit tests, and the fake clock they share.
+ * fake_api.h - the fake API server of the unit tests, and the fake clock and log capture they
+ * share (fake_api.c is linked into every unit test).
  *
- * A struct fake keeps an object store per resource and is plugged into the code under test as a
- * struct vc_kube (fake_kube(), or vc_kube_new_with_ops(&fake_ops, f)). Lists serve the store, so
- * the informers of a struct vc_ctrl_ctx built on it start from it. A watch delivers the events a
- * test pushes with fake_emit(), which returns only once the informer delivered the event (the
- * cache holds it and the handlers ran), so tests never race their informers. Every other call
- * (get, create, update, patch, delete) is appended to a log as one line,
+ * A struct fake is plugged into the code under test as a struct vc_kube in one of two ways.
+ *
+ * As an API server (fake_ops: fake_kube(), fake_ctx_init()) it keeps an object store per
+ * resource. Lists serve the store, so the informers of a struct vc_ctrl_ctx built on it start
+ * from it. A watch delivers the events a test pushes with fake_emit(), which returns only once
+ * the informer delivered the event (the cache holds it and the handlers ran), so tests never race
+ * their informers. Every other call (get, create, update, patch, delete) is appended to a log as
+ * one line,
  *   VERB PATH [PATCHTYPE] BODY
  * with the body compact and its keys sorted, and applied to the store (writes do not emit
  * events: a test that wants the informers to see a write emits it). A rule (fake_fail) makes a
  * call fail.
+ *
+ * As a call recorder (fake_recorder_ops: fake_recorder()) it keeps every write as a struct
+ * fake_call for the test to inspect, and answers it from the failure injection alone.
  *
  * Test data is written with single quotes for readability: J() and fake_expect() turn every '
  * into ". Every function here may be called from any thread except where it says otherwise;
@@ -61,10 +67,15 @@ struct fake_call {
 	char sub[32];		 /* "" for the main resource */
 	enum vc_patch_type type; /* VC_PATCH_MERGE unless a patch said otherwise */
 	char precondition[64];	 /* delete: the precondition uid */
-	json_t *body;		 /* owned copy of the object or patch; NULL for delete */
+	json_t *body; /* owned copy of the object or patch; NULL for delete (and see nomem_recorded)
+		       */
 };
 
-/* Opaque to tests: use the functions below (the fields are here so tests can embed one). */
+/*
+ * Tests embed one and use the functions below; recorder tests also read calls, ncalls and
+ * attempts (holding lock while other threads may call) and set fail_always, record_failed and
+ * nomem_recorded directly.
+ */
 struct fake {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -92,8 +103,12 @@ struct fake {
 extern const struct vc_kube_ops fake_ops;
 /*
  * The operations of the call recorder (ctx is the struct fake): create, update, patch and
- * delete are recorded in f->calls and answered from the failure injection (fake_script,
- * f->fail_always, fake_fail_call), never applied to the store; there is no get, list or watch.
+ * delete are recorded in f->calls and never applied to the store; there is no get, list or
+ * watch. Each call counts in f->attempts and is answered, in this order, by f->fail_always,
+ * the next scripted code (both with the text "injected <code>"), a matching fake_fail_call
+ * rule, or success. A failed call is recorded only when f->record_failed is set. The call
+ * after the FAKE_MAX_CALLS-th recorded one fails with VC_EINVAL. A patch that fake_hold holds
+ * is recorded first and then waits.
  */
 extern const struct vc_kube_ops fake_recorder_ops;
 
