@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_events.h"
 #include "vc_json.h"
@@ -23,148 +24,33 @@
 /* 2023-11-14T22:13:20.123456789Z */
 #define WALL0 (INT64_C(1700000000) * S + 123456789)
 
-static int64_t now_ns;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return __atomic_load_n(&now_ns, __ATOMIC_SEQ_CST);
-}
-
-static void advance(int64_t ns)
-{
-	__atomic_add_fetch(&now_ns, ns, __ATOMIC_SEQ_CST);
-}
-
-/* ---- the fake API server ------------------------------------------------------------------ */
-
-#define MAX_CALLS 128
-
-struct call {
-	char verb; /* 'C'reate or 'P'atch */
-	char ns[64];
-	char name[128];
-	enum vc_patch_type type;
-	json_t *body;
-};
-
-struct fake {
-	pthread_mutex_t lock;
-	struct call calls[MAX_CALLS];
-	int n;
-	int attempts;
-	/* Scripted answers of the next calls (0 = success); fail_always answers every call. */
-	int script[16];
-	int scripted, next;
-	int fail_always;
-};
+/* ---- the fake API server (the call recorder of support/fake_api.h) ----------------------- */
 
 static struct fake fk;
 
-static int answer(void)
+/* vc_events creates Events without a name of its own and never wants the result. */
+static int events_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			 const char *subresource, const json_t *obj, json_t **out,
+			 struct vc_error *err)
 {
-	if (fk.fail_always)
-		return fk.fail_always;
-	if (fk.next < fk.scripted)
-		return fk.script[fk.next++];
-	return 0;
-}
-
-static int record_call(char verb, const char *ns, const char *name, enum vc_patch_type type,
-		       const json_t *body, struct vc_error *err)
-{
-	struct call *c;
-	int rc;
-
-	pthread_mutex_lock(&fk.lock);
-	fk.attempts++;
-	rc = answer();
-	if (rc) {
-		pthread_mutex_unlock(&fk.lock);
-		return vc_error_set(err, rc, "injected %d", rc);
-	}
-	if (fk.n == MAX_CALLS) {
-		pthread_mutex_unlock(&fk.lock);
-		return vc_error_set(err, VC_EINVAL, "too many calls");
-	}
-	c = &fk.calls[fk.n];
-	c->body = json_deep_copy(body);
-	if (!c->body) {
-		pthread_mutex_unlock(&fk.lock);
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	}
-	c->verb = verb;
-	snprintf(c->ns, sizeof(c->ns), "%s", ns ? ns : "");
-	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
-	c->type = type;
-	fk.n++;
-	pthread_mutex_unlock(&fk.lock);
-	return 0;
-}
-
-static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		       const char *subresource, const json_t *obj, json_t **out,
-		       struct vc_error *err)
-{
-	(void)ctx;
-	(void)subresource;
 	assert_string_equal(r->resource, "events");
 	assert_null(name);
 	assert_null(out);
-	return record_call('C', ns, vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name"),
-			   VC_PATCH_MERGE, obj, err);
+	return fake_recorder_ops.create(ctx, r, ns, name, subresource, obj, out, err);
 }
 
-static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		      const char *subresource, enum vc_patch_type type, const json_t *patch,
-		      json_t **out, struct vc_error *err)
+static int events_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			const char *subresource, enum vc_patch_type type, const json_t *patch,
+			json_t **out, struct vc_error *err)
 {
-	(void)ctx;
-	(void)subresource;
-	(void)out;
 	assert_string_equal(r->resource, "events");
-	return record_call('P', ns, name, type, patch, err);
+	return fake_recorder_ops.patch(ctx, r, ns, name, subresource, type, patch, out, err);
 }
 
-static const struct vc_kube_ops fake_ops = {
-	.create = fake_create,
-	.patch = fake_patch,
+static const struct vc_kube_ops events_ops = {
+	.create = events_create,
+	.patch = events_patch,
 };
-
-static void script(int n, ...)
-{
-	va_list ap;
-	int i;
-
-	va_start(ap, n);
-	for (i = 0; i < n; i++)
-		fk.script[i] = va_arg(ap, int);
-	va_end(ap);
-	fk.scripted = n;
-	fk.next = 0;
-}
-
-static void reset_calls(void)
-{
-	int i;
-
-	for (i = 0; i < fk.n; i++)
-		json_decref(fk.calls[i].body);
-	memset(fk.calls, 0, sizeof(fk.calls));
-	fk.n = 0;
-	fk.attempts = 0;
-}
-
-/* ---- log capture -------------------------------------------------------------------------- */
-
-static char last_error[1024];
-
-static void log_sink(void *ctx, int level, const char *line)
-{
-	(void)ctx;
-	if (level <= VC_LOG_WARN)
-		snprintf(last_error, sizeof(last_error), "%s", line);
-}
 
 /* ---- fixtures ----------------------------------------------------------------------------- */
 
@@ -174,13 +60,10 @@ static json_t *cm; /* the involved object */
 static int setup(void **state)
 {
 	(void)state;
-	memset(&fk, 0, sizeof(fk));
-	pthread_mutex_init(&fk.lock, NULL);
-	last_error[0] = '\0';
-	now_ns = WALL0;
-	vc_time_set_source(fake_clock, fake_clock, NULL);
-	vc_log_set_sink(log_sink, NULL);
-	kube = vc_kube_new_with_ops(&fake_ops, NULL);
+	fake_init(&fk);
+	fake_clock_set_ns(WALL0, WALL0);
+	fake_log_capture();
+	kube = vc_kube_new_with_ops(&events_ops, &fk);
 	assert_non_null(kube);
 	cm = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}", "apiVersion", "v1", "kind",
 		       "ConfigMap", "metadata", "name", "cm1", "namespace", "team-a", "uid",
@@ -192,10 +75,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	reset_calls();
+	fake_reset_calls(&fk);
 	json_decref(cm);
 	vc_kube_free(kube);
-	pthread_mutex_destroy(&fk.lock);
+	fake_release(&fk);
 	vc_time_set_source(NULL, NULL, NULL);
 	vc_log_set_sink(NULL, NULL);
 	return 0;
@@ -255,9 +138,9 @@ static void test_first_event_creates(void **state)
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "ExecuteAction",
 					 "Start to execute action %s ", "RestartJob"),
 			 0);
-	assert_int_equal(fk.n, 0); /* nothing is written by the caller */
+	assert_int_equal(fk.ncalls, 0); /* nothing is written by the caller */
 	assert_int_equal(vc_events_process(rec), 1);
-	assert_int_equal(fk.n, 1);
+	assert_int_equal(fk.ncalls, 1);
 	assert_int_equal(fk.calls[0].verb, 'C');
 	assert_string_equal(fk.calls[0].ns, "team-a");
 	/* client-go's "%v.%x" of the Unix nanoseconds. */
@@ -293,12 +176,12 @@ static void test_repeat_patches_count(void **state)
 			 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	for (i = 2; i <= 5; i++) {
-		advance(5 * S);
+		fake_clock_advance(5 * S);
 		assert_int_equal(vc_event_record(rec, cm, "Warning", "FailedCreate",
 						 "Error creating pods: %s", "quota"),
 				 0);
 		assert_int_equal(vc_events_process(rec), 1);
-		assert_int_equal(fk.n, i);
+		assert_int_equal(fk.ncalls, i);
 		assert_int_equal(fk.calls[i - 1].verb, 'P');
 		assert_int_equal(fk.calls[i - 1].type, VC_PATCH_STRATEGIC);
 		assert_string_equal(fk.calls[i - 1].ns, "team-a");
@@ -326,7 +209,7 @@ static void test_different_message_is_a_new_event(void **state)
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "S", "one"), 0);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "one"), 0);
 	assert_int_equal(vc_events_process(rec), 5);
-	assert_int_equal(fk.n, 5);
+	assert_int_equal(fk.ncalls, 5);
 	assert_int_equal(fk.calls[0].verb, 'C');
 	assert_int_equal(fk.calls[1].verb, 'C');
 	assert_int_equal(fk.calls[2].verb, 'C');
@@ -385,12 +268,12 @@ static void test_patch_not_found_creates_again(void **state)
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "m"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	/* Someone deleted the Event (or it expired): the patch finds nothing. */
-	script(1, VC_ENOTFOUND);
-	advance(S);
+	fake_script(&fk, 1, VC_ENOTFOUND);
+	fake_clock_advance(S);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "m"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	assert_int_equal(fk.attempts, 3);
-	assert_int_equal(fk.n, 2);
+	assert_int_equal(fk.ncalls, 2);
 	assert_int_equal(fk.calls[1].verb, 'C');
 	assert_string_equal(fk.calls[1].name, fk.calls[0].name);
 	assert_int_equal(body_int(1, "count"), 2);
@@ -415,15 +298,15 @@ static void test_similar_events_aggregate(void **state)
 		assert_int_equal(vc_event_record(rec, cm, "Warning", "FailedCreate", "pod %d", i),
 				 0);
 	assert_int_equal(vc_events_process(rec), 9);
-	assert_int_equal(fk.n, 9);
+	assert_int_equal(fk.ncalls, 9);
 	for (i = 0; i < 9; i++)
 		assert_int_equal(fk.calls[i].verb, 'C');
 
 	/* The tenth distinct message within 10 minutes: an aggregate Event. */
-	advance(60 * S);
+	fake_clock_advance(60 * S);
 	assert_int_equal(vc_event_record(rec, cm, "Warning", "FailedCreate", "pod 10"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
-	assert_int_equal(fk.n, 10);
+	assert_int_equal(fk.ncalls, 10);
 	assert_int_equal(fk.calls[9].verb, 'C');
 	assert_string_equal(body_str(9, "message"), "(combined from similar events): pod 10");
 	assert_int_equal(body_int(9, "count"), 1);
@@ -434,7 +317,7 @@ static void test_similar_events_aggregate(void **state)
 	assert_true(strncmp(agg_name, "cm1.", 4) == 0);
 
 	/* Further new messages count on the aggregate. */
-	advance(S);
+	fake_clock_advance(S);
 	assert_int_equal(vc_event_record(rec, cm, "Warning", "FailedCreate", "pod 11"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	assert_int_equal(fk.calls[10].verb, 'P');
@@ -456,7 +339,7 @@ static void test_similar_events_aggregate(void **state)
 	assert_string_equal(body_str(12, "message"), "pod 12");
 
 	/* More than 10 minutes after the last similar event, the group starts afresh. */
-	advance(600 * S + 1);
+	fake_clock_advance(600 * S + 1);
 	assert_int_equal(vc_event_record(rec, cm, "Warning", "FailedCreate", "pod 13"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	assert_int_equal(fk.calls[13].verb, 'C');
@@ -481,7 +364,7 @@ static void test_spam_filter(void **state)
 		assert_int_equal(vc_event_record(rec, cm, "Normal", reason, "m"), 0);
 	}
 	assert_int_equal(vc_events_process(rec), 26);
-	assert_int_equal(fk.n, 25);
+	assert_int_equal(fk.ncalls, 25);
 	vc_events_get_stats(rec, &st);
 	assert_int_equal(st.filtered, 1);
 	assert_int_equal(st.created, 25);
@@ -489,26 +372,26 @@ static void test_spam_filter(void **state)
 	/* Repeats count against the same bucket (client-go filters after counting). */
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R0", "m"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
-	assert_int_equal(fk.n, 25);
+	assert_int_equal(fk.ncalls, 25);
 
 	/* Another object has its own bucket. */
 	other = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
 			  "metadata", "name", "cm2", "namespace", "team-a");
 	assert_int_equal(vc_event_record(rec, other, "Normal", "R0", "m"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
-	assert_int_equal(fk.n, 26);
+	assert_int_equal(fk.ncalls, 26);
 	json_decref(other);
 
 	/* One token comes back every 5 minutes. */
-	advance(299 * S);
+	fake_clock_advance(299 * S);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R99", "m"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
-	assert_int_equal(fk.n, 26);
-	advance(2 * S);
+	assert_int_equal(fk.ncalls, 26);
+	fake_clock_advance(2 * S);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R98", "m"), 0);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R97", "m"), 0);
 	assert_int_equal(vc_events_process(rec), 2);
-	assert_int_equal(fk.n, 27);
+	assert_int_equal(fk.ncalls, 27);
 	assert_string_equal(body_str(26, "reason"), "R98");
 	vc_events_get_stats(rec, &st);
 	assert_int_equal(st.filtered, 4);
@@ -527,14 +410,14 @@ static void test_queue_full_drops_without_blocking(void **state)
 		assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "m%d", i), 0);
 	/* No sender is running: the fourth cannot wait, it is dropped at once. */
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "m3"), -EAGAIN);
-	assert_non_null(strstr(last_error,
+	assert_non_null(strstr(fake_last_error,
 			       "unable to record event: too many queued events, dropped event"));
-	assert_non_null(strstr(last_error, "ConfigMap=team-a/cm1"));
+	assert_non_null(strstr(fake_last_error, "ConfigMap=team-a/cm1"));
 	vc_events_get_stats(rec, &st);
 	assert_int_equal(st.queued, 3);
 	assert_int_equal(st.dropped, 1);
 	assert_int_equal(vc_events_process(rec), 3);
-	assert_int_equal(fk.n, 3);
+	assert_int_equal(fk.ncalls, 3);
 	assert_string_equal(body_str(2, "message"), "m2");
 	/* Room again. */
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "m4"), 0);
@@ -553,10 +436,10 @@ static void test_bad_input(void **state)
 
 	(void)state;
 	assert_int_equal(vc_event_record(rec, cm, "Info", "R", "m"), VC_EINVAL);
-	assert_non_null(strstr(last_error, "unsupported event type"));
+	assert_non_null(strstr(fake_last_error, "unsupported event type"));
 	assert_int_equal(vc_event_record(rec, cm, NULL, "R", "m"), VC_EINVAL);
 	assert_int_equal(vc_event_record(rec, nokind, "Normal", "R", "m"), VC_EINVAL);
-	assert_non_null(strstr(last_error, "could not construct reference"));
+	assert_non_null(strstr(fake_last_error, "could not construct reference"));
 	assert_int_equal(vc_event_record_ref(rec, &ref, "Normal", "R", "m"), VC_EINVAL);
 	assert_int_equal(vc_event_record(rec, NULL, "Normal", "R", "m"), VC_EINVAL);
 	assert_int_equal(vc_event_record(NULL, cm, "Normal", "R", "m"), VC_EINVAL);
@@ -576,7 +459,7 @@ static void test_bad_input(void **state)
 	vc_events_stop(rec, 0);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "late"), VC_ESHUTDOWN);
 	assert_int_equal(vc_events_start(rec), VC_EINVAL);
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	json_decref(nokind);
 	vc_events_free(rec);
 	vc_events_free(NULL);
@@ -592,26 +475,27 @@ static void test_retries(void **state)
 
 	(void)state;
 	/* Transport failures are retried... */
-	script(2, VC_EIO, VC_ETIMEDOUT);
+	fake_script(&fk, 2, VC_EIO, VC_ETIMEDOUT);
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "a"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	assert_int_equal(fk.attempts, 3);
-	assert_int_equal(fk.n, 1);
-	assert_non_null(strstr(last_error, "unable to write event (may retry after sleeping)"));
+	assert_int_equal(fk.ncalls, 1);
+	assert_non_null(
+		strstr(fake_last_error, "unable to write event (may retry after sleeping)"));
 
 	/* ...up to max_tries. */
 	fk.fail_always = VC_EIO;
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "b"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	assert_int_equal(fk.attempts, 6);
-	assert_non_null(strstr(last_error, "unable to write event (retry limit exceeded!)"));
+	assert_non_null(strstr(fake_last_error, "unable to write event (retry limit exceeded!)"));
 
 	/* An answer from the server is final. */
 	fk.fail_always = VC_EUNPROCESSABLE;
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "c"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
 	assert_int_equal(fk.attempts, 7);
-	assert_non_null(strstr(last_error, "server rejected event (will not retry!)"));
+	assert_non_null(strstr(fake_last_error, "server rejected event (will not retry!)"));
 	fk.fail_always = VC_ESERVER;
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "d"), 0);
 	assert_int_equal(vc_events_process(rec), 1);
@@ -637,7 +521,7 @@ static void test_lru_eviction(void **state)
 	/* "a" left the two-entry logger cache: it is created anew rather than counted. */
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "R", "a"), 0);
 	assert_int_equal(vc_events_process(rec), 5);
-	assert_int_equal(fk.n, 5);
+	assert_int_equal(fk.ncalls, 5);
 	assert_int_equal(fk.calls[2].verb, 'P');
 	assert_int_equal(fk.calls[4].verb, 'C');
 	assert_string_not_equal(fk.calls[4].name, fk.calls[0].name);
@@ -659,7 +543,7 @@ static void test_thread_flush_stop(void **state)
 	assert_int_equal(vc_events_flush(rec, 10 * S), 0);
 	assert_int_equal(vc_events_process(rec), 0); /* the thread owns the queue */
 	pthread_mutex_lock(&fk.lock);
-	assert_int_equal(fk.n, 5);
+	assert_int_equal(fk.ncalls, 5);
 	assert_int_equal(fk.calls[0].verb, 'C');
 	assert_int_equal(fk.calls[4].verb, 'P');
 	assert_int_equal(body_int(4, "count"), 5);
@@ -671,7 +555,7 @@ static void test_thread_flush_stop(void **state)
 	/* A stop with a drain budget writes what is queued. */
 	assert_int_equal(vc_event_record(rec, cm, "Normal", "Sync", "last"), 0);
 	vc_events_stop(rec, 10 * S);
-	assert_int_equal(fk.n, 6);
+	assert_int_equal(fk.ncalls, 6);
 	vc_events_stop(rec, 10 * S);
 	vc_events_free(rec);
 }
@@ -706,8 +590,8 @@ static void test_alloc_failures(void **state)
 
 	(void)state;
 	for (n = 0;; n++) {
-		now_ns = WALL0;
-		reset_calls();
+		fake_clock_set_ns(WALL0, WALL0);
+		fake_reset_calls(&fk);
 		rec = NULL;
 		vc_alloc_fail_after(n);
 		rc = vc_events_new(kube, &cfg, &rec, NULL);
@@ -729,7 +613,7 @@ static void test_alloc_failures(void **state)
 		assert_true(n < 100000);
 	}
 	/* The clean run: create, patch, 9 creates, 1 aggregate. */
-	assert_int_equal(fk.n, 12);
+	assert_int_equal(fk.ncalls, 12);
 	assert_int_equal(fk.calls[1].verb, 'P');
 	assert_int_equal(body_int(1, "count"), 2);
 	assert_string_equal(body_str(11, "message"), "(combined from similar events): similar 9");

@@ -3,7 +3,7 @@
  * ttlSecondsAfterFinished are deleted (Foreground, UID precondition) once the TTL counted from
  * status.state.lastTransitionTime has passed, after a fresh read; the clock is injected.
  */
-#include "ctl_fake.h"
+#include "support/fake_api.h"
 
 #include "gc_controller.h"
 
@@ -48,15 +48,12 @@ static void env_start(struct env *e, int workers)
 	struct gcctl_config cfg;
 	struct vc_error err;
 
-	e->kube = vc_kube_new_with_ops(&fake_ops, &e->f);
-	assert_non_null(e->kube);
-	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
+	fake_ctx_init(&e->f, &e->kube, &e->ctx, &o);
 	gcctl_config_defaults(&cfg);
 	assert_int_equal(cfg.workers, 1);
 	cfg.workers = workers;
 	assert_int_equal(gcctl_new(&e->ctx, &cfg, &e->gc, &err), 0);
-	assert_int_equal(ctx_start(&e->ctx), 0);
-	assert_int_equal(ctx_wait_synced(&e->ctx, 10 * VC_NSEC_PER_SEC), 0);
+	fake_ctx_start(&e->ctx);
 }
 
 static void env_stop(struct env *e)
@@ -64,9 +61,7 @@ static void env_stop(struct env *e)
 	gcctl_stop(e->gc);
 	ctx_stop(&e->ctx);
 	gcctl_free(e->gc);
-	ctx_release(&e->ctx);
-	vc_kube_free(e->kube);
-	fake_release(&e->f);
+	fake_ctx_release(&e->f, e->kube, &e->ctx);
 }
 
 static void env_init(struct env *e)

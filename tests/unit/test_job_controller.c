@@ -14,6 +14,7 @@
 
 #include "ctx.h"
 #include "job_internal.h"
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_jsonpatch.h"
@@ -23,7 +24,11 @@
 
 #define T0 INT64_C(1704067200) /* 2024-01-01T00:00:00Z */
 
-/* ---- the fake API server ----------------------------------------------------------------------
+/*
+ * ---- the fake API server ----------------------------------------------------------------------
+ * Its own store, not support/fake_api.h's: it behaves more like kube-apiserver (uids and
+ * creationTimestamp on create, conflicts on a stale resourceVersion, the status subresource)
+ * and logs "verb resource[/sub] ns/name". J() and the clock come from support/fake_api.h.
  */
 
 struct fail_rule {
@@ -32,7 +37,7 @@ struct fail_rule {
 	int times;
 };
 
-struct fake {
+struct job_fake {
 	pthread_mutex_t lock;
 	json_t *store; /* "<resource>/<ns>/<name>" -> object */
 	json_t *calls; /* ["<verb> <resource>[/<sub>] <ns>/<name>", ...] */
@@ -41,31 +46,13 @@ struct fake {
 	size_t nrules;
 };
 
-static json_t *J(const char *text)
-{
-	char *s = strdup(text), *p;
-	json_error_t e;
-	json_t *v;
-
-	assert_non_null(s);
-	for (p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	v = json_loads(s, 0, &e);
-	if (!v)
-		fprintf(stderr, "bad test JSON (%s): %s\n", e.text, s);
-	free(s);
-	assert_non_null(v);
-	return v;
-}
-
 static void skey(char *buf, size_t len, const struct vc_gvr *r, const char *ns, const char *name)
 {
 	snprintf(buf, len, "%s/%s/%s", r->resource, ns ? ns : "", name ? name : "");
 }
 
 /* Log the call; 0 or the rc of a matching failure rule (err filled). */
-static int record(struct fake *f, const char *verb, const struct vc_gvr *r, const char *sub,
+static int record(struct job_fake *f, const char *verb, const struct vc_gvr *r, const char *sub,
 		  const char *ns, const char *name, struct vc_error *err)
 {
 	char line[256];
@@ -83,7 +70,7 @@ static int record(struct fake *f, const char *verb, const struct vc_gvr *r, cons
 	return 0;
 }
 
-static void stamp(struct fake *f, json_t *obj, bool fresh)
+static void stamp(struct job_fake *f, json_t *obj, bool fresh)
 {
 	json_t *md = json_object_get(obj, "metadata");
 	char buf[32];
@@ -111,7 +98,7 @@ static bool vc_str_eq_rv(const json_t *cur, const json_t *obj)
 static int fake_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
 		    const char *sub, json_t **out, struct vc_error *err)
 {
-	struct fake *f = ctx;
+	struct job_fake *f = ctx;
 	char k[512];
 	json_t *o;
 	int rc;
@@ -131,7 +118,7 @@ static int fake_get(void *ctx, const struct vc_gvr *r, const char *ns, const cha
 static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
 		       const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
 {
-	struct fake *f = ctx;
+	struct job_fake *f = ctx;
 	const char *n = json_string_value(vc_json_path(obj, "metadata.name"));
 	char k[512];
 	json_t *o;
@@ -161,7 +148,7 @@ static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const 
 static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
 		       const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
 {
-	struct fake *f = ctx;
+	struct job_fake *f = ctx;
 	char k[512];
 	json_t *cur, *o;
 	int rc;
@@ -198,7 +185,7 @@ static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const c
 		      const char *sub, enum vc_patch_type type, const json_t *patch, json_t **out,
 		      struct vc_error *err)
 {
-	struct fake *f = ctx;
+	struct job_fake *f = ctx;
 	char k[512];
 	json_t *cur, *o = NULL;
 	int rc;
@@ -226,7 +213,7 @@ static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const c
 static int fake_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
 		    const struct vc_delete_opts *opts, struct vc_error *err)
 {
-	struct fake *f = ctx;
+	struct job_fake *f = ctx;
 	char k[512];
 	int rc;
 
@@ -240,7 +227,7 @@ static int fake_del(void *ctx, const struct vc_gvr *r, const char *ns, const cha
 	return rc;
 }
 
-static const struct vc_kube_ops fake_ops = {
+static const struct vc_kube_ops job_ops = {
 	.get = fake_get,
 	.create = fake_create,
 	.update = fake_update,
@@ -252,7 +239,7 @@ static const struct vc_kube_ops fake_ops = {
  */
 
 struct fx {
-	struct fake f;
+	struct job_fake f;
 	struct vc_kube *kube;
 	struct vc_ctrl_ctx ctx;
 	struct jobctl *jc;
@@ -260,14 +247,6 @@ struct fx {
 	json_t *events; /* ["Type Reason Message", ...] */
 	uint64_t rand;
 };
-
-static int64_t clock_ns;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return clock_ns;
-}
 
 static uint64_t fake_rand(void *ctx)
 {
@@ -314,9 +293,8 @@ static void fx_init(struct fx *x, int max_requeue, int pool)
 	x->f.store = json_object();
 	x->f.calls = json_array();
 	x->events = json_array();
-	clock_ns = T0 * VC_NSEC_PER_SEC;
-	vc_time_set_source(fake_clock, fake_clock, NULL);
-	x->kube = vc_kube_new_with_ops(&fake_ops, &x->f);
+	fake_clock_set(T0);
+	x->kube = vc_kube_new_with_ops(&job_ops, &x->f);
 	assert_non_null(x->kube);
 	assert_int_equal(ctx_init(&x->ctx, x->kube, NULL, &o, &err), 0);
 	jobctl_config_defaults(&cfg);
@@ -446,7 +424,7 @@ static void settle(struct fx *x)
 		int n = deliver(x);
 
 		n += (int)jobctl_run_pending(x->jc);
-		clock_ns += VC_NSEC_PER_SEC;
+		fake_clock_advance(VC_NSEC_PER_SEC);
 		quiet = n ? 0 : quiet + 1;
 	}
 	assert_true(quiet >= 3);
@@ -967,7 +945,7 @@ static void test_delayed_action(void **state)
 	assert_int_equal(jobctl_delayed_count(x.jc, "ns/j"), 2);
 	assert_false(has_event(&x, "Normal ExecuteAction Start to execute action RestartPod "));
 	clear_calls(&x);
-	clock_ns += 10 * VC_NSEC_PER_MIN;
+	fake_clock_advance(10 * VC_NSEC_PER_MIN);
 	deliver(&x);
 	jobctl_run_pending(x.jc);
 	assert_true(has_event(&x, "Normal ExecuteAction Start to execute action RestartPod "));
@@ -1447,12 +1425,12 @@ static void test_expectations(void **state)
 	assert_int_equal(jobctl_expectations(x.jc, "ns/j"), 1);
 	jobctl_run_pending(x.jc);
 	assert_int_equal(count_calls(&x, "create pods"), 0);
-	clock_ns += JOB_EXPECT_TIMEOUT_NS - VC_NSEC_PER_SEC;
+	fake_clock_advance(JOB_EXPECT_TIMEOUT_NS - VC_NSEC_PER_SEC);
 	x.hj.on_add(x.hj.ctx, JOB(&x));
 	jobctl_run_pending(x.jc);
 	assert_int_equal(count_calls(&x, "create pods"), 0);
 	/* Expired: the re-check queued by the sync that relied on it creates the pod. */
-	clock_ns += 2 * VC_NSEC_PER_SEC;
+	fake_clock_advance(2 * VC_NSEC_PER_SEC);
 	jobctl_run_pending(x.jc);
 	assert_int_equal(count_calls(&x, "create pods ns/j-w-0"), 1);
 	settle(&x);
@@ -1595,7 +1573,7 @@ static void test_alloc_failures(void **state)
 		 * The fake may have "created" a pod it could not store (its own allocation
 		 * failed): that pod is expected until the expectation expires, then created.
 		 */
-		clock_ns += JOB_EXPECT_TIMEOUT_NS;
+		fake_clock_advance(JOB_EXPECT_TIMEOUT_NS);
 		settle(&x);
 		assert_int_equal(count_stored(&x, "pods/"), 3);
 		assert_int_equal(jobctl_expectations(x.jc, "ns/j"), 0);

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_flags.h"
 #include "vc_json.h"
@@ -22,36 +23,15 @@
 
 #define S VC_NSEC_PER_SEC
 
-/* ---- the clock ---------------------------------------------------------------------------- */
+/* ---- the clock (fake_clock_set_ns, fake_clock_advance) ---------------------------------- */
 
 /* 2023-11-14T22:13:20.123456789Z */
 #define WALL0 (INT64_C(1700000000) * S + 123456789)
 #define MONO0 (INT64_C(5000) * S)
 
-static int64_t wall_now, mono_now;
-
-static int64_t wall_clock(void *ctx)
-{
-	(void)ctx;
-	return __atomic_load_n(&wall_now, __ATOMIC_SEQ_CST);
-}
-
-static int64_t mono_clock(void *ctx)
-{
-	(void)ctx;
-	return __atomic_load_n(&mono_now, __ATOMIC_SEQ_CST);
-}
-
-/* Both clocks move together, as they do on a real machine. */
-static void advance(int64_t ns)
-{
-	__atomic_add_fetch(&wall_now, ns, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&mono_now, ns, __ATOMIC_SEQ_CST);
-}
-
 /* ---- the fake Lease store ----------------------------------------------------------------- */
 
-struct fake {
+struct lease_fake {
 	pthread_mutex_t lock;
 	json_t *lease; /* stored object, NULL when absent */
 	int64_t rv;
@@ -61,9 +41,9 @@ struct fake {
 	char ns[64], name[64];
 };
 
-static struct fake fk;
+static struct lease_fake fk;
 
-static int fake_fail(int code, struct vc_error *err)
+static int lease_fail(int code, struct vc_error *err)
 {
 	return vc_error_set(err, code, "injected failure %d", code);
 }
@@ -108,7 +88,7 @@ static int fake_get(void *ctx, const struct vc_gvr *r, const char *ns, const cha
 	snprintf(fk.name, sizeof(fk.name), "%s", name);
 	*out = NULL;
 	if (fk.fail_get_always || fk.fail_get) {
-		rc = fake_fail(fk.fail_get ? fk.fail_get : VC_EIO, err);
+		rc = lease_fail(fk.fail_get ? fk.fail_get : VC_EIO, err);
 		fk.fail_get = 0;
 	} else if (!fk.lease) {
 		rc = vc_error_set(err, VC_ENOTFOUND, "leases.coordination.k8s.io \"%s\" not found",
@@ -136,7 +116,7 @@ static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const 
 	pthread_mutex_lock(&fk.lock);
 	fk.creates++;
 	if (fk.fail_create) {
-		rc = fake_fail(fk.fail_create, err);
+		rc = lease_fail(fk.fail_create, err);
 		fk.fail_create = 0;
 	} else if (fk.lease) {
 		rc = vc_error_set(err, VC_EALREADYEXISTS,
@@ -164,7 +144,7 @@ static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const 
 	want = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "resourceVersion");
 	have = vc_json_get_str(vc_json_get_obj(fk.lease, "metadata"), "resourceVersion");
 	if (fk.fail_update_always || fk.fail_update) {
-		rc = fake_fail(fk.fail_update ? fk.fail_update : VC_EIO, err);
+		rc = lease_fail(fk.fail_update ? fk.fail_update : VC_EIO, err);
 		fk.fail_update = 0;
 	} else if (!fk.lease) {
 		rc = vc_error_set(err, VC_ENOTFOUND, "not found");
@@ -197,7 +177,7 @@ static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const c
 	return vc_error_set(err, VC_EINVAL, "unexpected patch");
 }
 
-static const struct vc_kube_ops fake_ops = {
+static const struct vc_kube_ops lease_ops = {
 	.get = fake_get,
 	.create = fake_create,
 	.update = fake_update,
@@ -292,17 +272,6 @@ static const struct vc_leader_callbacks cbs = {
 	.ctx = &calls,
 };
 
-/* ---- log capture -------------------------------------------------------------------------- */
-
-static char last_error[1024];
-
-static void log_sink(void *ctx, int level, const char *line)
-{
-	(void)ctx;
-	if (level <= VC_LOG_WARN)
-		snprintf(last_error, sizeof(last_error), "%s", line);
-}
-
 /* ---- fixtures ----------------------------------------------------------------------------- */
 
 static struct vc_kube *kube;
@@ -316,12 +285,9 @@ static int setup(void **state)
 	memset(&calls, 0, sizeof(calls));
 	pthread_mutex_init(&calls.lock, NULL);
 	pthread_cond_init(&calls.cond, NULL);
-	last_error[0] = '\0';
-	wall_now = WALL0;
-	mono_now = MONO0;
-	vc_time_set_source(wall_clock, mono_clock, NULL);
-	vc_log_set_sink(log_sink, NULL);
-	kube = vc_kube_new_with_ops(&fake_ops, NULL);
+	fake_clock_set_ns(WALL0, MONO0);
+	fake_log_capture();
+	kube = vc_kube_new_with_ops(&lease_ops, NULL);
 	assert_non_null(kube);
 	return 0;
 }
@@ -400,7 +366,7 @@ static void test_renew(void **state)
 	(void)state;
 	assert_true(vc_leader_step(le));
 	for (i = 1; i <= 3; i++) {
-		advance(2 * S);
+		fake_clock_advance(2 * S);
 		assert_true(vc_leader_step(le));
 	}
 	/* The fast path: a leader with a valid lease renews by PUT alone, no GET. */
@@ -417,12 +383,12 @@ static void test_renew(void **state)
 	/* Someone bumped the object (same record): the optimistic PUT conflicts, the slow path
 	 * reads the new resourceVersion and renews. */
 	other_writes("host-a_1", 15, "2023-11-14T22:13:26.123456Z", 0);
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_true(vc_leader_step(le));
 	assert_int_equal(fk.gets, 2);
 	assert_int_equal(fk.updates, 5);
 	assert_string_equal(spec_str("renewTime"), "2023-11-14T22:13:28.123456Z");
-	assert_non_null(strstr(last_error, "failed to update lock optimistically"));
+	assert_non_null(strstr(fake_last_error, "failed to update lock optimistically"));
 	vc_leader_free(le);
 }
 
@@ -439,20 +405,20 @@ static void test_other_holder_wait_then_take_over(void **state)
 	assert_int_equal(fk.updates, 0);
 	assert_string_equal(calls.log, "new:host-a_1");
 
-	advance(14 * S);
+	fake_clock_advance(14 * S);
 	assert_false(vc_leader_step(le));
 	assert_int_equal(fk.updates, 0);
 
 	/* The holder renews at 14 s: the clock restarts from this observation. */
 	other_writes("host-a_1", 15, "2000-01-01T00:00:14.000000Z", 3);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	assert_false(vc_leader_step(le)); /* observed now, at 15 s */
-	advance(14 * S);
+	fake_clock_advance(14 * S);
 	assert_false(vc_leader_step(le)); /* 29 s: 14 s after the observation */
 	assert_int_equal(fk.updates, 0);
 
 	/* 30 s: a full lease duration without a change. Take over. */
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	assert_true(vc_leader_step(le));
 	assert_true(vc_leader_is_leader(le));
 	assert_int_equal(fk.updates, 1);
@@ -465,7 +431,7 @@ static void test_other_holder_wait_then_take_over(void **state)
 	assert_string_equal(calls.log, "new:host-a_1,new:host-b_2,started");
 
 	/* Its own renewals keep acquireTime and the transition count. */
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_true(vc_leader_step(le));
 	assert_int_equal(spec_int("leaseTransitions"), 4);
 	assert_string_equal(spec_str("acquireTime"), "2023-11-14T22:13:50.123456Z");
@@ -480,9 +446,9 @@ static void test_lease_duration_comes_from_the_record(void **state)
 	/* The holder said 4 s: that is what we wait, not our own 15 s. */
 	other_writes("host-a_1", 4, "2000-01-01T00:00:00.000000Z", 0);
 	assert_false(vc_leader_step(le));
-	advance(3 * S);
+	fake_clock_advance(3 * S);
 	assert_false(vc_leader_step(le));
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	assert_true(vc_leader_step(le));
 	assert_int_equal(spec_int("leaseDurationSeconds"), 15);
 	assert_int_equal(spec_int("leaseTransitions"), 1);
@@ -499,24 +465,24 @@ static void test_conflict_loses_the_race(void **state)
 	assert_false(vc_leader_step(le));
 	assert_false(vc_leader_is_leader(le));
 	assert_int_equal(fk.creates, 1);
-	assert_non_null(strstr(last_error, "error initially creating leader election record"));
+	assert_non_null(strstr(fake_last_error, "error initially creating leader election record"));
 
 	/* Update race on an expired lease: another candidate's PUT won. */
 	other_writes("host-a_1", 15, "2000-01-01T00:00:00.000000Z", 0);
 	assert_false(vc_leader_step(le));
-	advance(15 * S);
+	fake_clock_advance(15 * S);
 	fk.fail_update = VC_ECONFLICT;
 	assert_false(vc_leader_step(le));
 	assert_false(vc_leader_is_leader(le));
 	assert_int_equal(fk.updates, 1);
 	assert_int_equal(calls.started, 0);
-	assert_non_null(strstr(last_error, "failed to update lock"));
+	assert_non_null(strstr(fake_last_error, "failed to update lock"));
 	assert_string_equal(spec_str("holderIdentity"), "host-a_1");
 
 	/* A GET failure is not leadership either. */
 	fk.fail_get = VC_ESERVER;
 	assert_false(vc_leader_step(le));
-	assert_non_null(strstr(last_error, "error retrieving resource lock"));
+	assert_non_null(strstr(fake_last_error, "error retrieving resource lock"));
 
 	/* Next time round the race can be won. */
 	assert_true(vc_leader_step(le));
@@ -533,26 +499,26 @@ static void test_renew_deadline_exceeded(void **state)
 	assert_true(vc_leader_step(le));
 	fk.fail_update_always = true;
 	fk.fail_get_always = true;
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_true(vc_leader_step(le)); /* 2 s without a renewal: still leading */
-	advance(7 * S);
+	fake_clock_advance(7 * S);
 	assert_true(vc_leader_step(le)); /* 9 s */
 	assert_int_equal(calls.stopped, 0);
-	advance(S - 1);
+	fake_clock_advance(S - 1);
 	assert_true(vc_leader_step(le)); /* 10 s - 1 ns */
-	advance(1);
+	fake_clock_advance(1);
 	assert_false(vc_leader_step(le)); /* 10 s: the renew deadline */
 	assert_false(vc_leader_is_leader(le));
 	assert_int_equal(calls.stopped, 1);
 	assert_string_equal(calls.log, "new:host-a_1,started,stopped");
-	assert_non_null(strstr(last_error, "reason=renew-deadline-exceeded"));
+	assert_non_null(strstr(fake_last_error, "reason=renew-deadline-exceeded"));
 
 	/* The elector is finished: no more requests, no more callbacks. */
 	gets = fk.gets;
 	updates = fk.updates;
 	fk.fail_update_always = false;
 	fk.fail_get_always = false;
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_false(vc_leader_step(le));
 	assert_int_equal(fk.gets, gets);
 	assert_int_equal(fk.updates, updates);
@@ -569,12 +535,12 @@ static void test_lease_taken_stops_leading_at_once(void **state)
 	assert_true(vc_leader_step(le));
 	/* Another replica wrote itself in (we were paused, say). */
 	other_writes("host-c_3", 15, "2023-11-14T22:13:21.000000Z", 1);
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_false(vc_leader_step(le));
 	assert_false(vc_leader_is_leader(le));
 	assert_int_equal(calls.stopped, 1);
 	assert_string_equal(calls.log, "new:host-a_1,started,new:host-c_3,stopped");
-	assert_non_null(strstr(last_error, "reason=held-by-another"));
+	assert_non_null(strstr(fake_last_error, "reason=held-by-another"));
 	assert_string_equal(spec_str("holderIdentity"), "host-c_3");
 	/* Stopping does not release a Lease we do not hold. */
 	vc_leader_stop(le);
@@ -590,12 +556,12 @@ static void test_release_on_stop(void **state)
 	(void)state;
 	assert_true(vc_leader_step(a));
 	assert_false(vc_leader_step(b));
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_true(vc_leader_step(a));
 	assert_int_equal(spec_int("leaseTransitions"), 0);
 
 	updates = fk.updates;
-	advance(S);
+	fake_clock_advance(S);
 	vc_leader_stop(a);
 	assert_int_equal(fk.updates, updates + 1);
 	assert_false(vc_leader_is_leader(a));
@@ -610,7 +576,7 @@ static void test_release_on_stop(void **state)
 	assert_false(vc_leader_step(a));
 
 	/* The standby takes a released Lease at its next retry, not after 15 s. */
-	advance(S);
+	fake_clock_advance(S);
 	assert_true(vc_leader_step(b));
 	assert_string_equal(spec_str("holderIdentity"), "host-b_2");
 	assert_int_equal(spec_int("leaseTransitions"), 1);
@@ -655,7 +621,7 @@ static void test_malformed_lease_is_taken_over(void **state)
 	json_object_set_new(vc_json_get_obj(obj, "spec"), "holderIdentity", json_integer(7));
 	assert_int_equal(store(obj, NULL, NULL), 0);
 	json_decref(obj);
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	assert_true(vc_leader_step(le));
 	assert_string_equal(spec_str("holderIdentity"), "host-a_1");
 	vc_leader_free(le);
@@ -675,7 +641,7 @@ static void test_next_delay(void **state)
 		assert_true(d >= 2 * S);
 		assert_true(d < 2 * S + (int64_t)(1.2 * 2 * S));
 	}
-	advance(15 * S);
+	fake_clock_advance(15 * S);
 	assert_true(vc_leader_step(le));
 	assert_int_equal(vc_leader_next_delay_ns(le), 2 * S);
 	vc_leader_free(le);
@@ -888,17 +854,16 @@ static void test_alloc_failures(void **state)
 	for (n = 0;; n++) {
 		json_decref(fk.lease);
 		fk.lease = NULL;
-		wall_now = WALL0;
-		mono_now = MONO0;
+		fake_clock_set_ns(WALL0, MONO0);
 		other_writes("host-z_9", 15, "2000-01-01T00:00:00.000000Z", 0);
 		le = NULL;
 		vc_alloc_fail_after(n);
 		rc = vc_leader_new(kube, &cfg, "host-a_1", &cbs, &le, NULL);
 		if (rc == 0) {
 			(void)vc_leader_step(le);
-			advance(15 * S);
+			fake_clock_advance(15 * S);
 			(void)vc_leader_step(le);
-			advance(2 * S);
+			fake_clock_advance(2 * S);
 			(void)vc_leader_step(le);
 			vc_leader_free(le);
 		} else {

@@ -3,7 +3,7 @@
  * get a PodGroup, its exact body (name, owners, minMember from the owner's annotation,
  * minResources, queue, copied annotations and labels), the pod patch, and retries.
  */
-#include "ctl_fake.h"
+#include "support/fake_api.h"
 
 #include "pg_controller.h"
 
@@ -93,12 +93,9 @@ static void env_start(struct env *e)
 	struct ctx_opts o = { .pods = true, .podgroups = !e->no_podgroups };
 	struct vc_error err;
 
-	e->kube = vc_kube_new_with_ops(&fake_ops, &e->f);
-	assert_non_null(e->kube);
-	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
+	fake_ctx_init(&e->f, &e->kube, &e->ctx, &o);
 	assert_int_equal(pgctl_new(&e->ctx, &e->cfg, &e->pc, &err), 0);
-	assert_int_equal(ctx_start(&e->ctx), 0);
-	assert_int_equal(ctx_wait_synced(&e->ctx, 10 * VC_NSEC_PER_SEC), 0);
+	fake_ctx_start(&e->ctx);
 }
 
 static void env_stop(struct env *e)
@@ -106,9 +103,7 @@ static void env_stop(struct env *e)
 	pgctl_stop(e->pc);
 	ctx_stop(&e->ctx);
 	pgctl_free(e->pc);
-	ctx_release(&e->ctx);
-	vc_kube_free(e->kube);
-	fake_release(&e->f);
+	fake_ctx_release(&e->f, e->kube, &e->ctx);
 }
 
 static int drain(struct env *e)

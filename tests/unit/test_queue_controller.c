@@ -4,7 +4,7 @@
  * last PodGroup goes, the hierarchy with volcano.sh/closed-by-parent, rate-limited status
  * counts, retries, metrics. The fake API server records every request; the clock is injected.
  */
-#include "ctl_fake.h"
+#include "support/fake_api.h"
 
 #include "queue_controller.h"
 #include "vc_metrics.h"
@@ -104,12 +104,9 @@ static void env_start(struct env *e)
 	struct ctx_opts o = { .queues = true, .podgroups = true, .commands = true };
 	struct vc_error err;
 
-	e->kube = vc_kube_new_with_ops(&fake_ops, &e->f);
-	assert_non_null(e->kube);
-	assert_int_equal(ctx_init(&e->ctx, e->kube, NULL, &o, &err), 0);
+	fake_ctx_init(&e->f, &e->kube, &e->ctx, &o);
 	assert_int_equal(queuectl_new(&e->ctx, &e->cfg, &e->qc, &err), 0);
-	assert_int_equal(ctx_start(&e->ctx), 0);
-	assert_int_equal(ctx_wait_synced(&e->ctx, 10 * VC_NSEC_PER_SEC), 0);
+	fake_ctx_start(&e->ctx);
 }
 
 static void env_stop(struct env *e)
@@ -117,9 +114,7 @@ static void env_stop(struct env *e)
 	queuectl_stop(e->qc);
 	ctx_stop(&e->ctx);
 	queuectl_free(e->qc);
-	ctx_release(&e->ctx);
-	vc_kube_free(e->kube);
-	fake_release(&e->f);
+	fake_ctx_release(&e->f, e->kube, &e->ctx);
 }
 
 /* Run until nothing is ready; the number of rounds. */

@@ -4,10 +4,10 @@
  * Queue status, pod conditions, events), the only-on-change rules, the default queues, the
  * configuration reload, the loop and allocation failures.
  *
- * The API server is a fake vc_kube_ops that records every call; the caches are filled directly
- * (the informers are never started). Most tests give a scripted session through
- * cfg.session_run, so they do not depend on the actions and plugins; the "real session" tests
- * run sched_session_run itself on the snapshot the runtime built.
+ * The API server is the call recorder of support/fake_api.h, which records every call; the
+ * caches are filled directly (the informers are never started). Most tests give a scripted
+ * session through cfg.session_run, so they do not depend on the actions and plugins; the "real
+ * session" tests run sched_session_run itself on the snapshot the runtime built.
  */
 #include "vc_prelude.h"
 
@@ -20,6 +20,7 @@
 #include "ctx.h"
 #include "scheduler/sched_framework.h"
 #include "scheduler/sched_runtime_internal.h"
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_cache.h"
 #include "vc_events.h"
@@ -29,169 +30,15 @@
 #include "vc_str.h"
 #include "vc_time.h"
 
-/* ---- clock ----------------------------------------------------------------------------------- */
+/* ---- clock (fake_clock_set_ns) ------------------------------------------------------------- */
 
 #define SEC   INT64_C(1000000000)
 #define WALL0 (INT64_C(1700000000) * SEC) /* 2023-11-14T22:13:20Z */
 #define NOW0  "2023-11-14T22:13:20Z"
 
-static int64_t now_ns;
+/* ---- the fake API server (the call recorder of support/fake_api.h) --------------------------- */
 
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return __atomic_load_n(&now_ns, __ATOMIC_SEQ_CST);
-}
-
-static void advance(int64_t ns)
-{
-	__atomic_add_fetch(&now_ns, ns, __ATOMIC_SEQ_CST);
-}
-
-/* ---- the fake API server --------------------------------------------------------------------- */
-
-#define MAX_CALLS 256
-
-struct call {
-	char verb; /* C(reate) U(pdate) P(atch) D(elete) */
-	char resource[32];
-	char ns[64];
-	char name[128];
-	char sub[32];
-	enum vc_patch_type type;
-	char precondition[64];
-	json_t *body;
-};
-
-struct failure {
-	char verb;
-	const char *resource, *sub;
-	int code;
-	const char *message;
-	bool used;
-};
-
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* a call was recorded */
-	struct call calls[MAX_CALLS];
-	int n;
-	struct failure fail[8];
-	int nfail;
-	bool hold_pod_status; /* pods/status patches wait until it is cleared (cond) */
-} fk;
-
-static void fail_next(char verb, const char *resource, const char *sub, int code,
-		      const char *message)
-{
-	fk.fail[fk.nfail++] = (struct failure){ verb, resource, sub, code, message, false };
-}
-
-static int record(char verb, const struct vc_gvr *r, const char *ns, const char *name,
-		  const char *sub, enum vc_patch_type type, const json_t *body,
-		  const struct vc_delete_opts *dopts, struct vc_error *err)
-{
-	struct call *c;
-	int i, rc = 0;
-
-	pthread_mutex_lock(&fk.lock);
-	for (i = 0; i < fk.nfail; i++) {
-		struct failure *f = &fk.fail[i];
-
-		if (!f->used && f->verb == verb && strcmp(f->resource, r->resource) == 0 &&
-		    vc_str_eq(f->sub, sub)) {
-			f->used = true;
-			rc = vc_error_set(err, f->code, "%s", f->message);
-			break;
-		}
-	}
-	if (fk.n < MAX_CALLS) {
-		c = &fk.calls[fk.n++];
-		memset(c, 0, sizeof(*c));
-		c->verb = verb;
-		snprintf(c->resource, sizeof(c->resource), "%s", r->resource);
-		snprintf(c->ns, sizeof(c->ns), "%s", ns ? ns : "");
-		snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
-		snprintf(c->sub, sizeof(c->sub), "%s", sub ? sub : "");
-		c->type = type;
-		if (dopts && dopts->precondition_uid)
-			snprintf(c->precondition, sizeof(c->precondition), "%s",
-				 dopts->precondition_uid);
-		c->body = body ? json_deep_copy(body) : NULL;
-	}
-	pthread_cond_broadcast(&fk.cond);
-	pthread_mutex_unlock(&fk.lock);
-	return rc;
-}
-
-static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		       const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
-{
-	(void)ctx;
-	(void)out;
-	if (!name)
-		name = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name");
-	return record('C', r, ns, name, sub, VC_PATCH_MERGE, obj, NULL, err);
-}
-
-static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		       const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
-{
-	(void)ctx;
-	(void)out;
-	return record('U', r, ns, name, sub, VC_PATCH_MERGE, obj, NULL, err);
-}
-
-static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		      const char *sub, enum vc_patch_type type, const json_t *patch, json_t **out,
-		      struct vc_error *err)
-{
-	int rc;
-
-	(void)ctx;
-	(void)out;
-	rc = record('P', r, ns, name, sub, type, patch, NULL, err);
-	pthread_mutex_lock(&fk.lock);
-	while (fk.hold_pod_status && strcmp(r->resource, "pods") == 0 && vc_str_eq(sub, "status"))
-		pthread_cond_wait(&fk.cond, &fk.lock);
-	pthread_mutex_unlock(&fk.lock);
-	return rc;
-}
-
-static int fake_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		    const struct vc_delete_opts *opts, struct vc_error *err)
-{
-	(void)ctx;
-	return record('D', r, ns, name, NULL, VC_PATCH_MERGE, NULL, opts, err);
-}
-
-static const struct vc_kube_ops fake_ops = {
-	.create = fake_create,
-	.update = fake_update,
-	.patch = fake_patch,
-	.del = fake_del,
-};
-
-static void reset_calls(void)
-{
-	int i;
-
-	pthread_mutex_lock(&fk.lock);
-	for (i = 0; i < fk.n; i++)
-		json_decref(fk.calls[i].body);
-	fk.n = 0;
-	fk.nfail = 0;
-	pthread_mutex_unlock(&fk.lock);
-}
-
-/* "C pods ns/name/binding": a call's summary, for comparing sequences. */
-static void call_str(int i, char *buf, size_t len)
-{
-	const struct call *c = &fk.calls[i];
-
-	snprintf(buf, len, "%c %s %s%s%s%s%s", c->verb, c->resource, c->ns, c->ns[0] ? "/" : "",
-		 c->name, c->sub[0] ? "/" : "", c->sub);
-}
+static struct fake fk;
 
 /* The calls other than events, in order, as summaries joined by "; ". */
 static void api_calls(char *buf, size_t len)
@@ -201,28 +48,14 @@ static void api_calls(char *buf, size_t len)
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < fk.n; i++) {
+	for (i = 0; i < fk.ncalls; i++) {
 		if (strcmp(fk.calls[i].resource, "events") == 0)
 			continue;
-		call_str(i, one, sizeof(one));
+		fake_call_str(&fk, i, one, sizeof(one));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "; " : "", one);
 		if (off >= len)
 			break;
 	}
-}
-
-/* The index of the first call matching verb, resource and sub; fails the test if none. */
-static int find_call(char verb, const char *resource, const char *name, const char *sub)
-{
-	int i;
-
-	for (i = 0; i < fk.n; i++)
-		if (fk.calls[i].verb == verb && strcmp(fk.calls[i].resource, resource) == 0 &&
-		    (!name || strcmp(fk.calls[i].name, name) == 0) &&
-		    strcmp(fk.calls[i].sub, sub ? sub : "") == 0)
-			return i;
-	fail_msg("no call %c %s %s %s", verb, resource, name ? name : "*", sub ? sub : "");
-	return -1;
 }
 
 static void expect_json(const json_t *got, const char *want_text)
@@ -253,7 +86,7 @@ static void events_str(char *buf, size_t len)
 
 	(void)vc_events_process(rec);
 	buf[0] = '\0';
-	for (i = 0; i < fk.n; i++) {
+	for (i = 0; i < fk.ncalls; i++) {
 		const json_t *b = fk.calls[i].body;
 
 		if (strcmp(fk.calls[i].resource, "events") != 0 || fk.calls[i].verb != 'C')
@@ -276,7 +109,7 @@ static void event_patches_str(char *buf, size_t len)
 
 	(void)vc_events_process(rec);
 	buf[0] = '\0';
-	for (i = 0; i < fk.n; i++) {
+	for (i = 0; i < fk.ncalls; i++) {
 		const json_t *b = fk.calls[i].body;
 
 		if (strcmp(fk.calls[i].resource, "events") != 0 || fk.calls[i].verb != 'P')
@@ -507,14 +340,12 @@ static int setup(void **state)
 	struct vc_events_config ecfg = { .component = "volcano" };
 
 	(void)state;
-	pthread_mutex_init(&fk.lock, NULL);
-	pthread_cond_init(&fk.cond, NULL);
-	fk.n = 0;
-	fk.nfail = 0;
-	now_ns = WALL0;
-	vc_time_set_source(fake_clock, fake_clock, NULL);
+	fake_init(&fk);
+	fk.record_failed = true;
+	fk.nomem_recorded = true;
+	fake_clock_set_ns(WALL0, WALL0);
 	vc_log_set_sink(quiet_sink, NULL);
-	kube = vc_kube_new_with_ops(&fake_ops, NULL);
+	kube = fake_recorder(&fk);
 	assert_non_null(kube);
 	assert_int_equal(vc_events_new(kube, &ecfg, &rec, NULL), 0);
 	assert_int_equal(ctx_init(&ctx, kube, rec, &opts, NULL), 0);
@@ -534,19 +365,15 @@ static int teardown(void **state)
 {
 	(void)state;
 	/* A test that failed while writes hang: let them finish. */
-	pthread_mutex_lock(&fk.lock);
-	fk.hold_pod_status = false;
-	pthread_cond_broadcast(&fk.cond);
-	pthread_mutex_unlock(&fk.lock);
+	fake_hold(&fk, "pods", "status", false);
 	sched_runtime_free(rt);
 	rt = NULL;
 	ctx_release(&ctx);
 	vc_events_free(rec);
 	rec = NULL;
-	reset_calls();
+	fake_reset_calls(&fk);
 	vc_kube_free(kube);
-	pthread_mutex_destroy(&fk.lock);
-	pthread_cond_destroy(&fk.cond);
+	fake_release(&fk);
 	vc_time_set_source(NULL, NULL, NULL);
 	vc_log_set_sink(NULL, NULL);
 	return 0;
@@ -663,7 +490,7 @@ static void test_snapshot(void **state)
 	assert_int_equal(strlen(last_uid), 36);
 	assert_int_equal(last_uid[14], '4');
 	/* Nothing to write: no calls at all. */
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 static void test_snapshot_node_selector_and_default_queue(void **state)
@@ -745,26 +572,26 @@ static void test_bind(void **state)
 	assert_string_equal(seen_status, "Pending@-");
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C pods ns/p-0/binding");
-	i = find_call('C', "pods", "p-0", "binding");
+	i = fake_find_call(&fk, 'C', "pods", "p-0", "binding");
 	expect_json(fk.calls[i].body,
 		    "{\"apiVersion\":\"v1\",\"kind\":\"Binding\","
 		    "\"metadata\":{\"name\":\"p-0\",\"namespace\":\"ns\","
 		    "\"uid\":\"p-0\"},\"target\":{\"kind\":\"Node\",\"name\":\"n1\"}}");
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Scheduled Pod/p-0: Successfully assigned ns/p-0 to n1");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* The cache still shows the pod unbound: the task stays Binding on n1 (§1.1). */
 	cycle();
 	assert_string_equal(seen_status, "Binding@n1");
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 
 	/* The informer shows the binding: the assumption is dropped. */
 	put(ctx.pods, pod_obj("p-0", "volcano", "pg", "n1", "Pending", "1"));
 	cycle();
 	assert_string_equal(seen_status, "Bound@n1");
 	assert_int_equal(rt->assumed.count, 0);
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 static void test_bind_assumption_expires(void **state)
@@ -774,18 +601,18 @@ static void test_bind_assumption_expires(void **state)
 	script = bind_pending;
 	new_runtime();
 	cycle();
-	reset_calls();
-	advance(SRT_ASSUME_TTL_NS - SEC);
+	fake_reset_calls(&fk);
+	fake_clock_advance(SRT_ASSUME_TTL_NS - SEC);
 	cycle();
 	assert_string_equal(seen_status, "Binding@n1");
-	advance(2 * SEC);
+	fake_clock_advance(2 * SEC);
 	cycle(); /* seen stale: swept after this snapshot */
 	assert_string_equal(seen_status, "Binding@n1");
 	assert_int_equal(rt->assumed.count, 0);
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle(); /* pending again: bound anew */
 	assert_string_equal(seen_status, "Pending@-");
-	assert_int_equal(find_call('C', "pods", "p-0", "binding"), 0);
+	assert_int_equal(fake_find_call(&fk, 'C', "pods", "p-0", "binding"), 0);
 }
 
 static void test_bind_failure(void **state)
@@ -798,13 +625,13 @@ static void test_bind_failure(void **state)
 	one_pending_pod();
 	script = bind_pending;
 	new_runtime();
-	fail_next('C', "pods", "binding", VC_ECONFLICT,
-		  "Operation cannot be fulfilled on pods/binding \"p-0\": pod p-0 is already "
-		  "assigned to node \"n2\"");
+	fake_fail_call(&fk, 'C', "pods", "binding", VC_ECONFLICT,
+		       "Operation cannot be fulfilled on pods/binding \"p-0\": pod p-0 is already "
+		       "assigned to node \"n2\"");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C pods ns/p-0/binding; P pods ns/p-0/status");
-	i = find_call('P', "pods", "p-0", "status");
+	i = fake_find_call(&fk, 'P', "pods", "p-0", "status");
 	assert_int_equal(fk.calls[i].type, VC_PATCH_STRATEGIC);
 	expect_json(fk.calls[i].body,
 		    "{\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\","
@@ -820,7 +647,7 @@ static void test_bind_failure(void **state)
 	assert_int_equal(st.bind_errors, 1);
 	assert_int_equal(rt->assumed.count, 0);
 	assert_int_not_equal(rt->kick_at, 0);
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* Back to Pending: the next cycle binds it again. */
 	cycle();
@@ -837,7 +664,7 @@ static void test_bind_pod_gone(void **state)
 	one_pending_pod();
 	script = bind_pending;
 	new_runtime();
-	fail_next('C', "pods", "binding", VC_ENOTFOUND, "pods \"p-0\" not found");
+	fake_fail_call(&fk, 'C', "pods", "binding", VC_ENOTFOUND, "pods \"p-0\" not found");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C pods ns/p-0/binding");
@@ -889,7 +716,7 @@ static void test_podgroup_status(void **state)
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
-	i = find_call('U', "podgroups", "pg", NULL);
+	i = fake_find_call(&fk, 'U', "podgroups", "pg", NULL);
 	/* The whole object, the cached resourceVersion, the new status. */
 	expect_json(fk.calls[i].body,
 		    "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
@@ -899,13 +726,13 @@ static void test_podgroup_status(void **state)
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Warning Unschedulable PodGroup/pg: 0/0 tasks in gang "
 				 "unschedulable: x");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* The cache has not caught up: the same write is not repeated; the event is throttled. */
 	want_conditions = COND_T2;
 	cycle();
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
@@ -916,7 +743,7 @@ static void test_podgroup_status(void **state)
 			 0);
 	put(ctx.podgroups, pg);
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	/* Kept only to pace message-only rewrites (SRT_PG_MESSAGE_NS). */
 	assert_int_equal(rt->track.count, 1);
 	assert_true(((struct srt_track *)srt_map_get(&rt->track, "pg/ns/pg"))->settled);
@@ -925,7 +752,7 @@ static void test_podgroup_status(void **state)
 	want_phase = VC_PG_RUNNING;
 	want_running = 1;
 	cycle();
-	i = find_call('U', "podgroups", "pg", NULL);
+	i = fake_find_call(&fk, 'U', "podgroups", "pg", NULL);
 	expect_json(json_object_get(fk.calls[i].body, "status"),
 		    "{\"phase\":\"Running\",\"running\":1,\"conditions\":" COND_T2 "}");
 	assert_string_equal(
@@ -949,20 +776,21 @@ static void test_podgroup_conflict(void **state)
 	want_conditions = NULL;
 	want_running = 0;
 	new_runtime();
-	fail_next('U', "podgroups", NULL, VC_ECONFLICT,
-		  "Operation cannot be fulfilled on podgroups.scheduling.volcano.sh \"pg\": the "
-		  "object has been modified; please apply your changes to the latest version and "
-		  "try again");
+	fake_fail_call(
+		&fk, 'U', "podgroups", NULL, VC_ECONFLICT,
+		"Operation cannot be fulfilled on podgroups.scheduling.volcano.sh \"pg\": the "
+		"object has been modified; please apply your changes to the latest version and "
+		"try again");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.pg_conflicts, 1);
 	assert_int_not_equal(rt->kick_at, 0);
-	reset_calls();
+	fake_reset_calls(&fk);
 	/* Same stale version in the cache: wait for the informer. */
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	/* A newer version (someone else's write): decide again from it. */
 	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Pending", "12"));
 	cycle();
@@ -984,12 +812,12 @@ static void test_podgroup_error_retried_later(void **state)
 	want_phase = VC_PG_INQUEUE;
 	want_conditions = NULL;
 	new_runtime();
-	fail_next('U', "podgroups", NULL, VC_ESERVER, "etcdserver: request timed out");
+	fake_fail_call(&fk, 'U', "podgroups", NULL, VC_ESERVER, "etcdserver: request timed out");
 	cycle();
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle(); /* within SRT_RETRY_NS: identical failed write not repeated */
-	assert_int_equal(fk.n, 0);
-	advance(SRT_RETRY_NS);
+	assert_int_equal(fk.ncalls, 0);
+	fake_clock_advance(SRT_RETRY_NS);
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
@@ -1028,11 +856,11 @@ static void test_pod_condition(void **state)
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Warning FailedScheduling Pod/p-0: 0/1 nodes are unavailable: 1 "
 				 "Insufficient cpu.");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* Repeated before the informer shows it: not written again. */
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 
 	/* The cache shows it: nothing to do. */
 	pod = pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1");
@@ -1046,9 +874,9 @@ static void test_pod_condition(void **state)
 					       "lastTransitionTime", "2023-11-14T20:00:00Z")),
 		0);
 	put(ctx.pods, pod);
-	advance(5 * SEC);
+	fake_clock_advance(5 * SEC);
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 
 	/* A new message, with nominatedNodeName: lastTransitionTime kept (status unchanged). */
 	want_message = "Pod ns/p-0 can possibly be assigned to n1, once resource is released and "
@@ -1080,7 +908,7 @@ static void test_pod_condition_gated(void **state)
 	want_nominated = NULL;
 	new_runtime();
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 /* ---- queue status ---------------------------------------------------------------------------- */
@@ -1127,9 +955,9 @@ static void test_queue_status(void **state)
 	expect_json(fk.calls[0].body,
 		    "{\"status\":{\"allocated\":{\"cpu\":\"2\",\"memory\":"
 		    "\"1Gi\",\"nvidia.com/gpu\":\"1\",\"example.com/foo\":null}}}");
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 
 	/* Semantically equal ("1000m" vs 1 cpu): nothing written. */
 	q = queue_obj("default", "4");
@@ -1141,7 +969,7 @@ static void test_queue_status(void **state)
 	want_cpu = 1000;
 	want_gpu = 0;
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 /* ---- evictions ------------------------------------------------------------------------------- */
@@ -1176,7 +1004,7 @@ static void test_evict(void **state)
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "P pods ns/r-0/status; D pods ns/r-0");
-	i = find_call('P', "pods", "r-0", "status");
+	i = fake_find_call(&fk, 'P', "pods", "r-0", "status");
 	assert_int_equal(fk.calls[i].type, VC_PATCH_STRATEGIC);
 	expect_json(fk.calls[i].body,
 		    "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\","
@@ -1185,16 +1013,16 @@ static void test_evict(void **state)
 		    "\"status\":\"True\",\"reason\":\"PreemptionByScheduler\",\"message\":"
 		    "\"volcano: preempting to accommodate a higher priority pod\","
 		    "\"lastTransitionTime\":\"" NOW0 "\"}]}}");
-	i = find_call('D', "pods", "r-0", NULL);
+	i = fake_find_call(&fk, 'D', "pods", "r-0", NULL);
 	assert_string_equal(fk.calls[i].precondition, "r-0");
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Evict PodGroup/low: preempt; "
 				 "Warning Evict Pod/r-0: Pod is evicted, because of preempt");
-	reset_calls();
+	fake_reset_calls(&fk);
 	/* Until the pod shows its deletion it is Releasing, and not evicted twice. */
 	cycle();
 	assert_string_equal(seen_status, "Releasing");
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	pod = pod_obj("r-0", "volcano", "low", "n1", "Running", "1");
 	assert_int_equal(vc_json_set_path_new(pod, "metadata.deletionTimestamp", json_string(NOW0)),
 			 0);
@@ -1215,13 +1043,13 @@ static void test_evict_failure(void **state)
 	put(ctx.pods, pod_obj("r-0", "volcano", "low", "n1", "Running", "1"));
 	script = evict_result;
 	new_runtime();
-	fail_next('P', "pods", "status", VC_EFORBIDDEN, "forbidden");
+	fake_fail_call(&fk, 'P', "pods", "status", VC_EFORBIDDEN, "forbidden");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "P pods ns/r-0/status"); /* no DELETE after a failed update */
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.eviction_errors, 1);
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle();
 	assert_string_equal(seen_status, "Running");
 	api_calls(buf, sizeof(buf));
@@ -1239,25 +1067,25 @@ static void test_default_queues(void **state)
 	del(ctx.queues, "default");
 	del(ctx.queues, "root");
 	new_runtime();
-	fail_next('C', "queues", NULL, VC_EALREADYEXISTS,
-		  "queues.scheduling.volcano.sh \"root\" already exists");
+	fake_fail_call(&fk, 'C', "queues", NULL, VC_EALREADYEXISTS,
+		       "queues.scheduling.volcano.sh \"root\" already exists");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C queues root; C queues default; P queues default/status");
-	i = find_call('C', "queues", "root", NULL);
+	i = fake_find_call(&fk, 'C', "queues", "root", NULL);
 	expect_json(fk.calls[i].body, "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\","
 				      "\"kind\":\"Queue\",\"metadata\":{\"name\":\"root\"},"
 				      "\"spec\":{\"weight\":1,\"reclaimable\":false}}");
-	i = find_call('C', "queues", "default", NULL);
+	i = fake_find_call(&fk, 'C', "queues", "default", NULL);
 	expect_json(fk.calls[i].body, "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\","
 				      "\"kind\":\"Queue\",\"metadata\":{\"name\":\"default\"},"
 				      "\"spec\":{\"weight\":1,\"reclaimable\":true}}");
-	i = find_call('P', "queues", "default", "status");
+	i = fake_find_call(&fk, 'P', "queues", "default", "status");
 	assert_int_equal(fk.calls[i].type, VC_PATCH_MERGE);
 	expect_json(fk.calls[i].body, "{\"status\":{\"state\":\"Open\"}}");
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 static void test_default_queues_retried(void **state)
@@ -1267,11 +1095,11 @@ static void test_default_queues_retried(void **state)
 	(void)state;
 	del(ctx.queues, "root");
 	new_runtime();
-	fail_next('C', "queues", NULL, VC_ESERVER, "the server is down");
+	fake_fail_call(&fk, 'C', "queues", NULL, VC_ESERVER, "the server is down");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C queues root");
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C queues root; P queues root/status");
@@ -1368,21 +1196,6 @@ static void wait_runs(int n)
 	assert_true(runs >= n);
 }
 
-/* Wait (at most 10 s) until the fake API server has seen n calls. */
-static void wait_calls(int n)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 10;
-	pthread_mutex_lock(&fk.lock);
-	while (fk.n < n)
-		if (pthread_cond_timedwait(&fk.cond, &fk.lock, &ts))
-			break;
-	pthread_mutex_unlock(&fk.lock);
-	assert_true(fk.n >= n);
-}
-
 static void test_loop(void **state)
 {
 	char buf[512];
@@ -1396,7 +1209,7 @@ static void test_loop(void **state)
 	assert_int_equal(sched_runtime_start(rt), 0);
 	assert_int_equal(sched_runtime_start(rt), VC_EINVAL);
 	wait_runs(1);
-	wait_calls(1); /* the bind, made by a worker */
+	fake_wait_calls(&fk, 1); /* the bind, made by a worker */
 	(void)sched_runtime_drain(rt);
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C pods ns/p-0/binding");
@@ -1432,11 +1245,11 @@ static void test_reject_event(void **state)
 	new_runtime();
 	cycle();
 	cycle();
-	assert_int_equal(fk.n, 0); /* Pending already: no status write */
+	assert_int_equal(fk.ncalls, 0); /* Pending already: no status write */
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Unschedulable PodGroup/pg: queue resource quota "
 				 "insufficient: insufficient cpu");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* A different rejection is news at once. */
 	reject_message = "resource in cluster is overused: overused nvidia.com/gpu";
@@ -1444,24 +1257,24 @@ static void test_reject_event(void **state)
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Unschedulable PodGroup/pg: resource in cluster is "
 				 "overused: overused nvidia.com/gpu");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* The same one again: only once the throttle window has passed. */
-	advance(SRT_EVENT_THROTTLE_NS - SEC);
+	fake_clock_advance(SRT_EVENT_THROTTLE_NS - SEC);
 	cycle();
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	advance(SEC);
+	fake_clock_advance(SEC);
 	cycle();
 	/* The recorder folds the repeat into the Event it made (Kubernetes' correlator). */
 	event_patches_str(buf, sizeof(buf));
 	assert_string_equal(buf,
 			    "count=2 resource in cluster is overused: overused nvidia.com/gpu");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* Admitted: no rejection, no event. */
 	reject_message = NULL;
-	advance(SRT_EVENT_THROTTLE_NS);
+	fake_clock_advance(SRT_EVENT_THROTTLE_NS);
 	cycle();
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
@@ -1489,39 +1302,39 @@ static void test_ready_event_needs_write(void **state)
 	want_conditions = COND_T2; /* equal but for transitionID and time */
 	new_runtime();
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
 	/* A write that fails (conflict, then a server error): still no event. */
 	want_running = 2;
-	fail_next('U', "podgroups", NULL, VC_ECONFLICT, "the object has been modified");
+	fake_fail_call(&fk, 'U', "podgroups", NULL, VC_ECONFLICT, "the object has been modified");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	reset_calls();
+	fake_reset_calls(&fk);
 	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Inqueue", "11"));
-	fail_next('U', "podgroups", NULL, VC_ESERVER, "etcdserver: request timed out");
+	fake_fail_call(&fk, 'U', "podgroups", NULL, VC_ESERVER, "etcdserver: request timed out");
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* The retry succeeds: the write, then the event, once. */
-	advance(SRT_RETRY_NS);
+	fake_clock_advance(SRT_RETRY_NS);
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Scheduled PodGroup/pg: pod group is ready");
-	reset_calls();
+	fake_reset_calls(&fk);
 	/* The informer has not shown the write yet: nothing written, nothing said. */
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
 	sched_runtime_stats(rt, &st);
@@ -1838,7 +1651,7 @@ static void test_real_session(void **state)
 	/* Binds first, then the PodGroup (Inqueue), then the queues' allocated (rolled up). */
 	assert_string_equal(buf, "C pods ns/p-0/binding; U podgroups ns/pg; "
 				 "P queues default/status; P queues root/status");
-	pg = fk.calls[find_call('U', "podgroups", "pg", NULL)].body;
+	pg = fk.calls[fake_find_call(&fk, 'U', "podgroups", "pg", NULL)].body;
 	assert_string_equal(json_string_value(vc_json_path(pg, "status.phase")), "Inqueue");
 	pg = json_deep_copy(pg);
 	assert_non_null(pg);
@@ -1846,7 +1659,7 @@ static void test_real_session(void **state)
 	assert_string_equal(buf, "Warning Unschedulable PodGroup/pg: 0/1 tasks in gang "
 				 "unschedulable: pod group is ready, 1 Binding, 1 minAvailable; "
 				 "Normal Scheduled Pod/p-0: Successfully assigned ns/p-0 to n1");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* The informer shows the binding and the PodGroup write: Running. */
 	put(ctx.pods, pod_obj("p-0", "volcano", "pg", "n1", "Pending", "1"));
@@ -1860,13 +1673,13 @@ static void test_real_session(void **state)
 			    "Running");
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "Normal Scheduled PodGroup/pg: pod group is ready");
-	reset_calls();
+	fake_reset_calls(&fk);
 	/* Not seen yet by the informer: no second write, so no second "pod group is ready". */
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 /*
@@ -1897,12 +1710,12 @@ static void test_real_session_reject(void **state)
 				 "unschedulable: pod group is not ready, 1 minAvailable; "
 				 "Normal Unschedulable PodGroup/pg: resource in cluster is "
 				 "overused: overused cpu");
-	reset_calls();
+	fake_reset_calls(&fk);
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	assert_int_equal(fk.n, 0); /* no creates, no patches: throttled */
+	assert_int_equal(fk.ncalls, 0); /* no creates, no patches: throttled */
 }
 
 /* ---- allocation failures --------------------------------------------------------------------- */
@@ -1944,7 +1757,7 @@ static void test_alloc_failures(void **state)
 	script = everything;
 	for (n = 0;; n++) {
 		rt = NULL;
-		reset_calls();
+		fake_reset_calls(&fk);
 		vc_alloc_fail_after(n);
 		rc = sched_runtime_new(&ctx, &cfg, &rt, &err);
 		if (rc == 0) {
@@ -2010,7 +1823,7 @@ static int pod_status_patches(char *buf, size_t len)
 	int i, n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < fk.n; i++) {
+	for (i = 0; i < fk.ncalls; i++) {
 		if (fk.calls[i].verb != 'P' || strcmp(fk.calls[i].resource, "pods") != 0 ||
 		    strcmp(fk.calls[i].sub, "status") != 0)
 			continue;
@@ -2029,7 +1842,7 @@ static int events_of(const char *reason)
 	int i, n = 0;
 
 	(void)vc_events_process(rec);
-	for (i = 0; i < fk.n; i++)
+	for (i = 0; i < fk.ncalls; i++)
 		if (fk.calls[i].verb == 'C' && strcmp(fk.calls[i].resource, "events") == 0 &&
 		    vc_str_eq(vc_json_get_str(fk.calls[i].body, "reason"), reason))
 			n++;
@@ -2054,49 +1867,49 @@ static void test_pod_condition_budget(void **state)
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 10);
 	assert_string_equal(buf, "p-0,p-1,p-2,p-3,p-4,p-5,p-6,p-7,p-8,p-9");
 	assert_int_equal(events_of("FailedScheduling"), 10);
-	assert_int_equal(fk.n, 20);
+	assert_int_equal(fk.ncalls, 20);
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.pod_cond_writes, 10);
 	assert_int_equal(st.pod_cond_deferred, 15);
 	/* Nothing recorded for the pods left out: they are not "written". */
 	assert_int_equal(rt->track.count, 10);
 	assert_null(srt_map_get(&rt->track, "pod/p-10"));
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* No time has passed: no token. */
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 
 	/* 5 per second: 2.5 tokens after half a second, then the half left over and 2.5 more. */
-	advance(SEC / 2);
+	fake_clock_advance(SEC / 2);
 	cycle();
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
 	assert_string_equal(buf, "p-10,p-11");
 	assert_int_equal(events_of("FailedScheduling"), 2);
-	reset_calls();
-	advance(SEC / 2);
+	fake_reset_calls(&fk);
+	fake_clock_advance(SEC / 2);
 	cycle();
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 3);
 	assert_string_equal(buf, "p-12,p-13,p-14");
 	assert_int_equal(events_of("FailedScheduling"), 3);
-	reset_calls();
-	advance(SEC);
+	fake_reset_calls(&fk);
+	fake_clock_advance(SEC);
 	cycle();
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 5);
 	assert_string_equal(buf, "p-15,p-16,p-17,p-18,p-19");
 	assert_int_equal(events_of("FailedScheduling"), 5);
-	reset_calls();
-	advance(SEC);
+	fake_reset_calls(&fk);
+	fake_clock_advance(SEC);
 	cycle();
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 5);
 	assert_string_equal(buf, "p-20,p-21,p-22,p-23,p-24");
 	assert_int_equal(events_of("FailedScheduling"), 5);
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* All written (the cache has not caught up yet): nothing again, no token spent. */
-	advance(10 * SEC);
+	fake_clock_advance(10 * SEC);
 	cycle();
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.pod_cond_writes, 25);
 	assert_int_equal(rt->pc_tokens, 10);
@@ -2186,55 +1999,56 @@ static void test_pod_condition_message_paced(void **state)
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
 	assert_string_equal(buf, "p-0,p-1");
 	assert_int_equal(events_of("FailedScheduling"), 2);
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* The cache shows them; 5 s later only the message changes: held back... */
 	pod_with_condition("p-0", "7", "Unschedulable", want_message);
 	pod_with_condition("p-1", "7", "Unschedulable", want_message);
-	advance(5 * SEC);
+	fake_clock_advance(5 * SEC);
 	want_message = "0/2 nodes are unavailable: 2 Insufficient cpu.";
 	cycle();
 	assert_int_equal(events_of("FailedScheduling"), 0);
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.paced_writes, 2);
 	/* ... until SRT_POD_MESSAGE_NS after the last write, with the message of that cycle. */
-	advance(SRT_POD_MESSAGE_NS - 5 * SEC - 1);
+	fake_clock_advance(SRT_POD_MESSAGE_NS - 5 * SEC - 1);
 	cycle();
-	assert_int_equal(fk.n, 0);
-	advance(1);
+	assert_int_equal(fk.ncalls, 0);
+	fake_clock_advance(1);
 	cycle();
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
 	assert_string_equal(buf, "p-0,p-1");
 	for (i = 0; i < 2; i++)
-		assert_string_equal(
-			json_string_value(vc_json_path(
-				fk.calls[find_call('P', "pods", i ? "p-1" : "p-0", "status")].body,
-				"status.conditions[0].message")),
-			"0/2 nodes are unavailable: 2 Insufficient cpu.");
+		assert_string_equal(json_string_value(vc_json_path(
+					    fk.calls[fake_find_call(&fk, 'P', "pods",
+								    i ? "p-1" : "p-0", "status")]
+						    .body,
+					    "status.conditions[0].message")),
+				    "0/2 nodes are unavailable: 2 Insufficient cpu.");
 	assert_int_equal(events_of("FailedScheduling"), 2);
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* A new reason is written at once, whatever the time since the last write. */
 	pod_with_condition("p-0", "8", "Unschedulable", want_message);
 	pod_with_condition("p-1", "8", "Unschedulable", want_message);
-	advance(SEC);
+	fake_clock_advance(SEC);
 	want_reason = "Schedulable";
 	want_message = "Pod ns/p-0 can possibly be assigned to n1, once minAvailable is satisfied";
 	cycle();
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 2);
 	assert_int_equal(events_of("FailedScheduling"), 2);
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* Settled entries are forgotten once they no longer pace anything. */
 	pod_with_condition("p-0", "9", "Schedulable", want_message);
 	pod_with_condition("p-1", "9", "Schedulable", want_message);
 	cycle();
 	assert_int_equal(rt->track.count, 2);
-	advance(SRT_POD_MESSAGE_NS);
+	fake_clock_advance(SRT_POD_MESSAGE_NS);
 	cycle();
 	assert_int_equal(rt->track.count, 0);
-	assert_int_equal(fk.n, 0);
+	assert_int_equal(fk.ncalls, 0);
 }
 
 static char pg_conds[512];
@@ -2282,17 +2096,17 @@ static void test_podgroup_message_coalesced(void **state)
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
-	reset_calls();
+	fake_reset_calls(&fk);
 	put_pg("Inqueue", "11", pg_conds, 0);
 
 	/* Pods appear: only the message changes, twice; held back. */
-	advance(SEC);
+	fake_clock_advance(SEC);
 	want_conditions = unsched_conds("3/3 tasks in gang unschedulable: b");
 	cycle();
-	advance(SEC);
+	fake_clock_advance(SEC);
 	want_conditions = unsched_conds("10/10 tasks in gang unschedulable: c");
 	cycle();
-	advance(SRT_PG_MESSAGE_NS - 2 * SEC - 1);
+	fake_clock_advance(SRT_PG_MESSAGE_NS - 2 * SEC - 1);
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "");
@@ -2300,30 +2114,30 @@ static void test_podgroup_message_coalesced(void **state)
 	assert_int_equal(st.paced_writes, 3);
 
 	/* SRT_PG_MESSAGE_NS after the last write: the latest message, once. */
-	advance(1);
+	fake_clock_advance(1);
 	cycle();
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
-	i = find_call('U', "podgroups", "pg", NULL);
+	i = fake_find_call(&fk, 'U', "podgroups", "pg", NULL);
 	assert_string_equal(
 		json_string_value(vc_json_path(fk.calls[i].body, "status.conditions[0].message")),
 		"10/10 tasks in gang unschedulable: c");
-	reset_calls();
+	fake_reset_calls(&fk);
 	put_pg("Inqueue", "12", pg_conds, 0);
 
 	/* A phase change right after: at once. */
-	advance(SEC);
+	fake_clock_advance(SEC);
 	want_phase = VC_PG_RUNNING;
 	want_running = 1;
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "U podgroups ns/pg");
-	reset_calls();
+	fake_reset_calls(&fk);
 
 	/* A count change with a new message: at once too. */
 	put_pg("Running", "13", pg_conds, 1);
-	advance(SEC);
+	fake_clock_advance(SEC);
 	want_running = 2;
 	want_conditions = unsched_conds("1/10 tasks in gang unschedulable: d");
 	cycle();
@@ -2396,25 +2210,19 @@ static void test_bind_not_behind_pod_conditions(void **state)
 	bind_now = false;
 	cfg.bind_workers = 4; /* one may write pod conditions */
 	new_runtime();
-	pthread_mutex_lock(&fk.lock);
-	fk.hold_pod_status = true;
-	pthread_mutex_unlock(&fk.lock);
+	fake_hold(&fk, "pods", "status", true);
 	assert_int_equal(srt_pool_start(rt), 0);
 	assert_int_equal(sched_runtime_cycle(rt, &err), 0);
-	wait_calls(1);	   /* one condition write, hanging */
-	usleep(50 * 1000); /* time for a second worker to take a condition write, wrongly */
-	pthread_mutex_lock(&fk.lock);
-	n = fk.n;
-	pthread_mutex_unlock(&fk.lock);
+	fake_wait_calls(&fk, 1); /* one condition write, hanging */
+	usleep(50 * 1000);	 /* time for a second worker to take a condition write, wrongly */
+	n = fake_ncalls(&fk);
 	assert_int_equal(n, 1);
 
 	bind_now = true;
 	assert_int_equal(sched_runtime_cycle(rt, &err), 0);
-	wait_calls(3);
-	pthread_mutex_lock(&fk.lock);
+	fake_wait_calls(&fk, 3);
 	for (i = 0; i < 3; i++)
-		call_str(i, buf + 64 * i, 64);
-	pthread_mutex_unlock(&fk.lock);
+		fake_call_str(&fk, i, buf + 64 * (size_t)i, 64);
 	/* Two free workers take them, in either order. */
 	if (strcmp(buf + 64, "U podgroups ns/pg") == 0) {
 		assert_string_equal(buf + 128, "C pods ns/p-7/binding");
@@ -2423,10 +2231,7 @@ static void test_bind_not_behind_pod_conditions(void **state)
 		assert_string_equal(buf + 128, "U podgroups ns/pg");
 	}
 
-	pthread_mutex_lock(&fk.lock);
-	fk.hold_pod_status = false;
-	pthread_cond_broadcast(&fk.cond);
-	pthread_mutex_unlock(&fk.lock);
+	fake_hold(&fk, "pods", "status", false);
 	(void)sched_runtime_drain(rt);
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 7);
 	srt_pool_stop(rt);

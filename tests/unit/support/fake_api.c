@@ -1,62 +1,17 @@
 /*
- * ctl_fake.h - a fake API server for the controller tests (queue, podgroup and gc controllers).
- *
- * It keeps an object store per resource. Lists serve the store, so the informers of a
- * struct vc_ctrl_ctx built on fake_kube() start from it. A watch delivers the events a test
- * pushes with fake_emit(), which returns only once the informer delivered the event (the cache
- * holds it and the controller's handlers ran), so tests never race their informers. Every other
- * call (get, create, update, patch, delete) is appended to a log as one line,
- *   VERB PATH [PATCHTYPE] BODY
- * with the body compact and its keys sorted, and applied to the store (writes do not emit
- * events: a test that wants the informers to see a write emits it). A rule makes a call fail.
- *
- * Test data is written with single quotes for readability: J() and fake_expect() turn every '
- * into ". Everything here is static: the header is included by each test that uses it.
+ * fake_api.c - the fake API server of the unit tests (see fake_api.h).
  */
-#ifndef CTL_FAKE_H
-#define CTL_FAKE_H
+#include "fake_api.h"
 
-#include "vc_prelude.h"
-
-#include <pthread.h>
-#include <setjmp.h>
+#include <stdarg.h>
 #include <time.h>
-#include <cmocka.h>
 
-#include "ctx.h"
-#include "vc_alloc.h"
-#include "vc_json.h"
 #include "vc_jsonpatch.h"
-#include "vc_kube.h"
-#include "vc_log.h"
-#include "vc_time.h"
-
-#define FAKE_LOG_MAX   65536
-#define FAKE_MAX_RULES 16
-
-struct fake_rule {
-	char verb[8];
-	char path[256];
-	int rc;
-	int times; /* < 0: always */
-};
-
-struct fake {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	json_t *store;	 /* resource -> { key -> object } */
-	json_t *pending; /* resource -> [ [type, object], ... ] */
-	unsigned long pushed, delivered;
-	long rv;
-	char log[FAKE_LOG_MAX];
-	struct fake_rule rules[FAKE_MAX_RULES];
-	size_t nrules;
-};
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
 /* JSON text with ' for " (a new reference; aborts the test on bad JSON). */
-static VC_UNUSED json_t *J(const char *text)
+json_t *fake_json(const char *text)
 {
 	char *s = strdup(text), *p;
 	json_error_t e;
@@ -168,6 +123,22 @@ static json_t *fake_store_put(struct fake *f, const struct vc_gvr *r, const json
 	return copy; /* the caller's reference */
 }
 
+/* Store obj as fake_store_put does and hand the stored copy to *out (when out is set). Lock held.
+ */
+static int fake_store_answer(struct fake *f, const struct vc_gvr *r, const json_t *obj,
+			     json_t **out)
+{
+	json_t *stored = obj ? fake_store_put(f, r, obj) : NULL;
+
+	if (!stored)
+		return VC_ENOMEM;
+	if (out)
+		*out = stored;
+	else
+		json_decref(stored);
+	return 0;
+}
+
 /* ---- the operations --------------------------------------------------------------------- */
 
 static int fake_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
@@ -237,19 +208,13 @@ static int fake_create(void *ctx, const struct vc_gvr *r, const char *ns, const 
 	if (!rc && !sub && json_object_get(json_object_get(f->store, r->resource), key))
 		rc = VC_EALREADYEXISTS;
 	if (!rc && !sub) {
-		json_t *copy = json_deep_copy(obj), *stored;
+		json_t *copy = json_deep_copy(obj);
 
 		if (r->namespaced && ns)
 			json_object_set_new(json_object_get(copy, "metadata"), "namespace",
 					    json_string(ns));
-		stored = copy ? fake_store_put(f, r, copy) : NULL;
+		rc = fake_store_answer(f, r, copy, out);
 		json_decref(copy);
-		if (!stored)
-			rc = VC_ENOMEM;
-		else if (out)
-			*out = stored;
-		else
-			json_decref(stored);
 	}
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
@@ -262,7 +227,6 @@ static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const 
 {
 	struct fake *f = ctx;
 	char path[512], *body = fake_dump(obj);
-	json_t *stored;
 	int rc;
 
 	vc_kube_path(r, ns, name, sub, path, sizeof(path));
@@ -270,15 +234,8 @@ static int fake_update(void *ctx, const struct vc_gvr *r, const char *ns, const 
 	fake_logf(f, "PUT %s %s\n", path, body);
 	fake_undump(body);
 	rc = fake_rule_rc(f, "PUT", path);
-	if (!rc) {
-		stored = fake_store_put(f, r, obj);
-		if (!stored)
-			rc = VC_ENOMEM;
-		else if (out)
-			*out = stored;
-		else
-			json_decref(stored);
-	}
+	if (!rc)
+		rc = fake_store_answer(f, r, obj, out);
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
 		return vc_error_set(err, rc, "scripted failure of PUT %s", path);
@@ -310,16 +267,8 @@ static int fake_patch(void *ctx, const struct vc_gvr *r, const char *ns, const c
 		else
 			rc = vc_json_merge_patch_apply(cur, patch, &res, NULL);
 	}
-	if (!rc) {
-		json_t *stored = fake_store_put(f, r, res);
-
-		if (!stored)
-			rc = VC_ENOMEM;
-		else if (out)
-			*out = stored;
-		else
-			json_decref(stored);
-	}
+	if (!rc)
+		rc = fake_store_answer(f, r, res, out);
 	json_decref(res);
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
@@ -397,7 +346,7 @@ static int fake_watch(void *ctx, const struct vc_gvr *r, const char *ns,
 	return VC_ESHUTDOWN;
 }
 
-static const struct vc_kube_ops fake_ops = {
+const struct vc_kube_ops fake_ops = {
 	.get = fake_get,
 	.list = fake_list,
 	.create = fake_create,
@@ -418,7 +367,7 @@ static void fake_log_sink(void *ctx, int level, const char *line)
 		fprintf(stderr, "%s\n", line);
 }
 
-static VC_UNUSED void fake_init(struct fake *f)
+void fake_init(struct fake *f)
 {
 	vc_log_set_sink(fake_log_sink, NULL);
 	memset(f, 0, sizeof(*f));
@@ -430,16 +379,48 @@ static VC_UNUSED void fake_init(struct fake *f)
 	assert_non_null(f->pending);
 }
 
-static VC_UNUSED void fake_release(struct fake *f)
+struct vc_kube *fake_kube(struct fake *f)
 {
+	struct vc_kube *c = vc_kube_new_with_ops(&fake_ops, f);
+
+	assert_non_null(c);
+	return c;
+}
+
+void fake_release(struct fake *f)
+{
+	fake_reset_calls(f);
 	json_decref(f->store);
 	json_decref(f->pending);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 }
 
+void fake_ctx_init(struct fake *f, struct vc_kube **kube, struct vc_ctrl_ctx *ctx,
+		   const struct ctx_opts *o)
+{
+	struct vc_error err;
+
+	*kube = fake_kube(f);
+	assert_non_null(*kube);
+	assert_int_equal(ctx_init(ctx, *kube, NULL, o, &err), 0);
+}
+
+void fake_ctx_start(struct vc_ctrl_ctx *ctx)
+{
+	assert_int_equal(ctx_start(ctx), 0);
+	assert_int_equal(ctx_wait_synced(ctx, 10 * VC_NSEC_PER_SEC), 0);
+}
+
+void fake_ctx_release(struct fake *f, struct vc_kube *kube, struct vc_ctrl_ctx *ctx)
+{
+	ctx_release(ctx);
+	vc_kube_free(kube);
+	fake_release(f);
+}
+
 /* Put obj (stolen) into the store without an event: what the informers' first list sees. */
-static VC_UNUSED void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj)
+void fake_put(struct fake *f, const struct vc_gvr *r, json_t *obj)
 {
 	pthread_mutex_lock(&f->lock);
 	json_decref(fake_store_put(f, r, obj));
@@ -451,8 +432,7 @@ static VC_UNUSED void fake_put(struct fake *f, const struct vc_gvr *r, json_t *o
  * Apply an event to the store and deliver it through the watch of resource r: type ADDED,
  * MODIFIED or DELETED, obj stolen. Returns once the informer has handled it.
  */
-static VC_UNUSED void fake_emit(struct fake *f, const struct vc_gvr *r,
-				enum vc_watch_event_type type, json_t *obj)
+void fake_emit(struct fake *f, const struct vc_gvr *r, enum vc_watch_event_type type, json_t *obj)
 {
 	struct timespec deadline;
 	json_t *ev, *stored;
@@ -492,7 +472,7 @@ static VC_UNUSED void fake_emit(struct fake *f, const struct vc_gvr *r,
 }
 
 /* Deliver the stored object under key as a MODIFIED event (what a write would cause). */
-static VC_UNUSED void fake_touch(struct fake *f, const struct vc_gvr *r, const char *key)
+void fake_touch(struct fake *f, const struct vc_gvr *r, const char *key)
 {
 	json_t *o;
 
@@ -504,7 +484,7 @@ static VC_UNUSED void fake_touch(struct fake *f, const struct vc_gvr *r, const c
 }
 
 /* A copy of the stored object under key (NULL when absent); new reference. */
-static VC_UNUSED json_t *fake_stored(struct fake *f, const struct vc_gvr *r, const char *key)
+json_t *fake_stored(struct fake *f, const struct vc_gvr *r, const char *key)
 {
 	json_t *o;
 
@@ -515,7 +495,7 @@ static VC_UNUSED json_t *fake_stored(struct fake *f, const struct vc_gvr *r, con
 }
 
 /* Whether the store holds key. */
-static VC_UNUSED bool fake_has(struct fake *f, const struct vc_gvr *r, const char *key)
+bool fake_has(struct fake *f, const struct vc_gvr *r, const char *key)
 {
 	bool has;
 
@@ -526,8 +506,7 @@ static VC_UNUSED bool fake_has(struct fake *f, const struct vc_gvr *r, const cha
 }
 
 /* Make the next `times` calls VERB PATH fail with rc (times < 0: every call). */
-static VC_UNUSED void fake_fail(struct fake *f, const char *verb, const char *path, int rc,
-				int times)
+void fake_fail(struct fake *f, const char *verb, const char *path, int rc, int times)
 {
 	struct fake_rule *r;
 
@@ -542,7 +521,7 @@ static VC_UNUSED void fake_fail(struct fake *f, const char *verb, const char *pa
 }
 
 /* Assert that the log is exactly `want` (with ' for "), then clear it. */
-static VC_UNUSED void fake_expect(struct fake *f, const char *want)
+void fake_expect(struct fake *f, const char *want)
 {
 	char *w = strdup(want), *p;
 
@@ -560,33 +539,292 @@ static VC_UNUSED void fake_expect(struct fake *f, const char *want)
 }
 
 /* Clear the log. */
-static VC_UNUSED void fake_clear(struct fake *f)
+void fake_clear(struct fake *f)
 {
 	pthread_mutex_lock(&f->lock);
 	f->log[0] = '\0';
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* ---- the call recorder ------------------------------------------------------------------- */
+
+/* The injected answer of a recorder call: 0, or rc with err filled. Lock held. */
+static int fake_recorder_answer(struct fake *f, char verb, const struct vc_gvr *r, const char *sub,
+				struct vc_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (f->fail_always)
+		return vc_error_set(err, f->fail_always, "injected %d", f->fail_always);
+	if (f->next < f->nscript && (rc = f->script[f->next++]))
+		return vc_error_set(err, rc, "injected %d", rc);
+	for (i = 0; i < f->nrules; i++) {
+		struct fake_rule *u = &f->rules[i];
+
+		if (u->times && !u->path[0] && u->verb[0] == verb &&
+		    !strcmp(u->resource, r->resource) && !strcmp(u->sub, sub ? sub : "")) {
+			if (u->times > 0)
+				u->times--;
+			return vc_error_set(err, u->rc, "%s", u->message);
+		}
+	}
+	return 0;
+}
+
+static int fake_record(struct fake *f, char verb, const struct vc_gvr *r, const char *ns,
+		       const char *name, const char *sub, enum vc_patch_type type,
+		       const json_t *body, const struct vc_delete_opts *dopts, struct vc_error *err)
+{
+	struct fake_call *c;
+	json_t *copy = NULL;
+	int rc;
+
+	pthread_mutex_lock(&f->lock);
+	f->attempts++;
+	rc = fake_recorder_answer(f, verb, r, sub, err);
+	if (rc && !f->record_failed)
+		goto out;
+	if (f->ncalls == FAKE_MAX_CALLS) {
+		if (!rc)
+			rc = vc_error_set(err, VC_EINVAL, "too many calls");
+		goto out;
+	}
+	if (body && !(copy = json_deep_copy(body)) && !f->nomem_recorded) {
+		if (!rc)
+			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto out;
+	}
+	c = &f->calls[f->ncalls++];
+	memset(c, 0, sizeof(*c));
+	c->verb = verb;
+	snprintf(c->resource, sizeof(c->resource), "%s", r->resource);
+	snprintf(c->ns, sizeof(c->ns), "%s", ns ? ns : "");
+	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
+	snprintf(c->sub, sizeof(c->sub), "%s", sub ? sub : "");
+	c->type = type;
+	if (dopts && dopts->precondition_uid)
+		snprintf(c->precondition, sizeof(c->precondition), "%s", dopts->precondition_uid);
+	c->body = copy;
+	pthread_cond_broadcast(&f->cond);
+out:
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+static int fake_rec_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			   const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
+{
+	(void)out;
+	if (!name)
+		name = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name");
+	return fake_record(ctx, 'C', r, ns, name, sub, VC_PATCH_MERGE, obj, NULL, err);
+}
+
+static int fake_rec_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			   const char *sub, const json_t *obj, json_t **out, struct vc_error *err)
+{
+	(void)out;
+	return fake_record(ctx, 'U', r, ns, name, sub, VC_PATCH_MERGE, obj, NULL, err);
+}
+
+static int fake_rec_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			  const char *sub, enum vc_patch_type type, const json_t *patch,
+			  json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	int rc;
+
+	(void)out;
+	rc = fake_record(f, 'P', r, ns, name, sub, type, patch, NULL, err);
+	pthread_mutex_lock(&f->lock);
+	while (f->hold && !strcmp(r->resource, f->hold_resource) &&
+	       !strcmp(sub ? sub : "", f->hold_sub))
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+static int fake_rec_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			const struct vc_delete_opts *opts, struct vc_error *err)
+{
+	return fake_record(ctx, 'D', r, ns, name, NULL, VC_PATCH_MERGE, NULL, opts, err);
+}
+
+const struct vc_kube_ops fake_recorder_ops = {
+	.create = fake_rec_create,
+	.update = fake_rec_update,
+	.patch = fake_rec_patch,
+	.del = fake_rec_del,
+};
+
+struct vc_kube *fake_recorder(struct fake *f)
+{
+	struct vc_kube *c = vc_kube_new_with_ops(&fake_recorder_ops, f);
+
+	assert_non_null(c);
+	return c;
+}
+
+void fake_script(struct fake *f, int n, ...)
+{
+	va_list ap;
+	int i;
+
+	assert_true(n <= FAKE_MAX_SCRIPT);
+	pthread_mutex_lock(&f->lock);
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		f->script[i] = va_arg(ap, int);
+	va_end(ap);
+	f->nscript = n;
+	f->next = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_fail_call(struct fake *f, char verb, const char *resource, const char *sub, int rc,
+		    const char *message)
+{
+	struct fake_rule *u;
+
+	pthread_mutex_lock(&f->lock);
+	assert_true(f->nrules < FAKE_MAX_RULES);
+	u = &f->rules[f->nrules++];
+	memset(u, 0, sizeof(*u));
+	u->verb[0] = verb;
+	snprintf(u->resource, sizeof(u->resource), "%s", resource);
+	snprintf(u->sub, sizeof(u->sub), "%s", sub ? sub : "");
+	snprintf(u->message, sizeof(u->message), "%s", message);
+	u->rc = rc;
+	u->times = 1;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_reset_calls(struct fake *f)
+{
+	int i;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->ncalls; i++)
+		json_decref(f->calls[i].body);
+	memset(f->calls, 0, sizeof(f->calls));
+	f->ncalls = 0;
+	f->attempts = 0;
+	f->nrules = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void fake_hold(struct fake *f, const char *resource, const char *sub, bool on)
+{
+	pthread_mutex_lock(&f->lock);
+	snprintf(f->hold_resource, sizeof(f->hold_resource), "%s", resource);
+	snprintf(f->hold_sub, sizeof(f->hold_sub), "%s", sub ? sub : "");
+	f->hold = on;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fake_ncalls(struct fake *f)
+{
+	int n;
+
+	pthread_mutex_lock(&f->lock);
+	n = f->ncalls;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+void fake_wait_calls(struct fake *f, int n)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&f->lock);
+	while (f->ncalls < n)
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &ts))
+			break;
+	pthread_mutex_unlock(&f->lock);
+	assert_true(fake_ncalls(f) >= n);
+}
+
+void fake_call_str(struct fake *f, int i, char *buf, size_t len)
+{
+	const struct fake_call *c = &f->calls[i];
+
+	pthread_mutex_lock(&f->lock);
+	snprintf(buf, len, "%c %s %s%s%s%s%s", c->verb, c->resource, c->ns, c->ns[0] ? "/" : "",
+		 c->name, c->sub[0] ? "/" : "", c->sub);
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fake_find_call(struct fake *f, char verb, const char *resource, const char *name,
+		   const char *sub)
+{
+	int i, found = -1;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->ncalls && found < 0; i++) {
+		const struct fake_call *c = &f->calls[i];
+
+		if (c->verb == verb && !strcmp(c->resource, resource) &&
+		    (!name || !strcmp(c->name, name)) && !strcmp(c->sub, sub ? sub : ""))
+			found = i;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (found < 0)
+		fail_msg("no call %c %s %s %s", verb, resource, name ? name : "*", sub ? sub : "");
+	return found;
+}
+
+/* ---- log capture ------------------------------------------------------------------------- */
+
+char fake_last_error[1024];
+
+static void fake_capture_sink(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	if (level <= VC_LOG_WARN)
+		snprintf(fake_last_error, sizeof(fake_last_error), "%s", line);
+}
+
+void fake_log_capture(void)
+{
+	fake_last_error[0] = '\0';
+	vc_log_set_sink(fake_capture_sink, NULL);
+}
+
 /* ---- the injected clock ------------------------------------------------------------------ */
 
-static int64_t fake_now_ns; /* both clocks read it */
+/* One variable moves both clocks at once: the monotonic clock is the wall clock + an offset. */
+static int64_t fake_now_ns, fake_mono_offset_ns;
 
-static int64_t fake_clock(void *ctx)
+static int64_t fake_wall(void *ctx)
 {
 	(void)ctx;
 	return __atomic_load_n(&fake_now_ns, __ATOMIC_ACQUIRE);
 }
 
-/* Install the fake clock at Unix time sec. */
-static VC_UNUSED void fake_clock_set(int64_t sec)
+static int64_t fake_mono(void *ctx)
 {
-	__atomic_store_n(&fake_now_ns, sec * VC_NSEC_PER_SEC, __ATOMIC_RELEASE);
-	vc_time_set_source(fake_clock, fake_clock, NULL);
+	(void)ctx;
+	return __atomic_load_n(&fake_now_ns, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&fake_mono_offset_ns, __ATOMIC_ACQUIRE);
 }
 
-static VC_UNUSED void fake_clock_advance(int64_t ns)
+void fake_clock_set_ns(int64_t wall_ns, int64_t mono_ns)
+{
+	__atomic_store_n(&fake_mono_offset_ns, mono_ns - wall_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&fake_now_ns, wall_ns, __ATOMIC_RELEASE);
+	vc_time_set_source(fake_wall, fake_mono, NULL);
+}
+
+void fake_clock_set(int64_t sec)
+{
+	fake_clock_set_ns(sec * VC_NSEC_PER_SEC, sec * VC_NSEC_PER_SEC);
+}
+
+void fake_clock_advance(int64_t ns)
 {
 	__atomic_add_fetch(&fake_now_ns, ns, __ATOMIC_ACQ_REL);
 }
-
-#endif /* CTL_FAKE_H */
