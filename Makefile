@@ -46,6 +46,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SUPPORT := $(sort $(wildcard tests/unit/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
+.SECONDARY: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ)
 
 # Integration programs: C clients run by the end-to-end tests against the local cluster.
 ITEST_SRC := $(sort $(wildcard tests/integration/itest_*.c))
