@@ -1,7 +1,11 @@
 /*
- * plugin_gang.c - gang readiness, validity and order (scheduler.md §4.1, §2.2).
+ * plugin_gang.c - the gang plugin (scheduler.md §4.1, §2.2): job validity, readiness,
+ * pipelining, starving, order, and the victim surplus filters.
  */
 #include "plugins.h"
+
+#include "plugin_support.h"
+#include "vc_alloc.h"
 
 /* Σ minTaskMember over the roles (non-integers ignored). */
 static int64_t min_task_total(const struct sched_job *j)
@@ -97,39 +101,115 @@ void gang_job_valid(const struct sched_job *j, struct gang_validity *out)
 	}
 }
 
-bool gang_job_ready(const struct sched_job *j)
+struct gang_state {
+	struct job_budget budget;
+};
+
+static void gang_valid_cb(void *st, const struct sched_sjob *j, struct gang_validity *out)
 {
-	return roles_ok(j, COUNT_READY) &&
-	       (int64_t)(sched_job_ready_count(j) + sched_job_pending_best_effort_count(j)) >=
-		       j->min_member;
+	(void)st;
+	gang_job_valid(j->j, out);
 }
 
-bool gang_job_pipelined(const struct sched_job *j)
+static bool gang_ready_cb(void *st, const struct sched_sjob *j)
 {
-	return roles_ok(j, COUNT_PIPELINED) &&
-	       (int64_t)(sched_job_waiting_count(j) + sched_job_ready_count(j) +
-			 sched_job_pending_best_effort_count(j)) >= j->min_member;
+	(void)st;
+	return sched_sjob_gang_ready(j);
 }
 
-bool gang_job_starving(const struct sched_job *j)
+static enum sched_vote gang_pipelined_cb(void *st, const struct sched_sjob *j)
 {
-	return (int64_t)(sched_job_waiting_count(j) + sched_job_ready_count(j)) < j->min_member;
+	(void)st;
+	return sched_sjob_gang_pipelined(j) ? SCHED_PERMIT : SCHED_REJECT;
 }
 
-int gang_job_order(const struct sched_job *a, const struct sched_job *b)
+static bool gang_starving_cb(void *st, const struct sched_sjob *j)
 {
-	bool ra = gang_job_ready(a), rb = gang_job_ready(b);
+	(void)st;
+	return (int64_t)sched_sjob_waiting(j) + sched_sjob_ready(j) < j->j->min_member;
+}
 
+static int gang_order_cb(void *st, const struct sched_sjob *a, const struct sched_sjob *b)
+{
+	bool ra = sched_sjob_gang_ready(a), rb = sched_sjob_gang_ready(b);
+
+	(void)st;
 	if (ra == rb)
 		return 0;
 	return ra ? 1 : -1;
 }
 
-size_t gang_victim_allowance(const struct sched_job *j)
+/*
+ * A victim job may lose only its surplus (Ready − minMember), except to a preemptor of strictly
+ * higher job priority, which may take whole gangs (REC (d); the action then evicts the rest).
+ */
+static enum sched_vote gang_victims(struct gang_state *s, const struct sched_stask *p,
+				    struct sched_stask *const *cands, size_t n, bool *keep,
+				    bool reclaim)
 {
-	size_t ready = sched_job_ready_count(j);
+	size_t i;
 
-	if (j->min_member < 0)
-		return ready;
-	return ready > (size_t)j->min_member ? ready - (size_t)j->min_member : 0;
+	budget_next_call(&s->budget);
+	for (i = 0; i < n; i++) {
+		const struct sched_sjob *vj = cands[i]->job;
+
+		if (!keep[i] || !vj)
+			continue;
+		if (!reclaim && p->job && p->job != vj && p->job->j->priority > vj->j->priority)
+			continue;
+		keep[i] = budget_take(&s->budget, vj);
+	}
+	return SCHED_PERMIT;
 }
+
+static enum sched_vote gang_preemptable_cb(void *st, const struct sched_stask *p,
+					   struct sched_stask *const *cands, size_t n, bool *keep)
+{
+	return gang_victims(st, p, cands, n, keep, false);
+}
+
+static enum sched_vote gang_reclaimable_cb(void *st, const struct sched_stask *p,
+					   struct sched_stask *const *cands, size_t n, bool *keep)
+{
+	return gang_victims(st, p, cands, n, keep, true);
+}
+
+static int gang_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+		     struct sched_callbacks *cb, void **state, struct vc_error *err)
+{
+	struct gang_state *s = vc_calloc(1, sizeof(*s));
+
+	(void)conf;
+	if (!s || budget_init(&s->budget, ssn->njobs) < 0) {
+		if (s)
+			budget_release(&s->budget);
+		vc_free(s);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	cb->job_valid = gang_valid_cb;
+	cb->job_ready = gang_ready_cb;
+	cb->job_pipelined = gang_pipelined_cb;
+	cb->job_starving = gang_starving_cb;
+	cb->job_order = gang_order_cb;
+	cb->preemptable = gang_preemptable_cb;
+	cb->reclaimable = gang_reclaimable_cb;
+	*state = s;
+	return 0;
+}
+
+static void gang_close(struct sched_session *ssn, void *state)
+{
+	struct gang_state *s = state;
+
+	(void)ssn;
+	if (!s)
+		return;
+	budget_release(&s->budget);
+	vc_free(s);
+}
+
+const struct sched_plugin sched_plugin_gang = {
+	.name = "gang",
+	.on_session_open = gang_open,
+	.on_session_close = gang_close,
+};

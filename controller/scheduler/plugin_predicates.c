@@ -1,8 +1,11 @@
 /*
- * plugin_predicates.c - node filters (scheduler.md §4.7) with Kubernetes' failure reasons.
+ * plugin_predicates.c - the predicates plugin: node filters (scheduler.md §4.7) with
+ * Kubernetes' failure reasons. The resource fit on FutureIdle is the node search's own
+ * (sched_select.c); this plugin adds the pod number and the pod-spec filters.
  */
 #include "plugins.h"
 
+#include "sched_framework.h"
 #include "vc_selector.h"
 
 static void pass(struct pred_result *out)
@@ -27,46 +30,6 @@ static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 	const char *s = json_string_value(json_object_get(obj, key));
 
 	return s ? s : dflt;
-}
-
-/* Record "Insufficient <name>" for the first dimension where need > have beyond the tolerance. */
-static void short_dim(struct pred_result *out, const char *name, double need, double have)
-{
-	if (!out->fit || need <= have || need - have < VC_RESOURCE_MIN)
-		return;
-	out->fit = false;
-	snprintf(out->reason, sizeof(out->reason), "Insufficient %s", name);
-}
-
-int pred_resource_fit(const struct sched_task *t, const struct sched_node *n,
-		      struct pred_result *out)
-{
-	struct vc_resource idle = VC_RESOURCE_INIT;
-	size_t i;
-
-	if (sched_node_future_idle(n, &idle) < 0)
-		return VC_ENOMEM;
-	pass(out);
-	short_dim(out, "cpu", t->req.milli_cpu, idle.milli_cpu);
-	short_dim(out, "memory", t->req.memory, idle.memory);
-	for (i = 0; i < t->req.nscalars; i++) {
-		const char *name = t->req.scalars[i].name;
-
-		if (strcmp(name, "pods") == 0)
-			continue;
-		short_dim(out, name, t->req.scalars[i].value, vc_resource_get(&idle, name));
-	}
-	vc_resource_release(&idle);
-	return 0;
-}
-
-void pred_pod_count(const struct sched_task *t, const struct sched_node *n, struct pred_result *out)
-{
-	(void)t;
-	if (n->allocatable.max_task_num > 0 && (int64_t)n->ntasks >= n->allocatable.max_task_num)
-		fail(out, PRED_REASON_POD_NUMBER);
-	else
-		pass(out);
 }
 
 bool pred_tolerates(const json_t *toleration, const json_t *taint)
@@ -236,25 +199,54 @@ void pred_taint_toleration(const struct sched_task *t, const struct sched_node *
 	}
 }
 
-int predicates_check(const struct sched_task *t, const struct sched_node *n,
-		     struct pred_result *out)
+static int predicates_cb(void *st, const struct sched_stask *t, const struct sched_snode *n,
+			 struct pred_result *out, bool *unresolvable)
 {
-	int rc = pred_resource_fit(t, n, out);
+	int rc;
 
-	if (rc < 0 || !out->fit)
-		return rc;
-	pred_pod_count(t, n, out);
-	if (!out->fit || !t->pod)
+	(void)st;
+	out->fit = true;
+	if (n->max_pods > 0 && (int64_t)n->n->ntasks >= n->max_pods) {
+		out->fit = false;
+		snprintf(out->reason, sizeof(out->reason), "%s", PRED_REASON_POD_NUMBER);
 		return 0;
-	pred_node_unschedulable(t, n, out);
+	}
+	if (!t->t->pod || (n->plain && !t->constrained))
+		return 0;
+	pred_node_unschedulable(t->t, n->n, out);
+	if (!out->fit) {
+		*unresolvable = true;
+		return 0;
+	}
+	rc = pred_node_affinity(t->t, n->n, out);
+	if (rc < 0)
+		return rc;
+	if (!out->fit) {
+		*unresolvable = true;
+		return 0;
+	}
+	pred_node_ports(t->t, n->n, out);
 	if (!out->fit)
 		return 0;
-	rc = pred_node_affinity(t, n, out);
-	if (rc < 0 || !out->fit)
-		return rc;
-	pred_node_ports(t, n, out);
+	pred_taint_toleration(t->t, n->n, out);
 	if (!out->fit)
-		return 0;
-	pred_taint_toleration(t, n, out);
+		*unresolvable = true;
 	return 0;
 }
+
+static int predicates_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+			   struct sched_callbacks *cb, void **state, struct vc_error *err)
+{
+	(void)ssn;
+	(void)conf;
+	(void)err;
+	cb->predicate = predicates_cb;
+	cb->predicate_by_class = true;
+	*state = NULL;
+	return 0;
+}
+
+const struct sched_plugin sched_plugin_predicates = {
+	.name = "predicates",
+	.on_session_open = predicates_open,
+};

@@ -114,7 +114,7 @@ struct sched_job {
 	size_t ntasks, cap;
 	struct vc_resource allocated; /* Σ req of tasks in allocated states */
 	struct vc_resource request;   /* Σ req of all tasks (Volcano's TotalRequest) */
-	double share;		      /* drf dominant share, filled by drf_job_update */
+	double share;		      /* drf dominant share, left by the drf plugin at close */
 };
 
 /*
@@ -212,7 +212,7 @@ struct sched_queue {
 	bool active;		      /* has at least one job in the session */
 	struct vc_resource allocated; /* Σ job allocated */
 	struct vc_resource request;   /* allocated + Σ req of Pending tasks */
-	/* Filled by proportion_compute. */
+	/* Filled by proportion_compute_ptrs. */
 	struct vc_resource real_capability;
 	struct vc_resource deserved;
 	double share;

@@ -42,6 +42,11 @@
 
 #define SCHED_NONE UINT32_MAX
 
+/* Kubernetes' non-zero request of a task asking nothing (schedutil.DefaultMilliCPURequest and
+ * DefaultMemoryRequest): node scoring counts such a task as 100m CPU and 200 MiB. */
+#define SCHED_DEFAULT_MILLI_CPU 100.0
+#define SCHED_DEFAULT_MEMORY	(200.0 * 1024 * 1024)
+
 enum sched_vote {
 	SCHED_REJECT = -1,
 	SCHED_ABSTAIN = 0,

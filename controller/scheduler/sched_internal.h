@@ -143,6 +143,22 @@ uint32_t sched_best_node(struct sched_session *ssn, const struct sched_stask *t,
 /* Start a predicate-cache scope (one job's pass in allocate). */
 void sched_cache_reset(struct sched_session *ssn);
 
+/* ---- opening a session without running it ----------------------------------------------------
+ */
+
+/*
+ * Open a session over snap as sched_session_run does (same arguments; ssn and *out are
+ * initialised here) without running any action: the plugins of conf's tiers are open and their
+ * callbacks in priv->slots, for tests that drive callbacks directly. 0, VC_ENOMEM or VC_EINVAL
+ * (err set); on failure nothing is left to release.
+ */
+int sched_session_begin(struct sched_session *ssn, const struct sched_conf *conf,
+			struct sched_snapshot *snap, const char *session_uid, const char *now,
+			uint64_t seed, struct sched_result *out,
+			struct vc_error *err) VC_WARN_UNUSED;
+/* Close the plugins and free the session; no results are computed (release *out after). */
+void sched_session_end(struct sched_session *ssn);
+
 /* ---- the session's private state ------------------------------------------------------------ */
 
 struct sched_session_priv {

@@ -832,8 +832,9 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 			}
 			if (t->status == SCHED_TASK_PIPELINED)
 				continue;
-			n->nz_cpu += t->req.milli_cpu > 0 ? t->req.milli_cpu : 100.0;
-			n->nz_mem += t->req.memory > 0 ? t->req.memory : 200.0 * 1024 * 1024;
+			n->nz_cpu +=
+				t->req.milli_cpu > 0 ? t->req.milli_cpu : SCHED_DEFAULT_MILLI_CPU;
+			n->nz_mem += t->req.memory > 0 ? t->req.memory : SCHED_DEFAULT_MEMORY;
 		}
 	}
 	p->predicate_cache = true;
@@ -1390,32 +1391,30 @@ static int run_actions(struct sched_session *ssn, struct vc_error *err)
 	return 0;
 }
 
-int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap,
-		      const char *session_uid, const char *now, uint64_t seed,
-		      struct sched_result *out, struct vc_error *err)
+int sched_session_begin(struct sched_session *ssn, const struct sched_conf *conf,
+			struct sched_snapshot *snap, const char *session_uid, const char *now,
+			uint64_t seed, struct sched_result *out, struct vc_error *err)
 {
-	struct sched_session ssn;
-	int64_t start = vc_time_mono_ns();
 	size_t ntasks = 0, i;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	memset(&ssn, 0, sizeof(ssn));
+	memset(ssn, 0, sizeof(*ssn));
 	for (i = 0; i < conf->nactions; i++)
 		if (!sched_action_known(conf->actions[i]))
 			return vc_error_set(err, VC_EINVAL, "unknown action '%s'",
 					    conf->actions[i]);
-	ssn.conf = conf;
-	ssn.snap = snap;
-	ssn.uid = session_uid;
-	ssn.now = now;
-	ssn.gpu_dim = SCHED_NONE;
-	ssn.priv = vc_calloc(1, sizeof(*ssn.priv));
-	if (!ssn.priv)
+	ssn->conf = conf;
+	ssn->snap = snap;
+	ssn->uid = session_uid;
+	ssn->now = now;
+	ssn->gpu_dim = SCHED_NONE;
+	ssn->priv = vc_calloc(1, sizeof(*ssn->priv));
+	if (!ssn->priv)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	ssn.priv->rng = seed;
-	ssn.priv->res = out;
-	vc_buf_init(&ssn.priv->text, 1 << 20);
+	ssn->priv->rng = seed;
+	ssn->priv->res = out;
+	vc_buf_init(&ssn->priv->text, 1 << 20);
 	for (i = 0; i < snap->njobs; i++)
 		ntasks += snap->jobs[i]->ntasks;
 	out->binds = vc_calloc(ntasks ? ntasks : 1, sizeof(*out->binds));
@@ -1429,9 +1428,33 @@ int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap
 	out->binds_cap = out->evicts_cap = ntasks;
 	out->jobs_cap = snap->njobs;
 	out->queues_cap = snap->nqueues;
-	rc = open_session(&ssn, err);
-	if (rc == 0)
-		rc = run_actions(&ssn, err);
+	rc = open_session(ssn, err);
+	if (rc < 0)
+		goto fail;
+	return 0;
+fail:
+	release_session(ssn);
+	sched_result_release(out);
+	return rc;
+}
+
+void sched_session_end(struct sched_session *ssn)
+{
+	release_session(ssn);
+}
+
+int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap,
+		      const char *session_uid, const char *now, uint64_t seed,
+		      struct sched_result *out, struct vc_error *err)
+{
+	struct sched_session ssn;
+	int64_t start = vc_time_mono_ns();
+	int rc;
+
+	rc = sched_session_begin(&ssn, conf, snap, session_uid, now, seed, out, err);
+	if (rc < 0)
+		return rc;
+	rc = run_actions(&ssn, err);
 	if (rc == 0) {
 		rc = close_session(&ssn);
 		if (rc < 0)

@@ -10,9 +10,6 @@
 
 #include "vc_alloc.h"
 
-#define DEFAULT_MILLI_CPU 100.0			/* Kubernetes' schedutil.DefaultMilliCPURequest */
-#define DEFAULT_MEMORY	  (200.0 * 1024 * 1024) /* schedutil.DefaultMemoryRequest */
-
 void sched_ssn_set_status(struct sched_session *ssn, struct sched_stask *t,
 			  enum sched_task_status s)
 {
@@ -84,8 +81,8 @@ static int node_add(struct sched_session *ssn, struct sched_stask *t, uint32_t n
 	if (s == SCHED_TASK_RELEASING)
 		for (d = 0; d < ssn->ndims; d++)
 			n->releasing[d] += t->req[d];
-	n->nz_cpu += t->req[0] > 0 ? t->req[0] : DEFAULT_MILLI_CPU;
-	n->nz_mem += t->req[1] > 0 ? t->req[1] : DEFAULT_MEMORY;
+	n->nz_cpu += t->req[0] > 0 ? t->req[0] : SCHED_DEFAULT_MILLI_CPU;
+	n->nz_mem += t->req[1] > 0 ? t->req[1] : SCHED_DEFAULT_MEMORY;
 	return 0;
 }
 
@@ -120,8 +117,8 @@ static void node_remove(struct sched_session *ssn, struct sched_stask *t)
 	if (s == SCHED_TASK_RELEASING)
 		for (d = 0; d < ssn->ndims; d++)
 			n->releasing[d] -= t->req[d];
-	n->nz_cpu -= t->req[0] > 0 ? t->req[0] : DEFAULT_MILLI_CPU;
-	n->nz_mem -= t->req[1] > 0 ? t->req[1] : DEFAULT_MEMORY;
+	n->nz_cpu -= t->req[0] > 0 ? t->req[0] : SCHED_DEFAULT_MILLI_CPU;
+	n->nz_mem -= t->req[1] > 0 ? t->req[1] : SCHED_DEFAULT_MEMORY;
 }
 
 /* Pending -> Allocated/Pipelined on node. */
