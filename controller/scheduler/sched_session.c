@@ -1401,17 +1401,20 @@ int sched_session_begin(struct sched_session *ssn, const struct sched_conf *conf
 	memset(out, 0, sizeof(*out));
 	memset(ssn, 0, sizeof(*ssn));
 	for (i = 0; i < conf->nactions; i++)
-		if (!sched_action_known(conf->actions[i]))
-			return vc_error_set(err, VC_EINVAL, "unknown action '%s'",
-					    conf->actions[i]);
+		if (!sched_action_known(conf->actions[i])) {
+			vc_error_set(err, VC_EINVAL, "unknown action '%s'", conf->actions[i]);
+			return VC_EINVAL;
+		}
 	ssn->conf = conf;
 	ssn->snap = snap;
 	ssn->uid = session_uid;
 	ssn->now = now;
 	ssn->gpu_dim = SCHED_NONE;
 	ssn->priv = vc_calloc(1, sizeof(*ssn->priv));
-	if (!ssn->priv)
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	if (!ssn->priv) {
+		vc_error_set(err, VC_ENOMEM, "out of memory");
+		return VC_ENOMEM;
+	}
 	ssn->priv->rng = seed;
 	ssn->priv->res = out;
 	vc_buf_init(&ssn->priv->text, 1 << 20);
