@@ -232,7 +232,7 @@ static int collect(struct alloc_ctx *c, struct sched_heap *queues, struct sched_
 	return rc;
 }
 
-int sched_action_allocate(struct sched_session *ssn)
+static int allocate_execute(struct sched_session *ssn)
 {
 	struct alloc_ctx c;
 	struct sched_heap queues = { 0 }, *jobs = NULL;
@@ -315,3 +315,8 @@ out:
 	vc_free(c.fail_head);
 	return rc;
 }
+
+const struct sched_action sched_action_allocate = {
+	.name = "allocate",
+	.execute = allocate_execute,
+};

@@ -18,7 +18,7 @@ static int cmp_backfill_jobs(struct sched_session *ssn, const void *pa, const vo
 	return sched_ssn_job_order(ssn, a, b);
 }
 
-int sched_action_backfill(struct sched_session *ssn)
+static int backfill_execute(struct sched_session *ssn)
 {
 	struct sched_sjob **jobs = NULL;
 	struct sched_stask **tasks = NULL;
@@ -78,3 +78,8 @@ out:
 	vc_free(tmp);
 	return rc;
 }
+
+const struct sched_action sched_action_backfill = {
+	.name = "backfill",
+	.execute = backfill_execute,
+};

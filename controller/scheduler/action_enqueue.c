@@ -8,7 +8,7 @@
 
 #include "vc_alloc.h"
 
-int sched_action_enqueue(struct sched_session *ssn)
+static int enqueue_execute(struct sched_session *ssn)
 {
 	struct sched_heap queues, *jobs;
 	size_t i, *count;
@@ -65,3 +65,8 @@ out_free:
 	vc_free(jobs);
 	return rc;
 }
+
+const struct sched_action sched_action_enqueue = {
+	.name = "enqueue",
+	.execute = enqueue_execute,
+};

@@ -215,7 +215,7 @@ bool sched_preemptor_job(struct sched_session *ssn, struct sched_sjob *j)
 	return v.valid && sched_ssn_job_starving(ssn, j);
 }
 
-int sched_action_preempt(struct sched_session *ssn)
+static int preempt_execute(struct sched_session *ssn)
 {
 	struct sched_squeue **queues = NULL;
 	struct sched_sjob **jobs = NULL;
@@ -293,3 +293,8 @@ out:
 	vc_free(tmp);
 	return rc;
 }
+
+const struct sched_action sched_action_preempt = {
+	.name = "preempt",
+	.execute = preempt_execute,
+};

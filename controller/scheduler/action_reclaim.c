@@ -28,7 +28,7 @@ static bool filter_reclaim(struct sched_session *ssn, const struct sched_stask *
 	return (int64_t)sched_sjob_ready(vj) > vj->j->min_member;
 }
 
-int sched_action_reclaim(struct sched_session *ssn)
+static int reclaim_execute(struct sched_session *ssn)
 {
 	struct sched_squeue **queues = NULL;
 	struct sched_sjob **jobs = NULL;
@@ -90,3 +90,8 @@ out:
 	vc_free(tmp);
 	return rc;
 }
+
+const struct sched_action sched_action_reclaim = {
+	.name = "reclaim",
+	.execute = reclaim_execute,
+};

@@ -260,7 +260,7 @@ int tasktopo_session_deallocated(struct tasktopo_session *s,
 
 /*
  * The plugin for the session framework (sched_framework.h) is sched_plugin_tasktopology,
- * declared there: task_order, node_order (the NodeOrder above on the session's dense
+ * declared in sched_registry.h: task_order, node_order (the NodeOrder above on the session's dense
  * resources), on_allocate and on_deallocate; weight from the task-topology.weight argument.
  * When no job of the session has buckets it registers nothing.
  */

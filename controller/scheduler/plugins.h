@@ -2,7 +2,7 @@
  * plugins.h - what the built-in scheduler plugins (scheduler.md §4) share with the framework and
  * with their tests. Each plugin lives in one file, plugin_<name>.c, holding its session
  * callbacks, its arguments and its formulas; the session finds it through the plugin table of
- * sched_framework.c (struct sched_plugin sched_plugin_<name>). Declared here are only the
+ * sched_registry.c (struct sched_plugin sched_plugin_<name>). Declared here are only the
  * formulas those callbacks call that are worth calling on their own: the model-level ones the
  * session computes once per cycle (proportion's water-filling, gang's validity, the pod-spec
  * predicates, the priority orders) and drf's share over dense vectors.

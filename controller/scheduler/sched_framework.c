@@ -1,5 +1,5 @@
 /*
- * sched_framework.c - the plugin table, how callbacks combine (scheduler.md §1.4), dense
+ * sched_framework.c - how callbacks combine (scheduler.md §1.4), dense
  * resource helpers, heaps and the orders.
  */
 #include "sched_framework.h"
@@ -8,67 +8,6 @@
 
 #include "sched_internal.h"
 #include "vc_alloc.h"
-
-/*
- * The task-topology plugin lives in its own file, written separately; it is taken when it is
- * linked in. A weak reference resolves to NULL otherwise.
- */
-extern const struct sched_plugin sched_plugin_tasktopology __attribute__((weak));
-
-static const struct sched_plugin *builtin_plugin(size_t i)
-{
-	switch (i) {
-	case 0:
-		return &sched_plugin_priority;
-	case 1:
-		return &sched_plugin_gang;
-	case 2:
-		return &sched_plugin_conformance;
-	case 3:
-		return &sched_plugin_overcommit;
-	case 4:
-		return &sched_plugin_drf;
-	case 5:
-		return &sched_plugin_predicates;
-	case 6:
-		return &sched_plugin_proportion;
-	case 7:
-		return &sched_plugin_nodeorder;
-	case 8:
-		return &sched_plugin_binpack;
-	case 9:
-		return &sched_plugin_tasktopology; /* NULL when not linked */
-	default:
-		return NULL;
-	}
-}
-
-#define BUILTIN_PLUGINS 10
-
-const struct sched_plugin *sched_plugin_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < BUILTIN_PLUGINS; i++) {
-		const struct sched_plugin *p = builtin_plugin(i);
-
-		if (p && p->name && strcmp(p->name, name) == 0)
-			return p;
-	}
-	return NULL;
-}
-
-bool sched_action_known(const char *name)
-{
-	static const char *const actions[] = { "enqueue", "allocate", "backfill", "preempt",
-					       "reclaim" };
-	size_t i;
-
-	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
-		if (strcmp(actions[i], name) == 0)
-			return true;
-	return false;
-}
 
 bool sched_ssn_has_action(const struct sched_session *ssn, const char *action)
 {

@@ -11,7 +11,7 @@
  *
  * Writing a plugin: define a `const struct sched_plugin sched_plugin_<x>` whose on_session_open
  * fills the callbacks it implements in *cb (others stay NULL) and may allocate a state that
- * on_session_close frees; then add it to the table in sched_framework.c. Callbacks receive the
+ * on_session_close frees; then add it to the table in sched_registry.c. Callbacks receive the
  * plugin's state first. The framework drops the callbacks the plugin's configuration disabled
  * (the enable* flags of sched_conf.h) and combines the rest as §1.4 says:
  *   job/task/queue order   tiers then plugins in order, first non-zero comparison wins; then
@@ -38,6 +38,7 @@
 #include "plugins.h"
 #include "sched_api.h"
 #include "sched_conf.h"
+#include "sched_registry.h"
 #include "sched_session.h"
 
 #define SCHED_NONE UINT32_MAX
@@ -193,37 +194,6 @@ struct sched_callbacks {
 	bool predicate_by_class;
 	bool node_order_by_request;
 };
-
-struct sched_plugin {
-	const char *name; /* as in the configuration: "gang", "task-topology", … */
-	/*
-	 * Register: fill cb (zeroed by the caller) and *state. conf is the plugin's entry in the
-	 * configuration (arguments, enable flags). Returns 0, VC_ENOMEM or VC_EINVAL (with err).
-	 */
-	int (*on_session_open)(struct sched_session *ssn, const struct sched_plugin_conf *conf,
-			       struct sched_callbacks *cb, void **state, struct vc_error *err);
-	/* Optional: called at close before the session writes its results; frees state. */
-	void (*on_session_close)(struct sched_session *ssn, void *state);
-};
-
-/* The built-in plugins (defined in plugin_*.c / sched_plugins_builtin.c). */
-extern const struct sched_plugin sched_plugin_priority;
-extern const struct sched_plugin sched_plugin_gang;
-extern const struct sched_plugin sched_plugin_conformance;
-extern const struct sched_plugin sched_plugin_overcommit;
-extern const struct sched_plugin sched_plugin_drf;
-extern const struct sched_plugin sched_plugin_predicates;
-extern const struct sched_plugin sched_plugin_proportion;
-extern const struct sched_plugin sched_plugin_nodeorder;
-extern const struct sched_plugin sched_plugin_binpack;
-/* Defined by plugin_tasktopology.c; the table takes it when it is linked in (weak). */
-extern const struct sched_plugin sched_plugin_tasktopology;
-
-/* The plugin called name, or NULL when this scheduler has none by that name. */
-const struct sched_plugin *sched_plugin_find(const char *name);
-
-/* The actions this scheduler implements ("enqueue", "allocate", …). */
-bool sched_action_known(const char *name);
 
 /* ---- the session ----------------------------------------------------------------------------- */
 

@@ -240,14 +240,8 @@ int sched_class_caches_init(struct sched_session *ssn) VC_WARN_UNUSED;
 /* Intern a reason text; returns its index or SCHED_NONE when out of memory. */
 uint32_t sched_reason_intern(struct sched_session *ssn, const char *text);
 
-/* ---- actions (§3) ------------------------------------------------------------------------------
+/* ---- helpers the actions (§3) share; the actions themselves are in sched_registry.h ------------
  */
-
-int sched_action_enqueue(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_allocate(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_backfill(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_preempt(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_reclaim(struct sched_session *ssn) VC_WARN_UNUSED;
 
 /* Job helpers for actions. */
 bool sched_sjob_pending(const struct sched_sjob *j); /* phase "" or Pending */

@@ -1370,23 +1370,15 @@ static int run_actions(struct sched_session *ssn, struct vc_error *err)
 	size_t i;
 
 	for (i = 0; i < ssn->conf->nactions; i++) {
-		const char *a = ssn->conf->actions[i];
+		const char *name = ssn->conf->actions[i];
+		const struct sched_action *a = sched_action_find(name);
 		int rc;
 
-		if (strcmp(a, "enqueue") == 0)
-			rc = sched_action_enqueue(ssn);
-		else if (strcmp(a, "allocate") == 0)
-			rc = sched_action_allocate(ssn);
-		else if (strcmp(a, "backfill") == 0)
-			rc = sched_action_backfill(ssn);
-		else if (strcmp(a, "preempt") == 0)
-			rc = sched_action_preempt(ssn);
-		else if (strcmp(a, "reclaim") == 0)
-			rc = sched_action_reclaim(ssn);
-		else
-			return vc_error_set(err, VC_EINVAL, "unknown action '%s'", a);
+		if (!a)
+			return vc_error_set(err, VC_EINVAL, "unknown action '%s'", name);
+		rc = a->execute(ssn);
 		if (rc < 0)
-			return vc_error_set(err, rc, "out of memory in action '%s'", a);
+			return vc_error_set(err, rc, "out of memory in action '%s'", name);
 	}
 	return 0;
 }
@@ -1401,7 +1393,7 @@ int sched_session_begin(struct sched_session *ssn, const struct sched_conf *conf
 	memset(out, 0, sizeof(*out));
 	memset(ssn, 0, sizeof(*ssn));
 	for (i = 0; i < conf->nactions; i++)
-		if (!sched_action_known(conf->actions[i])) {
+		if (!sched_action_find(conf->actions[i])) {
 			vc_error_set(err, VC_EINVAL, "unknown action '%s'", conf->actions[i]);
 			return VC_EINVAL;
 		}
