@@ -159,6 +159,38 @@ int sched_session_begin(struct sched_session *ssn, const struct sched_conf *conf
 /* Close the plugins and free the session; no results are computed (release *out after). */
 void sched_session_end(struct sched_session *ssn);
 
+/* ---- the session's parts in other files -------------------------------------------------------
+ */
+
+/* A small name -> index hash (open addressing, FNV-1a) for snapshot and session lookups. */
+struct sched_name_index {
+	const char **names; /* borrowed */
+	uint32_t *idx;
+	size_t cap; /* power of two */
+};
+
+uint64_t sched_fnv(const char *s);
+/* Room for n names. 0 or VC_ENOMEM. */
+int sched_name_index_init(struct sched_name_index *m, size_t n) VC_WARN_UNUSED;
+void sched_name_index_release(struct sched_name_index *m);
+/* Map name (borrowed, must outlive m) to i; the first name put wins. */
+void sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i);
+/* The index of name, or SCHED_NONE (also for a NULL name). */
+uint32_t sched_name_index_get(const struct sched_name_index *m, const char *name);
+
+/* Whether a pod spec asks for a host port (a container or init container's hostPort > 0). */
+bool sched_pod_has_host_ports(const json_t *spec);
+/* Number the distinct request vectors into the tasks' shape (sched_classes.c). 0 or VC_ENOMEM. */
+int sched_assign_shapes(struct sched_session *ssn) VC_WARN_UNUSED;
+/* Give tasks their predicate class_key (sched_classes.c). 0 or VC_ENOMEM. */
+int sched_assign_class_keys(struct sched_session *ssn) VC_WARN_UNUSED;
+
+/*
+ * Close a session after its actions (sched_session_close.c): job results, pod conditions,
+ * queue results and the write-back into the model. 0 or VC_ENOMEM.
+ */
+int sched_session_close(struct sched_session *ssn) VC_WARN_UNUSED;
+
 /* ---- the session's private state ------------------------------------------------------------ */
 
 struct sched_session_priv {
