@@ -14,7 +14,7 @@ struct binpack_state {
 	bool *has_w; /* per dimension */
 };
 
-static double binpack_cb(void *st, const struct sched_stask *t, const struct sched_snode *n)
+static double binpack_cb(void *st, const struct sched_ssn_task *t, const struct sched_ssn_node *n)
 {
 	struct binpack_state *s = st;
 	double score = 0;

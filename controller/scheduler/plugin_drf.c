@@ -33,7 +33,7 @@ double drf_dense_share(size_t ndims, const double *alloc, const double *total)
 	return share;
 }
 
-static int drf_order_cb(void *st, const struct sched_sjob *a, const struct sched_sjob *b)
+static int drf_order_cb(void *st, const struct sched_ssn_job *a, const struct sched_ssn_job *b)
 {
 	struct drf_state *s = st;
 	double sa = s->share[a->index], sb = s->share[b->index];
@@ -43,7 +43,7 @@ static int drf_order_cb(void *st, const struct sched_sjob *a, const struct sched
 	return sa < sb ? -1 : 1;
 }
 
-static void drf_event(struct drf_state *s, const struct sched_stask *t, double sign)
+static void drf_event(struct drf_state *s, const struct sched_ssn_task *t, double sign)
 {
 	struct sched_session *ssn = s->ssn;
 	double *a;
@@ -57,18 +57,18 @@ static void drf_event(struct drf_state *s, const struct sched_stask *t, double s
 	s->share[t->job->index] = drf_dense_share(ssn->ndims, a, ssn->total);
 }
 
-static void drf_allocate_cb(void *st, const struct sched_stask *t)
+static void drf_allocate_cb(void *st, const struct sched_ssn_task *t)
 {
 	drf_event(st, t, 1);
 }
 
-static void drf_deallocate_cb(void *st, const struct sched_stask *t)
+static void drf_deallocate_cb(void *st, const struct sched_ssn_task *t)
 {
 	drf_event(st, t, -1);
 }
 
-static enum sched_vote drf_preemptable_cb(void *st, const struct sched_stask *p,
-					  struct sched_stask *const *cands, size_t n, bool *keep)
+static enum sched_vote drf_preemptable_cb(void *st, const struct sched_ssn_task *p,
+					  struct sched_ssn_task *const *cands, size_t n, bool *keep)
 {
 	struct drf_state *s = st;
 	struct sched_session *ssn = s->ssn;
@@ -85,7 +85,7 @@ static enum sched_vote drf_preemptable_cb(void *st, const struct sched_stask *p,
 	 * victim or not (Volcano's per-call allocations map); candidates per node are few.
 	 */
 	for (i = 0; i < n; i++) {
-		const struct sched_sjob *vj = cands[i]->job;
+		const struct sched_ssn_job *vj = cands[i]->job;
 		double *acc;
 		size_t k;
 

@@ -8,7 +8,7 @@
 #include "vc_alloc.h"
 
 /* Σ minTaskMember over the roles (non-integers ignored). */
-static int64_t min_task_total(const struct sched_job *j)
+static int64_t min_task_total(const struct sched_job_info *j)
 {
 	const char *role;
 	json_t *v;
@@ -23,7 +23,7 @@ static int64_t min_task_total(const struct sched_job *j)
 }
 
 /* Whether minTaskMember is enforced (Volcano skips it when minMember < Σ minTaskMember). */
-static bool roles_enforced(const struct sched_job *j)
+static bool roles_enforced(const struct sched_job_info *j)
 {
 	return j->min_task_member && (int64_t)j->min_member >= min_task_total(j);
 }
@@ -34,7 +34,7 @@ enum count_mode {
 	COUNT_PIPELINED
 };
 
-static bool counts(const struct sched_task *t, enum count_mode mode)
+static bool counts(const struct sched_task_info *t, enum count_mode mode)
 {
 	bool alloc = sched_task_status_is_allocated(t->status) || t->status == SCHED_TASK_SUCCEEDED;
 
@@ -52,7 +52,7 @@ static bool counts(const struct sched_task *t, enum count_mode mode)
 	}
 }
 
-static size_t count_role(const struct sched_job *j, const char *role, enum count_mode mode)
+static size_t count_role(const struct sched_job_info *j, const char *role, enum count_mode mode)
 {
 	size_t i, n = 0;
 
@@ -63,7 +63,7 @@ static size_t count_role(const struct sched_job *j, const char *role, enum count
 }
 
 /* Every role with a minTaskMember has at least that many tasks counted by mode. */
-static bool roles_ok(const struct sched_job *j, enum count_mode mode)
+static bool roles_ok(const struct sched_job_info *j, enum count_mode mode)
 {
 	const char *role;
 	json_t *v;
@@ -78,7 +78,7 @@ static bool roles_ok(const struct sched_job *j, enum count_mode mode)
 	return true;
 }
 
-void gang_job_valid(const struct sched_job *j, struct gang_validity *out)
+void gang_job_valid(const struct sched_job_info *j, struct gang_validity *out)
 {
 	size_t valid = count_role(j, NULL, COUNT_VALID);
 
@@ -105,33 +105,33 @@ struct gang_state {
 	struct job_budget budget;
 };
 
-static void gang_valid_cb(void *st, const struct sched_sjob *j, struct gang_validity *out)
+static void gang_valid_cb(void *st, const struct sched_ssn_job *j, struct gang_validity *out)
 {
 	(void)st;
 	gang_job_valid(j->j, out);
 }
 
-static bool gang_ready_cb(void *st, const struct sched_sjob *j)
+static bool gang_ready_cb(void *st, const struct sched_ssn_job *j)
 {
 	(void)st;
-	return sched_sjob_gang_ready(j);
+	return sched_ssn_job_gang_ready(j);
 }
 
-static enum sched_vote gang_pipelined_cb(void *st, const struct sched_sjob *j)
+static enum sched_vote gang_pipelined_cb(void *st, const struct sched_ssn_job *j)
 {
 	(void)st;
-	return sched_sjob_gang_pipelined(j) ? SCHED_PERMIT : SCHED_REJECT;
+	return sched_ssn_job_gang_pipelined(j) ? SCHED_PERMIT : SCHED_REJECT;
 }
 
-static bool gang_starving_cb(void *st, const struct sched_sjob *j)
+static bool gang_starving_cb(void *st, const struct sched_ssn_job *j)
 {
 	(void)st;
-	return (int64_t)sched_sjob_waiting(j) + sched_sjob_ready(j) < j->j->min_member;
+	return (int64_t)sched_ssn_job_nwaiting(j) + sched_ssn_job_nready(j) < j->j->min_member;
 }
 
-static int gang_order_cb(void *st, const struct sched_sjob *a, const struct sched_sjob *b)
+static int gang_order_cb(void *st, const struct sched_ssn_job *a, const struct sched_ssn_job *b)
 {
-	bool ra = sched_sjob_gang_ready(a), rb = sched_sjob_gang_ready(b);
+	bool ra = sched_ssn_job_gang_ready(a), rb = sched_ssn_job_gang_ready(b);
 
 	(void)st;
 	if (ra == rb)
@@ -143,15 +143,15 @@ static int gang_order_cb(void *st, const struct sched_sjob *a, const struct sche
  * A victim job may lose only its surplus (Ready − minMember), except to a preemptor of strictly
  * higher job priority, which may take whole gangs (REC (d); the action then evicts the rest).
  */
-static enum sched_vote gang_victims(struct gang_state *s, const struct sched_stask *p,
-				    struct sched_stask *const *cands, size_t n, bool *keep,
+static enum sched_vote gang_victims(struct gang_state *s, const struct sched_ssn_task *p,
+				    struct sched_ssn_task *const *cands, size_t n, bool *keep,
 				    bool reclaim)
 {
 	size_t i;
 
 	budget_next_call(&s->budget);
 	for (i = 0; i < n; i++) {
-		const struct sched_sjob *vj = cands[i]->job;
+		const struct sched_ssn_job *vj = cands[i]->job;
 
 		if (!keep[i] || !vj)
 			continue;
@@ -162,14 +162,16 @@ static enum sched_vote gang_victims(struct gang_state *s, const struct sched_sta
 	return SCHED_PERMIT;
 }
 
-static enum sched_vote gang_preemptable_cb(void *st, const struct sched_stask *p,
-					   struct sched_stask *const *cands, size_t n, bool *keep)
+static enum sched_vote gang_preemptable_cb(void *st, const struct sched_ssn_task *p,
+					   struct sched_ssn_task *const *cands, size_t n,
+					   bool *keep)
 {
 	return gang_victims(st, p, cands, n, keep, false);
 }
 
-static enum sched_vote gang_reclaimable_cb(void *st, const struct sched_stask *p,
-					   struct sched_stask *const *cands, size_t n, bool *keep)
+static enum sched_vote gang_reclaimable_cb(void *st, const struct sched_ssn_task *p,
+					   struct sched_ssn_task *const *cands, size_t n,
+					   bool *keep)
 {
 	return gang_victims(st, p, cands, n, keep, true);
 }

@@ -39,7 +39,7 @@ static int64_t most_score(int64_t requested, int64_t capacity)
 	return requested * MAX_NODE_SCORE / capacity;
 }
 
-static double nodeorder_cb(void *st, const struct sched_stask *t, const struct sched_snode *n)
+static double nodeorder_cb(void *st, const struct sched_ssn_task *t, const struct sched_ssn_node *n)
 {
 	struct nodeorder_state *s = st;
 	int64_t cpu = (int64_t)(n->nz_cpu + (t->req[0] > 0 ? t->req[0] : SCHED_DEFAULT_MILLI_CPU));

@@ -20,7 +20,7 @@ static void fail(struct pred_result *out, const char *reason)
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);
 }
 
-static const json_t *pod_spec(const struct sched_task *t)
+static const json_t *pod_spec(const struct sched_task_info *t)
 {
 	return t->pod ? json_object_get(t->pod->obj, "spec") : NULL;
 }
@@ -60,7 +60,7 @@ static bool tolerated(const json_t *spec, const json_t *taint)
 	return false;
 }
 
-void pred_node_unschedulable(const struct sched_task *t, const struct sched_node *n,
+void pred_node_unschedulable(const struct sched_task_info *t, const struct sched_node_info *n,
 			     struct pred_result *out)
 {
 	json_t *taint;
@@ -76,7 +76,7 @@ void pred_node_unschedulable(const struct sched_task *t, const struct sched_node
 	json_decref(taint);
 }
 
-int pred_node_affinity(const struct sched_task *t, const struct sched_node *n,
+int pred_node_affinity(const struct sched_task_info *t, const struct sched_node_info *n,
 		       struct pred_result *out)
 {
 	const json_t *spec = pod_spec(t), *sel, *req, *v;
@@ -155,11 +155,11 @@ static bool conflicts_with(const json_t *port, const void *ctx)
 
 static bool port_taken(const json_t *port, const void *ctx)
 {
-	const struct sched_node *n = ctx;
+	const struct sched_node_info *n = ctx;
 	size_t i;
 
 	for (i = 0; i < n->ntasks; i++) {
-		const struct sched_task *x = n->tasks[i];
+		const struct sched_task_info *x = n->tasks[i];
 
 		if (x->pod &&
 		    each_host_port(json_object_get(x->pod->obj, "spec"), conflicts_with, port))
@@ -168,7 +168,7 @@ static bool port_taken(const json_t *port, const void *ctx)
 	return false;
 }
 
-void pred_node_ports(const struct sched_task *t, const struct sched_node *n,
+void pred_node_ports(const struct sched_task_info *t, const struct sched_node_info *n,
 		     struct pred_result *out)
 {
 	if (each_host_port(pod_spec(t), port_taken, n))
@@ -177,7 +177,7 @@ void pred_node_ports(const struct sched_task *t, const struct sched_node *n,
 		pass(out);
 }
 
-void pred_taint_toleration(const struct sched_task *t, const struct sched_node *n,
+void pred_taint_toleration(const struct sched_task_info *t, const struct sched_node_info *n,
 			   struct pred_result *out)
 {
 	const json_t *spec = pod_spec(t);
@@ -199,7 +199,7 @@ void pred_taint_toleration(const struct sched_task *t, const struct sched_node *
 	}
 }
 
-static int predicates_cb(void *st, const struct sched_stask *t, const struct sched_snode *n,
+static int predicates_cb(void *st, const struct sched_ssn_task *t, const struct sched_ssn_node *n,
 			 struct pred_result *out, bool *unresolvable)
 {
 	int rc;

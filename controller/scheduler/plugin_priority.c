@@ -7,14 +7,14 @@
 #include "plugin_support.h"
 #include "vc_alloc.h"
 
-int priority_job_order(const struct sched_job *a, const struct sched_job *b)
+int priority_job_order(const struct sched_job_info *a, const struct sched_job_info *b)
 {
 	if (a->priority == b->priority)
 		return 0;
 	return a->priority > b->priority ? -1 : 1;
 }
 
-int priority_task_order(const struct sched_task *a, const struct sched_task *b)
+int priority_task_order(const struct sched_task_info *a, const struct sched_task_info *b)
 {
 	if (a->priority == b->priority)
 		return 0;
@@ -26,14 +26,15 @@ struct priority_state {
 	struct job_budget budget;
 };
 
-static int priority_job_order_cb(void *st, const struct sched_sjob *a, const struct sched_sjob *b)
+static int priority_job_order_cb(void *st, const struct sched_ssn_job *a,
+				 const struct sched_ssn_job *b)
 {
 	(void)st;
 	return priority_job_order(a->j, b->j);
 }
 
-static int priority_task_order_cb(void *st, const struct sched_stask *a,
-				  const struct sched_stask *b)
+static int priority_task_order_cb(void *st, const struct sched_ssn_task *a,
+				  const struct sched_ssn_task *b)
 {
 	(void)st;
 	return priority_task_order(a->t, b->t);
@@ -44,8 +45,8 @@ static int priority_task_order_cb(void *st, const struct sched_stask *a,
  * elastic surplus (beyond minMember) of a ready gang when the preemptor's gang is starving
  * (REC (b)); core pods are never taken at equal priority (REC (d)). Same job: task priority.
  */
-static enum sched_vote priority_preemptable_cb(void *st, const struct sched_stask *p,
-					       struct sched_stask *const *cands, size_t n,
+static enum sched_vote priority_preemptable_cb(void *st, const struct sched_ssn_task *p,
+					       struct sched_ssn_task *const *cands, size_t n,
 					       bool *keep)
 {
 	struct priority_state *s = st;
@@ -53,8 +54,8 @@ static enum sched_vote priority_preemptable_cb(void *st, const struct sched_stas
 
 	budget_next_call(&s->budget);
 	for (i = 0; i < n; i++) {
-		const struct sched_stask *v = cands[i];
-		const struct sched_sjob *pj = p->job, *vj = v->job;
+		const struct sched_ssn_task *v = cands[i];
+		const struct sched_ssn_job *pj = p->job, *vj = v->job;
 		bool ok;
 
 		if (!keep[i])
@@ -64,7 +65,7 @@ static enum sched_vote priority_preemptable_cb(void *st, const struct sched_stas
 		} else if (vj->j->priority < pj->j->priority) {
 			ok = true;
 		} else if (vj->j->priority == pj->j->priority) {
-			ok = sched_sjob_waiting(pj) + sched_sjob_ready(pj) <
+			ok = sched_ssn_job_nwaiting(pj) + sched_ssn_job_nready(pj) <
 				     (uint32_t)(pj->j->min_member > 0 ? pj->j->min_member : 0) &&
 			     budget_take(&s->budget, vj);
 		} else {
@@ -75,10 +76,10 @@ static enum sched_vote priority_preemptable_cb(void *st, const struct sched_stas
 	return SCHED_PERMIT;
 }
 
-static bool priority_starving_cb(void *st, const struct sched_sjob *j)
+static bool priority_starving_cb(void *st, const struct sched_ssn_job *j)
 {
 	(void)st;
-	return sched_sjob_ready(j) + sched_sjob_waiting(j) < j->ntasks;
+	return sched_ssn_job_nready(j) + sched_ssn_job_nwaiting(j) < j->ntasks;
 }
 
 static int priority_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,

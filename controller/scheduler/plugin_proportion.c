@@ -77,7 +77,7 @@ static int res_split(const struct vc_resource *d, struct vc_resource *inc, struc
 	return 0;
 }
 
-static int real_capability(struct sched_queue *q, const struct vc_resource *total,
+static int real_capability(struct sched_queue_info *q, const struct vc_resource *total,
 			   const struct vc_resource *total_guarantee)
 {
 	struct vc_resource real = VC_RESOURCE_INIT, cap = VC_RESOURCE_INIT;
@@ -106,7 +106,7 @@ out:
 }
 
 /* share = max over deserved's dimensions (≥ 0.1) of sched_share(allocated, deserved). */
-static void proportion_update_share(struct sched_queue *q)
+static void proportion_update_share(struct sched_queue_info *q)
 {
 	const char *names[64];
 	size_t i, n = vc_resource_names(&q->deserved, names, 64);
@@ -125,7 +125,7 @@ static void proportion_update_share(struct sched_queue *q)
 }
 
 /* One queue's step of a round; accumulates the change into inc/dec. */
-static int fill_one(struct sched_queue *q, const struct vc_resource *remaining, double ratio,
+static int fill_one(struct sched_queue_info *q, const struct vc_resource *remaining, double ratio,
 		    struct vc_resource *inc, struct vc_resource *dec, bool *met)
 {
 	struct vc_resource old = VC_RESOURCE_INIT, add = VC_RESOURCE_INIT;
@@ -159,7 +159,8 @@ out:
 	return rc;
 }
 
-int proportion_compute_ptrs(struct sched_queue **queues, size_t n, const struct vc_resource *total)
+int proportion_compute_ptrs(struct sched_queue_info **queues, size_t n,
+			    const struct vc_resource *total)
 {
 	struct vc_resource total_guarantee = VC_RESOURCE_INIT, remaining = VC_RESOURCE_INIT;
 	struct vc_resource old_remaining = VC_RESOURCE_INIT;
@@ -234,7 +235,7 @@ struct proportion_state {
 
 #define QV(s, field, q) ((s)->field + (size_t)(q)->index * (s)->ssn->ndims)
 
-static void proportion_share_of(struct proportion_state *s, const struct sched_squeue *q)
+static void proportion_share_of(struct proportion_state *s, const struct sched_ssn_queue *q)
 {
 	const double *des = QV(s, deserved, q), *al = QV(s, allocated, q);
 	double share = 0;
@@ -252,7 +253,8 @@ static void proportion_share_of(struct proportion_state *s, const struct sched_s
 	s->share[q->index] = share;
 }
 
-static int proportion_order_cb(void *st, const struct sched_squeue *a, const struct sched_squeue *b)
+static int proportion_order_cb(void *st, const struct sched_ssn_queue *a,
+			       const struct sched_ssn_queue *b)
 {
 	struct proportion_state *s = st;
 	double sa = s->share[a->index], sb = s->share[b->index];
@@ -264,15 +266,15 @@ static int proportion_order_cb(void *st, const struct sched_squeue *a, const str
 	return 0;
 }
 
-static bool proportion_overused_cb(void *st, const struct sched_squeue *q)
+static bool proportion_overused_cb(void *st, const struct sched_ssn_queue *q)
 {
 	struct proportion_state *s = st;
 
 	return sched_res_le(s->ssn, QV(s, deserved, q), QV(s, allocated, q));
 }
 
-static bool proportion_allocatable_cb(void *st, const struct sched_squeue *q,
-				      const struct sched_stask *t)
+static bool proportion_allocatable_cb(void *st, const struct sched_ssn_queue *q,
+				      const struct sched_ssn_task *t)
 {
 	struct proportion_state *s = st;
 	const double *al = QV(s, allocated, q), *des = QV(s, deserved, q);
@@ -286,8 +288,8 @@ static bool proportion_allocatable_cb(void *st, const struct sched_squeue *q,
 	return true;
 }
 
-static enum sched_vote proportion_reclaimable_cb(void *st, const struct sched_stask *r,
-						 struct sched_stask *const *cands, size_t n,
+static enum sched_vote proportion_reclaimable_cb(void *st, const struct sched_ssn_task *r,
+						 struct sched_ssn_task *const *cands, size_t n,
 						 bool *keep)
 {
 	struct proportion_state *s = st;
@@ -296,7 +298,7 @@ static enum sched_vote proportion_reclaimable_cb(void *st, const struct sched_st
 	if (++s->call == 0)
 		s->call = 1;
 	for (i = 0; i < n; i++) {
-		const struct sched_squeue *q = cands[i]->job ? cands[i]->job->queue : NULL;
+		const struct sched_ssn_queue *q = cands[i]->job ? cands[i]->job->queue : NULL;
 		double *copy;
 		bool partly = false;
 
@@ -324,11 +326,11 @@ static enum sched_vote proportion_reclaimable_cb(void *st, const struct sched_st
 	return SCHED_PERMIT;
 }
 
-static enum sched_vote proportion_enqueueable_cb(void *st, const struct sched_sjob *j,
+static enum sched_vote proportion_enqueueable_cb(void *st, const struct sched_ssn_job *j,
 						 char **message)
 {
 	struct proportion_state *s = st;
-	const struct sched_squeue *q = j->queue;
+	const struct sched_ssn_queue *q = j->queue;
 	const double *al, *inq, *el, *rc;
 	struct vc_buf b;
 	size_t d;
@@ -367,7 +369,7 @@ static enum sched_vote proportion_enqueueable_cb(void *st, const struct sched_sj
 }
 
 /* minResources less what the job's scheduling-gated pending tasks ask (DeductSchGatedResources). */
-static void min_res_ungated(const struct sched_session *ssn, const struct sched_sjob *j,
+static void min_res_ungated(const struct sched_session *ssn, const struct sched_ssn_job *j,
 			    double *out)
 {
 	size_t i, d;
@@ -382,7 +384,7 @@ static void min_res_ungated(const struct sched_session *ssn, const struct sched_
 			out[d] = 0;
 }
 
-static void proportion_enqueued_cb(void *st, const struct sched_sjob *j)
+static void proportion_enqueued_cb(void *st, const struct sched_ssn_job *j)
 {
 	struct proportion_state *s = st;
 	double *inq, *tmp = s->ssn->priv->vec + 3 * s->ssn->ndims;
@@ -396,7 +398,8 @@ static void proportion_enqueued_cb(void *st, const struct sched_sjob *j)
 		inq[d] += tmp[d];
 }
 
-static void proportion_event(struct proportion_state *s, const struct sched_stask *t, double sign)
+static void proportion_event(struct proportion_state *s, const struct sched_ssn_task *t,
+			     double sign)
 {
 	double *al;
 	size_t d;
@@ -409,12 +412,12 @@ static void proportion_event(struct proportion_state *s, const struct sched_stas
 	proportion_share_of(s, t->job->queue);
 }
 
-static void proportion_allocate_cb(void *st, const struct sched_stask *t)
+static void proportion_allocate_cb(void *st, const struct sched_ssn_task *t)
 {
 	proportion_event(st, t, 1);
 }
 
-static void proportion_deallocate_cb(void *st, const struct sched_stask *t)
+static void proportion_deallocate_cb(void *st, const struct sched_ssn_task *t)
 {
 	proportion_event(st, t, -1);
 }
@@ -438,7 +441,7 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 			   struct sched_callbacks *cb, void **state, struct vc_error *err)
 {
 	struct proportion_state *s = vc_calloc(1, sizeof(*s));
-	struct sched_queue **ptrs = NULL;
+	struct sched_queue_info **ptrs = NULL;
 	size_t nq = ssn->nqueues, nd = ssn->ndims, sz = nq * nd + 1, i, d;
 
 	(void)conf;
@@ -453,13 +456,13 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 	s->tmp = vc_calloc(sz, sizeof(double));
 	s->share = vc_calloc(nq + 1, sizeof(double));
 	s->seen = vc_calloc(nq + 1, sizeof(uint32_t));
-	ptrs = vc_calloc(nq + 1, sizeof(struct sched_queue *));
+	ptrs = vc_calloc(nq + 1, sizeof(struct sched_queue_info *));
 	if (!s->deserved || !s->real_cap || !s->allocated || !s->inqueue || !s->elastic ||
 	    !s->tmp || !s->share || !s->seen || !ptrs)
 		goto nomem;
 	/* The model's queue totals, then Volcano's water-filling. */
 	for (i = 0; i < nq; i++) {
-		struct sched_queue *q = ssn->queues[i].q;
+		struct sched_queue_info *q = ssn->queues[i].q;
 
 		vc_resource_clear(&q->allocated);
 		vc_resource_clear(&q->request);
@@ -467,7 +470,7 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 		ptrs[i] = q;
 	}
 	for (i = 0; i < ssn->njobs; i++) {
-		const struct sched_sjob *j = &ssn->jobs[i];
+		const struct sched_ssn_job *j = &ssn->jobs[i];
 		double *inq, *el;
 		enum vc_pg_phase ph = j->j->phase;
 
@@ -486,7 +489,7 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 		if (!j->has_min_res)
 			continue;
 		if (ph == VC_PG_INQUEUE ||
-		    (ph == VC_PG_RUNNING && (int64_t)sched_sjob_ready(j) >= j->j->min_member))
+		    (ph == VC_PG_RUNNING && (int64_t)sched_ssn_job_nready(j) >= j->j->min_member))
 			for (d = 0; d < nd; d++) {
 				double left = j->min_res[d] - j->alloc[d];
 
@@ -497,7 +500,7 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 	if (proportion_compute_ptrs(ptrs, nq, &ssn->snap->total) < 0)
 		goto nomem;
 	for (i = 0; i < nq; i++) {
-		const struct sched_squeue *q = &ssn->queues[i];
+		const struct sched_ssn_queue *q = &ssn->queues[i];
 
 		sched_ssn_dense(ssn, &q->q->deserved, QV(s, deserved, q));
 		sched_ssn_dense(ssn, &q->q->real_capability, QV(s, real_cap, q));

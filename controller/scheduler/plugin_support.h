@@ -21,11 +21,11 @@ int budget_init(struct job_budget *b, size_t njobs) VC_WARN_UNUSED;
 void budget_release(struct job_budget *b);
 
 /* Take one from the job's surplus (Ready − minMember), counted from the start of this call. */
-static inline bool budget_take(struct job_budget *b, const struct sched_sjob *j)
+static inline bool budget_take(struct job_budget *b, const struct sched_ssn_job *j)
 {
 	if (b->stamp[j->index] != b->now) {
 		b->stamp[j->index] = b->now;
-		b->left[j->index] = (int64_t)sched_sjob_ready(j) - j->j->min_member;
+		b->left[j->index] = (int64_t)sched_ssn_job_nready(j) - j->j->min_member;
 	}
 	if (b->left[j->index] <= 0)
 		return false;
@@ -50,8 +50,8 @@ struct score_cache {
 int cache_init(struct score_cache *c, size_t nnodes) VC_WARN_UNUSED;
 void cache_release(struct score_cache *c);
 
-static inline bool cache_get(const struct score_cache *c, const struct sched_stask *t,
-			     const struct sched_snode *n, double *out)
+static inline bool cache_get(const struct score_cache *c, const struct sched_ssn_task *t,
+			     const struct sched_ssn_node *n, double *out)
 {
 	if (c->ver[n->index] != n->version + 1 || c->shape[n->index] != t->shape)
 		return false;
@@ -59,8 +59,8 @@ static inline bool cache_get(const struct score_cache *c, const struct sched_sta
 	return true;
 }
 
-static inline double cache_put(struct score_cache *c, const struct sched_stask *t,
-			       const struct sched_snode *n, double score)
+static inline double cache_put(struct score_cache *c, const struct sched_ssn_task *t,
+			       const struct sched_ssn_node *n, double score)
 {
 	c->ver[n->index] = n->version + 1;
 	c->shape[n->index] = t->shape;

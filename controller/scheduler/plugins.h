@@ -25,7 +25,7 @@
  * cpu or memory is ≤ 0 leaves that dimension unbounded, and capability scalars it does not name
  * are unbounded. Returns 0 or VC_ENOMEM (queues' computed fields are then unspecified).
  */
-int proportion_compute_ptrs(struct sched_queue **queues, size_t n,
+int proportion_compute_ptrs(struct sched_queue_info **queues, size_t n,
 			    const struct vc_resource *total) VC_WARN_UNUSED;
 
 /* ---- drf (§4.3) ----------------------------------------------------------------------------- */
@@ -53,7 +53,7 @@ struct pred_result {
  * NodeUnschedulable: a node with unschedulable set fails with PRED_REASON_UNSCHEDULABLE unless
  * the pod tolerates the taint node.kubernetes.io/unschedulable:NoSchedule.
  */
-void pred_node_unschedulable(const struct sched_task *t, const struct sched_node *n,
+void pred_node_unschedulable(const struct sched_task_info *t, const struct sched_node_info *n,
 			     struct pred_result *out);
 
 /*
@@ -62,7 +62,7 @@ void pred_node_unschedulable(const struct sched_task *t, const struct sched_node
  * must match (vc_node_selector_match; terms ORed; a malformed term matches nothing). Fails with
  * PRED_REASON_NODE_AFFINITY. Returns 0 or VC_ENOMEM.
  */
-int pred_node_affinity(const struct sched_task *t, const struct sched_node *n,
+int pred_node_affinity(const struct sched_task_info *t, const struct sched_node_info *n,
 		       struct pred_result *out) VC_WARN_UNUSED;
 
 /*
@@ -70,7 +70,7 @@ int pred_node_affinity(const struct sched_task *t, const struct sched_node *n,
  * a pod already on the node when the protocol (default TCP) and port match and either hostIP
  * (default 0.0.0.0) is 0.0.0.0 or both are equal. Fails with PRED_REASON_NODE_PORTS.
  */
-void pred_node_ports(const struct sched_task *t, const struct sched_node *n,
+void pred_node_ports(const struct sched_task_info *t, const struct sched_node_info *n,
 		     struct pred_result *out);
 
 /*
@@ -78,7 +78,7 @@ void pred_node_ports(const struct sched_task *t, const struct sched_node *n,
  * the pod's tolerations (Kubernetes' ToleratesTaint). The first that is not gives
  * "node(s) had untolerated taint {<key>: <value>}".
  */
-void pred_taint_toleration(const struct sched_task *t, const struct sched_node *n,
+void pred_taint_toleration(const struct sched_task_info *t, const struct sched_node_info *n,
 			   struct pred_result *out);
 
 /*
@@ -106,14 +106,14 @@ struct gang_validity {
  * minTaskMember valid tasks, else NotEnoughPodsOfTask with "Not enough valid pods of each task
  * for gang-scheduling".
  */
-void gang_job_valid(const struct sched_job *j, struct gang_validity *out);
+void gang_job_valid(const struct sched_job_info *j, struct gang_validity *out);
 
 /* ---- priority (§4.2) ------------------------------------------------------------------------ */
 
 /* JobOrder: higher job priority first. */
-int priority_job_order(const struct sched_job *a, const struct sched_job *b);
+int priority_job_order(const struct sched_job_info *a, const struct sched_job_info *b);
 
 /* TaskOrder: higher task priority first. */
-int priority_task_order(const struct sched_task *a, const struct sched_task *b);
+int priority_task_order(const struct sched_task_info *a, const struct sched_task_info *b);
 
 #endif /* SCHED_PLUGINS_H */

@@ -56,7 +56,7 @@ int sched_assign_shapes(struct sched_session *ssn)
 	for (i = 0; i < cap; i++)
 		slot[i] = SCHED_NONE;
 	for (i = 0; i < ssn->ntasks; i++) {
-		struct sched_stask *t = &ssn->tasks[i];
+		struct sched_ssn_task *t = &ssn->tasks[i];
 		size_t h = (size_t)vec_hash(t->req, nd) & (cap - 1);
 
 		while (slot[h] != SCHED_NONE &&
@@ -121,7 +121,7 @@ struct pred_spec {
 	const json_t *pod, *selector, *required, *tolerations;
 };
 
-static void pred_spec_of(const struct sched_stask *t, struct pred_spec *s)
+static void pred_spec_of(const struct sched_ssn_task *t, struct pred_spec *s)
 {
 	const json_t *spec = t->t->pod ? json_object_get(t->t->pod->obj, "spec") : NULL;
 
@@ -134,7 +134,7 @@ static void pred_spec_of(const struct sched_stask *t, struct pred_spec *s)
 }
 
 /*
- * The equivalence classes (sched_stask.class_key): tasks of the same shape whose scheduling
+ * The equivalence classes (sched_ssn_task.class_key): tasks of the same shape whose scheduling
  * constraints are equal - no pod at all, or a pod without host ports and with equal
  * nodeSelector, required node affinity and tolerations (json_equal). Classes of two or more
  * tasks get compact numbers; a task alone in its class gets SCHED_NONE.
@@ -155,7 +155,7 @@ int sched_assign_class_keys(struct sched_session *ssn)
 	for (i = 0; i < cap; i++)
 		slot[i] = SCHED_NONE;
 	for (i = 0; i < ssn->ntasks; i++) {
-		struct sched_stask *t = &ssn->tasks[i];
+		struct sched_ssn_task *t = &ssn->tasks[i];
 		struct pred_spec a, b;
 		size_t h;
 
@@ -170,7 +170,7 @@ int sched_assign_class_keys(struct sched_session *ssn)
 			     (json_hash(a.tolerations, 0) * 5)) &
 		    (cap - 1);
 		while (slot[h] != SCHED_NONE) {
-			const struct sched_stask *u = &ssn->tasks[slot[h]];
+			const struct sched_ssn_task *u = &ssn->tasks[slot[h]];
 
 			pred_spec_of(u, &b);
 			if (u->shape == t->shape && !a.pod == !b.pod &&

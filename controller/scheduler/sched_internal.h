@@ -28,7 +28,7 @@ struct sched_fit_errors {
 int sched_fit_format(const struct sched_session *ssn, const struct sched_fit_errors *f,
 		     struct vc_buf *out) VC_WARN_UNUSED;
 /* Replace t's fit errors by a task-level text. 0 or VC_ENOMEM. */
-int sched_fit_set_error(struct sched_session *ssn, struct sched_stask *t,
+int sched_fit_set_error(struct sched_session *ssn, struct sched_ssn_task *t,
 			const char *msg) VC_WARN_UNUSED;
 
 /* ---- binary heap over pointers -----------------------------------------------------------------
@@ -55,7 +55,8 @@ void *sched_heap_pop(struct sched_heap *h);
 /* Sort items by cmp (stable merge sort; tmp has room for n items). */
 void sched_sort(struct sched_session *ssn, void **items, size_t n, void **tmp, sched_cmp_fn cmp);
 
-/* Comparators for heaps and sorts over sched_sjob / sched_squeue / sched_stask pointers. */
+/* Comparators for heaps and sorts over sched_ssn_job / sched_ssn_queue / sched_ssn_task pointers.
+ */
 int sched_cmp_jobs(struct sched_session *ssn, const void *a, const void *b);
 int sched_cmp_queues(struct sched_session *ssn, const void *a, const void *b);
 int sched_cmp_tasks(struct sched_session *ssn, const void *a, const void *b);
@@ -84,7 +85,7 @@ enum sched_op_kind {
 
 struct sched_op {
 	enum sched_op_kind kind;
-	struct sched_stask *task;
+	struct sched_ssn_task *task;
 	const char *reason; /* evict: "preempt" / "reclaim" */
 };
 
@@ -95,11 +96,11 @@ struct sched_stmt {
 
 void sched_stmt_init(struct sched_stmt *s);
 void sched_stmt_release(struct sched_stmt *s);
-int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 			uint32_t node) VC_WARN_UNUSED;
-int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 			uint32_t node, bool eviction_occurred) VC_WARN_UNUSED;
-int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 		     const char *reason) VC_WARN_UNUSED;
 /* Allocations go to the binder (Binding), evictions to the result; the statement is emptied. */
 void sched_stmt_commit(struct sched_session *ssn, struct sched_stmt *s);
@@ -109,13 +110,13 @@ void sched_stmt_discard(struct sched_session *ssn, struct sched_stmt *s);
 int sched_stmt_merge(struct sched_stmt *dst, struct sched_stmt *src) VC_WARN_UNUSED;
 
 /* Session operations without a statement (backfill). */
-int sched_ssn_allocate(struct sched_session *ssn, struct sched_stask *t,
+int sched_ssn_allocate(struct sched_session *ssn, struct sched_ssn_task *t,
 		       uint32_t node) VC_WARN_UNUSED;
 /* Allocated -> Binding and into the result's binds. */
-void sched_ssn_dispatch(struct sched_session *ssn, struct sched_stask *t);
+void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t);
 
 /* Change a task's status keeping the job's counters and allocated vector right. */
-void sched_ssn_set_status(struct sched_session *ssn, struct sched_stask *t,
+void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_task_status s);
 
 /* ---- node search (§3.2.1, §3.2.2) ------------------------------------------------------------ */
@@ -133,11 +134,11 @@ uint32_t sched_num_to_find(uint32_t nnodes);
  * priv->feasible (*n of them). In allocate mode with use_cache the per-(job, role) error cache
  * is used and filled; when no node fits, t->fit records the failures. 0 or VC_ENOMEM.
  */
-int sched_predicate_nodes(struct sched_session *ssn, struct sched_stask *t,
+int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_search_mode mode, bool use_cache, size_t *n) VC_WARN_UNUSED;
 
 /* The best of cands by summed node score, ties broken by the session's seeded PRNG. */
-uint32_t sched_best_node(struct sched_session *ssn, const struct sched_stask *t,
+uint32_t sched_best_node(struct sched_session *ssn, const struct sched_ssn_task *t,
 			 const uint32_t *cands, size_t n);
 
 /* Start a predicate-cache scope (one job's pass in allocate). */
@@ -239,7 +240,7 @@ struct sched_session_priv {
 	struct vc_buf text;
 	json_t *scheduled_cond;
 	/* Victim ordering context. */
-	const struct sched_stask *victim_preemptor;
+	const struct sched_ssn_task *victim_preemptor;
 	/* Storage. */
 	double *arena;
 	const char **dim_names;
@@ -259,7 +260,7 @@ struct sched_class_entry {
 };
 
 /* A node's accounting or task list changed: bump its version (and the dense mirror). */
-static inline void sched_node_changed(struct sched_session *ssn, struct sched_snode *n)
+static inline void sched_node_changed(struct sched_session *ssn, struct sched_ssn_node *n)
 {
 	n->version++;
 	if (ssn->priv->node_ver)
@@ -276,23 +277,23 @@ uint32_t sched_reason_intern(struct sched_session *ssn, const char *text);
  */
 
 /* Job helpers for actions. */
-bool sched_sjob_pending(const struct sched_sjob *j); /* phase "" or Pending */
+bool sched_ssn_job_is_pending(const struct sched_ssn_job *j); /* phase "" or Pending */
 /* Set the phase of a job (model job->phase). */
-void sched_sjob_set_phase(struct sched_sjob *j, enum vc_pg_phase p);
+void sched_ssn_job_set_phase(struct sched_ssn_job *j, enum vc_pg_phase p);
 
 /* Preempt/reclaim's per-node eviction search (shared). */
-int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_stask *t,
+int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_ssn_task *t,
 		       bool reclaim,
 		       bool (*filter)(struct sched_session *ssn,
-				      const struct sched_stask *preemptor,
-				      const struct sched_stask *victim),
+				      const struct sched_ssn_task *preemptor,
+				      const struct sched_ssn_task *victim),
 		       bool *assigned) VC_WARN_UNUSED;
 
 /* The Pending, ungated tasks of j in task order, into out (returns how many). */
-size_t sched_pending_tasks(struct sched_session *ssn, struct sched_sjob *j,
-			   struct sched_stask **out, void **tmp);
+size_t sched_pending_tasks(struct sched_session *ssn, struct sched_ssn_job *j,
+			   struct sched_ssn_task **out, void **tmp);
 
 /* Starving, valid, admitted jobs with a queue and pending tasks: preemptors / reclaimers. */
-bool sched_preemptor_job(struct sched_session *ssn, struct sched_sjob *j);
+bool sched_preemptor_job(struct sched_session *ssn, struct sched_ssn_job *j);
 
 #endif /* SCHED_INTERNAL_H */

@@ -126,7 +126,7 @@ static bool pod_constrained(const json_t *spec)
 	return sched_pod_has_host_ports(spec);
 }
 
-static void task_from_pod(struct sched_session *ssn, struct sched_stask *st,
+static void task_from_pod(struct sched_session *ssn, struct sched_ssn_task *st,
 			  const struct sched_name_index *nodes)
 {
 	const struct vc_pod *pod = st->t->pod;
@@ -290,8 +290,8 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 
 	ssn->nnodes = s->nnodes;
 	for (i = 0; i < s->nnodes; i++) {
-		struct sched_snode *n = &ssn->nodes[i];
-		struct sched_node *m = s->nodes[i];
+		struct sched_ssn_node *n = &ssn->nodes[i];
+		struct sched_node_info *m = s->nodes[i];
 
 		n->n = m;
 		n->index = (uint32_t)i;
@@ -312,7 +312,7 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 	}
 	ssn->nqueues = s->nqueues;
 	for (i = 0; i < s->nqueues; i++) {
-		struct sched_squeue *q = &ssn->queues[i];
+		struct sched_ssn_queue *q = &ssn->queues[i];
 
 		q->q = s->queues[i];
 		q->index = (uint32_t)i;
@@ -323,8 +323,8 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 	ssn->ntasks = ntasks;
 	ntasks = 0;
 	for (i = 0; i < s->njobs; i++) {
-		struct sched_sjob *j = &ssn->jobs[i];
-		struct sched_job *m = s->jobs[i];
+		struct sched_ssn_job *j = &ssn->jobs[i];
+		struct sched_job_info *m = s->jobs[i];
 		uint32_t q = sched_name_index_get(&queues, m->queue);
 		const char *role;
 		json_t *v;
@@ -353,7 +353,7 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 		j->tasks = &ssn->tasks[ntasks];
 		j->ntasks = m->ntasks;
 		for (k = 0; k < m->ntasks; k++) {
-			struct sched_stask *t = &ssn->tasks[ntasks];
+			struct sched_ssn_task *t = &ssn->tasks[ntasks];
 			size_t d;
 
 			t->t = m->tasks[k];
@@ -383,10 +383,10 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 		goto nomem;
 	/* Where the snapshot placed tasks, and the nodes' non-zero requests. */
 	for (i = 0; i < ssn->nnodes; i++) {
-		struct sched_snode *n = &ssn->nodes[i];
+		struct sched_ssn_node *n = &ssn->nodes[i];
 
 		for (k = 0; k < n->n->ntasks; k++) {
-			struct sched_task *t = n->n->tasks[k];
+			struct sched_task_info *t = n->n->tasks[k];
 
 			if (t->ssn) {
 				t->ssn->node = (uint32_t)i;
@@ -433,7 +433,7 @@ static void release_session(struct sched_session *ssn)
 			s->plugin->on_session_close(ssn, s->state);
 	}
 	for (i = 0; i < ssn->ntasks; i++) {
-		struct sched_stask *t = &ssn->tasks[i];
+		struct sched_ssn_task *t = &ssn->tasks[i];
 
 		if (t->fit) {
 			vc_free(t->fit->err);
@@ -585,12 +585,12 @@ fail:
 
 /* ---- job helpers --------------------------------------------------------------------------- */
 
-bool sched_sjob_pending(const struct sched_sjob *j)
+bool sched_ssn_job_is_pending(const struct sched_ssn_job *j)
 {
 	return j->j->phase == VC_PG_PHASE_NONE || j->j->phase == VC_PG_PENDING;
 }
 
-void sched_sjob_set_phase(struct sched_sjob *j, enum vc_pg_phase p)
+void sched_ssn_job_set_phase(struct sched_ssn_job *j, enum vc_pg_phase p)
 {
 	j->j->phase = p;
 }

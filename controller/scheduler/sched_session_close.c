@@ -71,13 +71,13 @@ static int add_hist(struct vc_buf *b, const char *const *keys, const uint32_t *v
 }
 
 /* The reason a Pending task's condition gets (TaskSchedulingReason): Schedulable or not. */
-static bool pending_schedulable(const struct sched_stask *t)
+static bool pending_schedulable(const struct sched_ssn_task *t)
 {
 	return t->has_last && t->last_status == SCHED_TASK_ALLOCATED;
 }
 
 /* Volcano's JobInfo.FitError (§1.8): a new string or NULL. */
-static char *job_fit_error(struct sched_session *ssn, const struct sched_sjob *j, bool ready)
+static char *job_fit_error(struct sched_session *ssn, const struct sched_ssn_job *j, bool ready)
 {
 	const char *keys[SCHED_TASK_STATUS_COUNT + 1];
 	uint32_t vals[SCHED_TASK_STATUS_COUNT + 1];
@@ -113,7 +113,7 @@ static char *job_fit_error(struct sched_session *ssn, const struct sched_sjob *j
 			rc = add_hist(b, k2, v2, 2);
 	}
 	for (i = 0; i < j->ntasks && rc == 0; i++) {
-		const struct sched_stask *t = &j->tasks[i];
+		const struct sched_ssn_task *t = &j->tasks[i];
 
 		if (!t->fit)
 			continue;
@@ -160,7 +160,7 @@ static int put_condition(json_t *arr, json_t *c)
 	return json_array_append_new(arr, c) < 0 ? VC_ENOMEM : 0;
 }
 
-static int push_task_result(struct sched_result *r, struct sched_task *t, const char *reason,
+static int push_task_result(struct sched_result *r, struct sched_task_info *t, const char *reason,
 			    char *message, const char *nominated)
 {
 	struct sched_task_result *tr;
@@ -189,13 +189,13 @@ nomem:
 }
 
 /* §1.8 item 5: the pod conditions of a job's Allocated, Pending and Pipelined tasks. */
-static int task_conditions(struct sched_session *ssn, struct sched_sjob *j)
+static int task_conditions(struct sched_session *ssn, struct sched_ssn_job *j)
 {
 	struct sched_result *r = ssn->priv->res;
 	size_t i;
 
 	for (i = 0; i < j->ntasks; i++) {
-		struct sched_stask *t = &j->tasks[i];
+		struct sched_ssn_task *t = &j->tasks[i];
 		enum sched_task_status st = t->t->status, ctx = st;
 		uint32_t node = t->node;
 		const char *reason = "Unschedulable", *nominated = NULL;
@@ -240,13 +240,13 @@ static int task_conditions(struct sched_session *ssn, struct sched_sjob *j)
 	return 0;
 }
 
-static int job_result(struct sched_session *ssn, struct sched_sjob *j)
+static int job_result(struct sched_session *ssn, struct sched_ssn_job *j)
 {
 	struct sched_result *r = ssn->priv->res;
 	const struct vc_podgroup *pg = j->j->pg;
 	struct sched_job_result *jr;
 	json_t *conds;
-	bool ready = sched_sjob_gang_ready(j), unsched_now = false;
+	bool ready = sched_ssn_job_gang_ready(j), unsched_now = false;
 	uint32_t scheduled, completed;
 	enum vc_pg_phase phase;
 	size_t i;
@@ -276,11 +276,11 @@ static int job_result(struct sched_session *ssn, struct sched_sjob *j)
 		json_t *c;
 
 		if (!ready) {
-			uint32_t schedulable = sched_sjob_ready(j), releasing = 0;
+			uint32_t schedulable = sched_ssn_job_nready(j), releasing = 0;
 			int64_t unready;
 
 			for (i = 0; i < j->ntasks; i++) {
-				const struct sched_stask *t = &j->tasks[i];
+				const struct sched_ssn_task *t = &j->tasks[i];
 
 				if (t->t->status == SCHED_TASK_PENDING && pending_schedulable(t))
 					schedulable++;
@@ -385,7 +385,7 @@ static int dense_to_resource(const struct sched_session *ssn, const double *v,
 static int queue_results(struct sched_session *ssn)
 {
 	struct sched_result *r = ssn->priv->res;
-	const struct sched_squeue *root = sched_ssn_queue(ssn, "root");
+	const struct sched_ssn_queue *root = sched_ssn_find_queue(ssn, "root");
 	double *sum;
 	size_t i, d, nd = ssn->ndims;
 	int rc = 0;
@@ -394,7 +394,7 @@ static int queue_results(struct sched_session *ssn)
 	if (!sum)
 		return VC_ENOMEM;
 	for (i = 0; i < ssn->njobs; i++) {
-		const struct sched_sjob *j = &ssn->jobs[i];
+		const struct sched_ssn_job *j = &ssn->jobs[i];
 
 		if (!j->queue)
 			continue;
@@ -411,14 +411,15 @@ static int queue_results(struct sched_session *ssn)
 		}
 		memcpy(own, sum, ssn->nqueues * nd * sizeof(double));
 		for (i = 0; i < ssn->nqueues; i++) {
-			const struct sched_squeue *q = &ssn->queues[i];
+			const struct sched_ssn_queue *q = &ssn->queues[i];
 			int depth;
 
 			for (depth = 0; q != root && depth < 32; depth++) {
 				const char *parent = q->q->queue && q->q->queue->parent[0]
 							     ? q->q->queue->parent
 							     : "root";
-				const struct sched_squeue *pq = sched_ssn_queue(ssn, parent);
+				const struct sched_ssn_queue *pq =
+					sched_ssn_find_queue(ssn, parent);
 
 				if (!pq || pq == &ssn->queues[i])
 					break;
@@ -447,7 +448,7 @@ static int write_back(struct sched_session *ssn)
 	size_t i;
 
 	for (i = 0; i < ssn->ntasks; i++) {
-		struct sched_stask *t = &ssn->tasks[i];
+		struct sched_ssn_task *t = &ssn->tasks[i];
 		const char *want = t->node == SCHED_NONE ? NULL : ssn->nodes[t->node].n->name;
 
 		if (t->node == SCHED_NONE && t->t->status != SCHED_TASK_PENDING)
@@ -458,7 +459,7 @@ static int write_back(struct sched_session *ssn)
 			return VC_ENOMEM;
 	}
 	for (i = 0; i < ssn->nnodes; i++) {
-		struct sched_snode *n = &ssn->nodes[i];
+		struct sched_ssn_node *n = &ssn->nodes[i];
 
 		if (dense_to_resource(ssn, n->idle, &n->n->idle) < 0 ||
 		    dense_to_resource(ssn, n->used, &n->n->used) < 0 ||

@@ -99,7 +99,7 @@ static int grow(void **arr, size_t *cap, size_t n)
 	return 0;
 }
 
-int sched_snapshot_add_job(struct sched_snapshot *s, struct sched_job *j)
+int sched_snapshot_add_job(struct sched_snapshot *s, struct sched_job_info *j)
 {
 	if (grow((void **)&s->jobs, &s->jobs_cap, s->njobs) < 0)
 		return VC_ENOMEM;
@@ -107,7 +107,7 @@ int sched_snapshot_add_job(struct sched_snapshot *s, struct sched_job *j)
 	return 0;
 }
 
-int sched_snapshot_add_node(struct sched_snapshot *s, struct sched_node *n)
+int sched_snapshot_add_node(struct sched_snapshot *s, struct sched_node_info *n)
 {
 	struct vc_resource total = VC_RESOURCE_INIT, tmp;
 
@@ -125,7 +125,7 @@ int sched_snapshot_add_node(struct sched_snapshot *s, struct sched_node *n)
 	return 0;
 }
 
-int sched_snapshot_add_queue(struct sched_snapshot *s, struct sched_queue *q)
+int sched_snapshot_add_queue(struct sched_snapshot *s, struct sched_queue_info *q)
 {
 	if (grow((void **)&s->queues, &s->queues_cap, s->nqueues) < 0)
 		return VC_ENOMEM;
@@ -133,7 +133,7 @@ int sched_snapshot_add_queue(struct sched_snapshot *s, struct sched_queue *q)
 	return 0;
 }
 
-struct sched_node *sched_snapshot_node(const struct sched_snapshot *s, const char *name)
+struct sched_node_info *sched_snapshot_node(const struct sched_snapshot *s, const char *name)
 {
 	size_t i;
 
@@ -143,7 +143,7 @@ struct sched_node *sched_snapshot_node(const struct sched_snapshot *s, const cha
 	return NULL;
 }
 
-struct sched_queue *sched_snapshot_queue(const struct sched_snapshot *s, const char *name)
+struct sched_queue_info *sched_snapshot_queue(const struct sched_snapshot *s, const char *name)
 {
 	size_t i;
 
@@ -153,7 +153,7 @@ struct sched_queue *sched_snapshot_queue(const struct sched_snapshot *s, const c
 	return NULL;
 }
 
-struct sched_job *sched_snapshot_job(const struct sched_snapshot *s, const char *uid)
+struct sched_job_info *sched_snapshot_job(const struct sched_snapshot *s, const char *uid)
 {
 	size_t i;
 
@@ -176,7 +176,7 @@ int sched_snapshot_place(struct sched_snapshot *s)
 		sched_name_index_put(&m, s->nodes[i]->name, (uint32_t)i);
 	for (i = 0; i < s->njobs && rc == 0; i++) {
 		for (k = 0; k < s->jobs[i]->ntasks; k++) {
-			struct sched_task *t = s->jobs[i]->tasks[k];
+			struct sched_task_info *t = s->jobs[i]->tasks[k];
 			uint32_t n;
 
 			/* Terminated pods are not charged to their node (§1.2). */

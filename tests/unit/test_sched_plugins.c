@@ -29,10 +29,11 @@ static void res(struct vc_resource *r, double cpu, double mem, double gpu)
 }
 
 /* A heap task added to job j, in status s, placed on node n when n is non-NULL. */
-static struct sched_task *add_task(struct sched_job *j, const char *name, double cpu, double mem,
-				   double gpu, enum sched_task_status s, struct sched_node *n)
+static struct sched_task_info *add_task(struct sched_job_info *j, const char *name, double cpu,
+					double mem, double gpu, enum sched_task_status s,
+					struct sched_node_info *n)
 {
-	struct sched_task *t = vc_malloc(sizeof(*t));
+	struct sched_task_info *t = vc_malloc(sizeof(*t));
 	struct vc_resource r;
 
 	assert_non_null(t);
@@ -48,7 +49,8 @@ static struct sched_task *add_task(struct sched_job *j, const char *name, double
 	return t;
 }
 
-static void node_init(struct sched_node *n, const char *name, double cpu, double mem, double gpu)
+static void node_init(struct sched_node_info *n, const char *name, double cpu, double mem,
+		      double gpu)
 {
 	struct vc_resource r;
 
@@ -61,9 +63,9 @@ static void node_init(struct sched_node *n, const char *name, double cpu, double
 
 static void test_model_job_node_accounting(void **state)
 {
-	struct sched_job j;
-	struct sched_node n;
-	struct sched_task *t1, *t2;
+	struct sched_job_info j;
+	struct sched_node_info n;
+	struct sched_task_info *t1, *t2;
 	struct vc_resource fi = VC_RESOURCE_INIT;
 
 	(void)state;
@@ -114,7 +116,7 @@ static void pod_from(struct vc_pod *pod, json_t **obj, const char *text)
 static void test_model_task_from_pod(void **state)
 {
 	struct vc_pod pod;
-	struct sched_task t;
+	struct sched_task_info t;
 	struct vc_error err;
 	json_t *obj;
 
@@ -155,9 +157,9 @@ static void test_model_alloc_failures(void **state)
 
 	(void)state;
 	for (n = 0;; n++) {
-		struct sched_job j;
-		struct sched_node node;
-		struct sched_task *t;
+		struct sched_job_info j;
+		struct sched_node_info node;
+		struct sched_task_info *t;
 		struct vc_resource r;
 
 		res(&r, 1000, GIB, 1000);
@@ -218,10 +220,10 @@ static void h_release(struct harness *h)
 	vc_buf_release(&h->text);
 }
 
-static struct sched_node *h_node(struct harness *h, const char *name, double cpu, double mem,
-				 double gpu)
+static struct sched_node_info *h_node(struct harness *h, const char *name, double cpu, double mem,
+				      double gpu)
 {
-	struct sched_node *n = vc_malloc(sizeof(*n));
+	struct sched_node_info *n = vc_malloc(sizeof(*n));
 
 	assert_non_null(n);
 	node_init(n, name, cpu, mem, gpu);
@@ -229,10 +231,10 @@ static struct sched_node *h_node(struct harness *h, const char *name, double cpu
 	return n;
 }
 
-static struct sched_queue *h_queue(struct harness *h, const char *name, int weight,
-				   double guarantee)
+static struct sched_queue_info *h_queue(struct harness *h, const char *name, int weight,
+					double guarantee)
 {
-	struct sched_queue *q = vc_malloc(sizeof(*q));
+	struct sched_queue_info *q = vc_malloc(sizeof(*q));
 
 	assert_non_null(q);
 	assert_int_equal(sched_queue_init(q, name, weight), 0);
@@ -241,9 +243,9 @@ static struct sched_queue *h_queue(struct harness *h, const char *name, int weig
 	return q;
 }
 
-static struct sched_job *h_job(struct harness *h, const char *name, const char *queue, int min)
+static struct sched_job_info *h_job(struct harness *h, const char *name, const char *queue, int min)
 {
-	struct sched_job *j = vc_malloc(sizeof(*j));
+	struct sched_job_info *j = vc_malloc(sizeof(*j));
 
 	assert_non_null(j);
 	assert_int_equal(sched_job_init(j, "ns", name, queue, min), 0);
@@ -279,15 +281,15 @@ static void h_close(struct harness *h)
 	sched_conf_release(&h->conf);
 }
 
-static struct sched_stask *h_t(struct harness *h, const struct sched_task *t)
+static struct sched_ssn_task *h_t(struct harness *h, const struct sched_task_info *t)
 {
-	struct sched_stask *st = sched_ssn_task_of(&h->ssn, t);
+	struct sched_ssn_task *st = sched_ssn_task_of(&h->ssn, t);
 
 	assert_non_null(st);
 	return st;
 }
 
-static struct sched_sjob *h_j(struct harness *h, const struct sched_job *j)
+static struct sched_ssn_job *h_j(struct harness *h, const struct sched_job_info *j)
 {
 	size_t i;
 
@@ -298,7 +300,7 @@ static struct sched_sjob *h_j(struct harness *h, const struct sched_job *j)
 	return NULL;
 }
 
-static struct sched_snode *h_n(struct harness *h, const struct sched_node *n)
+static struct sched_ssn_node *h_n(struct harness *h, const struct sched_node_info *n)
 {
 	size_t i;
 
@@ -309,7 +311,7 @@ static struct sched_snode *h_n(struct harness *h, const struct sched_node *n)
 	return NULL;
 }
 
-static struct sched_squeue *h_q(struct harness *h, const struct sched_queue *q)
+static struct sched_ssn_queue *h_q(struct harness *h, const struct sched_queue_info *q)
 {
 	size_t i;
 
@@ -321,9 +323,9 @@ static struct sched_squeue *h_q(struct harness *h, const struct sched_queue *q)
 }
 
 /* One victim filter call over a single candidate: whether it stays a victim. */
-static bool victim(enum sched_vote (*fn)(void *, const struct sched_stask *,
-					 struct sched_stask *const *, size_t, bool *),
-		   void *state, struct sched_stask *preemptor, struct sched_stask *cand)
+static bool victim(enum sched_vote (*fn)(void *, const struct sched_ssn_task *,
+					 struct sched_ssn_task *const *, size_t, bool *),
+		   void *state, struct sched_ssn_task *preemptor, struct sched_ssn_task *cand)
 {
 	bool keep = true;
 
@@ -333,7 +335,7 @@ static bool victim(enum sched_vote (*fn)(void *, const struct sched_stask *,
 
 /* The node_order score of plugin (with args) for task t on node n, in a session of its own. */
 static double h_score(struct harness *h, const char *plugin, const char *args,
-		      const struct sched_task *t, const struct sched_node *n)
+		      const struct sched_task_info *t, const struct sched_node_info *n)
 {
 	struct sched_plugin_slot *s = h_open(h, plugin, args);
 	double score;
@@ -347,7 +349,7 @@ static double h_score(struct harness *h, const char *plugin, const char *args,
 /* ---- proportion ------------------------------------------------------------------------------ */
 
 /* An active queue with a CPU-only request (cores) and optional capability/guarantee (0 = none). */
-static void queue(struct sched_queue *q, const char *name, int weight, double request,
+static void queue(struct sched_queue_info *q, const char *name, int weight, double request,
 		  double capability, double guarantee)
 {
 	assert_int_equal(sched_queue_init(q, name, weight), 0);
@@ -361,9 +363,9 @@ static void queue(struct sched_queue *q, const char *name, int weight, double re
 }
 
 /* proportion's water-filling (what its session open runs) over the n queues of qs. */
-static int compute(struct sched_queue *qs, size_t n, const struct vc_resource *total)
+static int compute(struct sched_queue_info *qs, size_t n, const struct vc_resource *total)
 {
-	struct sched_queue *ptrs[4];
+	struct sched_queue_info *ptrs[4];
 	size_t i;
 
 	assert_true(n <= 4);
@@ -372,7 +374,7 @@ static int compute(struct sched_queue *qs, size_t n, const struct vc_resource *t
 	return proportion_compute_ptrs(ptrs, n, total);
 }
 
-static void run_proportion(struct sched_queue *qs, size_t n, double cpu)
+static void run_proportion(struct sched_queue_info *qs, size_t n, double cpu)
 {
 	struct vc_resource total;
 
@@ -380,7 +382,7 @@ static void run_proportion(struct sched_queue *qs, size_t n, double cpu)
 	assert_int_equal(compute(qs, n, &total), 0);
 	vc_resource_release(&total);
 }
-static void release_queues(struct sched_queue *qs, size_t n)
+static void release_queues(struct sched_queue_info *qs, size_t n)
 {
 	size_t i;
 
@@ -390,7 +392,7 @@ static void release_queues(struct sched_queue *qs, size_t n)
 
 static void test_proportion_weights(void **state)
 {
-	struct sched_queue qs[2];
+	struct sched_queue_info qs[2];
 
 	(void)state;
 	/* weights 1:2, both request 10 of 12 → 4 and 8 in one round. */
@@ -420,7 +422,7 @@ static void test_proportion_weights(void **state)
 
 static void test_proportion_capability(void **state)
 {
-	struct sched_queue qs[2];
+	struct sched_queue_info qs[2];
 
 	(void)state;
 	/* q1 capability 3: 3 | 6, then 3 | 7.5, then 3 | 9 (what q1 could not take flows to q2). */
@@ -436,11 +438,11 @@ static void test_proportion_capability(void **state)
 
 static void test_proportion_guarantee(void **state)
 {
-	struct sched_queue qs[3];
+	struct sched_queue_info qs[3];
 	struct harness h;
 	struct sched_plugin_slot *s;
-	struct sched_queue *q1, *q2, *q3;
-	struct sched_job *j1, *j2;
+	struct sched_queue_info *q1, *q2, *q3;
+	struct sched_job_info *j1, *j2;
 
 	(void)state;
 	/*
@@ -512,9 +514,9 @@ static void test_proportion_allocatable(void **state)
 {
 	struct harness h;
 	struct sched_plugin_slot *s;
-	struct sched_queue *q;
-	struct sched_job *j, *x;
-	struct sched_task *both, *gpu_only, *cpu_only;
+	struct sched_queue_info *q;
+	struct sched_job_info *j, *x;
+	struct sched_task_info *both, *gpu_only, *cpu_only;
 
 	(void)state;
 	/*
@@ -549,7 +551,7 @@ static void test_proportion_alloc_failures(void **state)
 
 	(void)state;
 	for (n = 0;; n++) {
-		struct sched_queue qs[2];
+		struct sched_queue_info qs[2];
 		struct vc_resource total;
 
 		queue(&qs[0], "q1", 1, 10, 3, 1);
@@ -579,8 +581,8 @@ static void test_drf_shares(void **state)
 {
 	struct harness h;
 	struct sched_plugin_slot *s;
-	struct sched_node *n;
-	struct sched_job *a, *b;
+	struct sched_node_info *n;
+	struct sched_job_info *a, *b;
 	const double alloc[3] = { 2000, 8 * GIB, 0 }, zero[3] = { 0, 0, 0 };
 
 	(void)state;
@@ -614,9 +616,9 @@ static void test_drf_shares(void **state)
 static void test_binpack_scores(void **state)
 {
 	struct harness h;
-	struct sched_job *j;
-	struct sched_node *n1, *n2, *n3;
-	struct sched_task *t, *g, *big;
+	struct sched_job_info *j;
+	struct sched_node_info *n1, *n2, *n3;
+	struct sched_task_info *t, *g, *big;
 
 	(void)state;
 	h_init(&h);
@@ -658,9 +660,9 @@ static void test_binpack_scores(void **state)
 static void test_nodeorder_scores(void **state)
 {
 	struct harness h;
-	struct sched_job *j;
-	struct sched_node *n1, *n2, *n3;
-	struct sched_task *t, *be, *g, *big;
+	struct sched_job_info *j;
+	struct sched_node_info *n1, *n2, *n3;
+	struct sched_task_info *t, *be, *g, *big;
 
 	(void)state;
 	h_init(&h);
@@ -701,8 +703,8 @@ struct fixture {
 	json_t *node_obj;
 	struct vc_node view;
 	struct harness h;
-	struct sched_node *node;
-	struct sched_job *job;
+	struct sched_node_info *node;
+	struct sched_job_info *job;
 };
 
 /* A node from JSON (labels, taints, unschedulable); allocatable 4 CPU, 8 Gi, 2 GPU, 110 pods. */
@@ -726,11 +728,11 @@ static void fixture_node(struct fixture *f, const char *meta, const char *spec)
 }
 
 /* A task of the pod whose spec is given (containers default to one asking 1 CPU). */
-static struct sched_task *fixture_task(struct fixture *f, const char *name, const char *spec,
-				       bool on_node)
+static struct sched_task_info *fixture_task(struct fixture *f, const char *name, const char *spec,
+					    bool on_node)
 {
 	char text[2048];
-	struct sched_task *t;
+	struct sched_task_info *t;
 	struct vc_pod *pod = &f->pods[f->npods];
 
 	assert_true(f->npods < 8);
@@ -771,10 +773,10 @@ static void fixture_release(struct fixture *f)
  * The allocate action's node search for t with the predicates plugin (resource fit on
  * FutureIdle, then the plugin's filters): "" when the node fits, else the task's fit error.
  */
-static const char *search(struct fixture *f, struct sched_task *t)
+static const char *search(struct fixture *f, struct sched_task_info *t)
 {
 	struct harness *h = &f->h;
-	struct sched_stask *st;
+	struct sched_ssn_task *st;
 	size_t n;
 
 	h_open(h, "predicates", NULL);
@@ -795,7 +797,7 @@ static const char *search(struct fixture *f, struct sched_task *t)
 static void test_pred_resource_fit(void **state)
 {
 	struct fixture f = { 0 };
-	struct sched_task *t;
+	struct sched_task_info *t;
 
 	(void)state;
 	fixture_node(&f, "{\"name\":\"n1\"}", "{}");
@@ -822,7 +824,7 @@ static void test_pred_resource_fit(void **state)
 static void test_pred_pod_count(void **state)
 {
 	struct fixture f = { 0 };
-	struct sched_task *t;
+	struct sched_task_info *t;
 
 	(void)state;
 	fixture_node(&f, "{\"name\":\"n1\"}", "{}");
@@ -838,7 +840,7 @@ static void test_pred_pod_count(void **state)
 static void test_pred_unschedulable(void **state)
 {
 	struct fixture f = { 0 };
-	struct sched_task *t, *tol;
+	struct sched_task_info *t, *tol;
 	struct pred_result r;
 
 	(void)state;
@@ -860,7 +862,7 @@ static void test_pred_unschedulable(void **state)
 static void test_pred_node_affinity(void **state)
 {
 	struct fixture f = { 0 };
-	struct sched_task *sel_ok, *sel_bad, *sel_missing, *aff_ok, *aff_bad, *aff_bad_op;
+	struct sched_task_info *sel_ok, *sel_bad, *sel_missing, *aff_ok, *aff_bad, *aff_bad_op;
 	struct pred_result r;
 
 	(void)state;
@@ -908,7 +910,7 @@ static void test_pred_node_affinity(void **state)
 static void test_pred_node_ports(void **state)
 {
 	struct fixture f = { 0 };
-	struct sched_task *same, *other, *udp, *ip_a, *ip_b;
+	struct sched_task_info *same, *other, *udp, *ip_a, *ip_b;
 	struct pred_result r;
 
 	(void)state;
@@ -956,7 +958,7 @@ static void test_pred_node_ports(void **state)
 static void test_pred_taints(void **state)
 {
 	struct fixture f = { 0 };
-	struct sched_task *none, *eq, *exists_key, *exists_all, *wrong_value, *wrong_effect;
+	struct sched_task_info *none, *eq, *exists_key, *exists_all, *wrong_value, *wrong_effect;
 	struct pred_result r;
 
 	(void)state;
@@ -1006,10 +1008,10 @@ static void test_pred_taints(void **state)
 
 /* ---- gang and priority ----------------------------------------------------------------------- */
 
-static struct sched_task *role_task(struct sched_job *j, const char *name, const char *role,
-				    double cpu, enum sched_task_status s)
+static struct sched_task_info *role_task(struct sched_job_info *j, const char *name,
+					 const char *role, double cpu, enum sched_task_status s)
 {
-	struct sched_task *t = add_task(j, name, cpu, 0, 0, s, NULL);
+	struct sched_task_info *t = add_task(j, name, cpu, 0, 0, s, NULL);
 
 	vc_free(t->role);
 	t->role = vc_strdup(role);
@@ -1018,10 +1020,10 @@ static struct sched_task *role_task(struct sched_job *j, const char *name, const
 }
 
 /* How many of j's tasks gang's reclaim filter keeps as victims (its surplus over minMember). */
-static size_t gang_allowance(struct harness *h, struct sched_plugin_slot *s, struct sched_job *j,
-			     struct sched_task *preemptor)
+static size_t gang_allowance(struct harness *h, struct sched_plugin_slot *s,
+			     struct sched_job_info *j, struct sched_task_info *preemptor)
 {
-	struct sched_stask *cands[8];
+	struct sched_ssn_task *cands[8];
 	bool keep[8];
 	size_t i, n = 0;
 
@@ -1040,9 +1042,9 @@ static void test_gang_ready_valid(void **state)
 {
 	struct harness h;
 	struct sched_plugin_slot *s;
-	struct sched_job *j, *k;
+	struct sched_job_info *j, *k;
 	struct gang_validity v;
-	struct sched_task *w1, *k0;
+	struct sched_task_info *w1, *k0;
 	json_t *mtm;
 
 	(void)state;
@@ -1111,8 +1113,8 @@ static void test_priority(void **state)
 {
 	struct harness h;
 	struct sched_plugin_slot *s;
-	struct sched_job *hi, *lo;
-	struct sched_task *h0, *h1, *l0;
+	struct sched_job_info *hi, *lo;
+	struct sched_task_info *h0, *h1, *l0;
 
 	(void)state;
 	h_init(&h);
