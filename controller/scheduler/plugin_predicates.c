@@ -123,31 +123,6 @@ static bool ports_conflict(const json_t *a, const json_t *b)
 	return strcmp(ipa, "0.0.0.0") == 0 || strcmp(ipb, "0.0.0.0") == 0 || strcmp(ipa, ipb) == 0;
 }
 
-/* Calls fn for every hostPort entry of a pod spec; stops and returns true when fn does. */
-static bool each_host_port(const json_t *spec, bool (*fn)(const json_t *port, const void *ctx),
-			   const void *ctx)
-{
-	static const char *const lists[] = { "initContainers", "containers" };
-	size_t l, i, k;
-
-	for (l = 0; l < 2; l++) {
-		const json_t *cs = json_object_get(spec, lists[l]);
-
-		for (i = 0; i < json_array_size(cs); i++) {
-			const json_t *ports = json_object_get(json_array_get(cs, i), "ports");
-
-			for (k = 0; k < json_array_size(ports); k++) {
-				const json_t *p = json_array_get(ports, k);
-
-				if (json_integer_value(json_object_get(p, "hostPort")) > 0 &&
-				    fn(p, ctx))
-					return true;
-			}
-		}
-	}
-	return false;
-}
-
 static bool conflicts_with(const json_t *port, const void *ctx)
 {
 	return ports_conflict(port, ctx);
@@ -161,8 +136,8 @@ static bool port_taken(const json_t *port, const void *ctx)
 	for (i = 0; i < n->ntasks; i++) {
 		const struct sched_task_info *x = n->tasks[i];
 
-		if (x->pod &&
-		    each_host_port(json_object_get(x->pod->obj, "spec"), conflicts_with, port))
+		if (x->pod && sched_pod_each_host_port(json_object_get(x->pod->obj, "spec"),
+						       conflicts_with, port))
 			return true;
 	}
 	return false;
@@ -171,7 +146,7 @@ static bool port_taken(const json_t *port, const void *ctx)
 void pred_node_ports(const struct sched_task_info *t, const struct sched_node_info *n,
 		     struct pred_result *out)
 {
-	if (each_host_port(pod_spec(t), port_taken, n))
+	if (sched_pod_each_host_port(pod_spec(t), port_taken, n))
 		fail(out, PRED_REASON_NODE_PORTS);
 	else
 		pass(out);

@@ -7,7 +7,8 @@
 
 #include "vc_alloc.h"
 
-bool sched_pod_has_host_ports(const json_t *spec)
+bool sched_pod_each_host_port(const json_t *spec, bool (*fn)(const json_t *port, const void *ctx),
+			      const void *ctx)
 {
 	static const char *const lists[] = { "initContainers", "containers" };
 	size_t l, i, k;
@@ -18,13 +19,28 @@ bool sched_pod_has_host_ports(const json_t *spec)
 		for (i = 0; i < json_array_size(cs); i++) {
 			const json_t *ports = json_object_get(json_array_get(cs, i), "ports");
 
-			for (k = 0; k < json_array_size(ports); k++)
-				if (json_integer_value(json_object_get(json_array_get(ports, k),
-								       "hostPort")) > 0)
+			for (k = 0; k < json_array_size(ports); k++) {
+				const json_t *p = json_array_get(ports, k);
+
+				if (json_integer_value(json_object_get(p, "hostPort")) > 0 &&
+				    fn(p, ctx))
 					return true;
+			}
 		}
 	}
 	return false;
+}
+
+static bool any_port(const json_t *port, const void *ctx)
+{
+	(void)port;
+	(void)ctx;
+	return true;
+}
+
+bool sched_pod_has_host_ports(const json_t *spec)
+{
+	return sched_pod_each_host_port(spec, any_port, NULL);
 }
 
 static uint64_t vec_hash(const double *v, size_t n)

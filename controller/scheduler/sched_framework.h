@@ -232,6 +232,13 @@ struct sched_session {
 /* ---- helpers for plugins and actions ----------------------------------------------------------
  */
 
+/*
+ * Call fn for every hostPort entry (hostPort > 0) of a pod spec's init containers, then its
+ * containers; stop and return true when fn does (sched_classes.c).
+ */
+bool sched_pod_each_host_port(const json_t *spec, bool (*fn)(const json_t *port, const void *ctx),
+			      const void *ctx);
+
 /* The session view of a model task/job/queue/node (NULL when not in the session). */
 struct sched_ssn_task *sched_ssn_task_of(const struct sched_session *ssn,
 					 const struct sched_task_info *t);
