@@ -116,7 +116,7 @@ static void pod_resource(struct vc_resource *r)
 static void build(struct sched_snapshot *s, long nodes, long groups, long size, int32_t min)
 {
 	struct vc_resource nr, pr;
-	struct sched_queue *q;
+	struct sched_queue_info *q;
 	long i, k;
 	int rc;
 
@@ -129,7 +129,7 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 	    (rc = sched_snapshot_add_queue(s, q)) != 0)
 		die("queue", rc);
 	for (i = 0; i < nodes; i++) {
-		struct sched_node *n = vc_malloc(sizeof(*n));
+		struct sched_node_info *n = vc_malloc(sizeof(*n));
 		char name[32];
 
 		snprintf(name, sizeof(name), "node-%ld", i);
@@ -138,7 +138,7 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 			die("node", rc);
 	}
 	for (i = 0; i < groups; i++) {
-		struct sched_job *j = vc_malloc(sizeof(*j));
+		struct sched_job_info *j = vc_malloc(sizeof(*j));
 		char name[64];
 
 		snprintf(name, sizeof(name), "pg-%ld", i);
@@ -146,7 +146,7 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 			die("job", rc);
 		j->phase = VC_PG_PENDING;
 		for (k = 0; k < size; k++) {
-			struct sched_task *t = vc_malloc(sizeof(*t));
+			struct sched_task_info *t = vc_malloc(sizeof(*t));
 
 			snprintf(name, sizeof(name), "job-%ld-task-%ld", i, k);
 			if (!t || (rc = sched_task_init(t, "bench", name, &pr)) != 0 ||
@@ -274,7 +274,7 @@ static void mix_nodes(struct mix *m, struct sched_snapshot *s, long n)
 	for (i = 0; i < n; i++) {
 		char name[32];
 		json_t *o, *taints = json_array(), *alloc;
-		struct sched_node *sn = vc_malloc(sizeof(*sn));
+		struct sched_node_info *sn = vc_malloc(sizeof(*sn));
 		uint64_t kind = mix_rand(m, 3);
 
 		snprintf(name, sizeof(name), "node-%ld", i);
@@ -340,7 +340,7 @@ static void mix_jobs(struct mix *m, struct sched_snapshot *s, long groups, long 
 		int32_t prio = (int32_t)(mix_rand(m, 3) * 50);
 		char name[48], ts[40];
 		json_t *pgo, *ann = json_object(), *status;
-		struct sched_job *j = vc_malloc(sizeof(*j));
+		struct sched_job_info *j = vc_malloc(sizeof(*j));
 		const char *zone = zones[mix_rand(m, 3)];
 
 		snprintf(name, sizeof(name), "pg-%ld", g);
@@ -390,7 +390,7 @@ static void mix_jobs(struct mix *m, struct sched_snapshot *s, long groups, long 
 					 : json_pack("{s:s, s:s}", "cpu", cpu[shape], "memory",
 						     mem[shape]);
 			json_t *c, *spec, *po, *st;
-			struct sched_task *t = vc_malloc(sizeof(*t));
+			struct sched_task_info *t = vc_malloc(sizeof(*t));
 			bool running = phase == 4 && mix_rand(m, 3) != 0;
 			char pname[64];
 
@@ -450,7 +450,7 @@ static void mix_queues(struct sched_snapshot *s)
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct sched_queue *q = vc_malloc(sizeof(*q));
+		struct sched_queue_info *q = vc_malloc(sizeof(*q));
 
 		if (!q || sched_queue_init(q, names[i], i == 1 ? 2 : 1) != 0)
 			die("queue", VC_ENOMEM);

@@ -14,7 +14,7 @@
 
 struct alloc_ctx {
 	struct sched_session *ssn;
-	struct sched_stask **ws; /* per job: ws[start[j] .. start[j] + len[j]) in task order */
+	struct sched_ssn_task **ws; /* per job: ws[start[j] .. start[j] + len[j]) in task order */
 	size_t *start, *len, *cursor;
 	/* Roles that failed predicates, per job: a linked list in a pool of ntasks entries. */
 	const char **fail_role;
@@ -22,7 +22,7 @@ struct alloc_ctx {
 	struct sched_stmt stmt;
 };
 
-static bool role_failed(const struct alloc_ctx *c, const struct sched_sjob *j, const char *role)
+static bool role_failed(const struct alloc_ctx *c, const struct sched_ssn_job *j, const char *role)
 {
 	uint32_t i;
 
@@ -32,7 +32,7 @@ static bool role_failed(const struct alloc_ctx *c, const struct sched_sjob *j, c
 	return false;
 }
 
-static void add_failed_role(struct alloc_ctx *c, const struct sched_sjob *j, const char *role)
+static void add_failed_role(struct alloc_ctx *c, const struct sched_ssn_job *j, const char *role)
 {
 	if (role_failed(c, j, role) || c->nfail >= c->ssn->ntasks)
 		return;
@@ -41,7 +41,7 @@ static void add_failed_role(struct alloc_ctx *c, const struct sched_sjob *j, con
 	c->fail_head[j->index] = c->nfail++;
 }
 
-static int64_t min_task_member(const struct sched_sjob *j, const char *role)
+static int64_t min_task_member(const struct sched_ssn_job *j, const char *role)
 {
 	const json_t *v = json_object_get(j->j->min_task_member, role);
 
@@ -49,7 +49,7 @@ static int64_t min_task_member(const struct sched_sjob *j, const char *role)
 }
 
 /* Volcano's JobInfo.NeedContinueAllocating after a task of j found no node. */
-static bool need_continue(const struct alloc_ctx *c, const struct sched_sjob *j)
+static bool need_continue(const struct alloc_ctx *c, const struct sched_ssn_job *j)
 {
 	uint32_t i;
 	size_t k;
@@ -63,7 +63,7 @@ static bool need_continue(const struct alloc_ctx *c, const struct sched_sjob *j)
 			if (j->tasks[k].t->status == SCHED_TASK_PENDING &&
 			    !role_failed(c, j, j->tasks[k].t->role))
 				left++;
-		return (int64_t)sched_sjob_ready(j) + left >= j->j->min_member;
+		return (int64_t)sched_ssn_job_nready(j) + left >= j->j->min_member;
 	}
 	for (i = c->fail_head[j->index]; i != SCHED_NONE; i = c->fail_next[i]) {
 		int64_t min = min_task_member(j, c->fail_role[i]), occupied = 0;
@@ -71,7 +71,7 @@ static bool need_continue(const struct alloc_ctx *c, const struct sched_sjob *j)
 		if (min <= 0)
 			continue;
 		for (k = 0; k < j->ntasks; k++) {
-			const struct sched_task *t = j->tasks[k].t;
+			const struct sched_task_info *t = j->tasks[k].t;
 
 			if (strcmp(t->role, c->fail_role[i]) != 0)
 				continue;
@@ -87,9 +87,9 @@ static bool need_continue(const struct alloc_ctx *c, const struct sched_sjob *j)
 }
 
 /* The nominated node when it still fits (FutureIdle and predicates), else SCHED_NONE. */
-static int nominated_fit(struct sched_session *ssn, struct sched_stask *t, uint32_t *out)
+static int nominated_fit(struct sched_session *ssn, struct sched_ssn_task *t, uint32_t *out)
 {
-	struct sched_snode *n;
+	struct sched_ssn_node *n;
 	struct pred_result pr;
 	bool unres;
 	int rc;
@@ -115,7 +115,7 @@ enum pass_result {
 	PASS_DISCARDED,
 };
 
-static int allocate_tasks(struct alloc_ctx *c, struct sched_sjob *j, enum pass_result *res)
+static int allocate_tasks(struct alloc_ctx *c, struct sched_ssn_job *j, enum pass_result *res)
 {
 	struct sched_session *ssn = c->ssn;
 	struct sched_session_priv *p = ssn->priv;
@@ -124,7 +124,7 @@ static int allocate_tasks(struct alloc_ctx *c, struct sched_sjob *j, enum pass_r
 
 	sched_cache_reset(ssn);
 	while (c->cursor[idx] < c->len[idx]) {
-		struct sched_stask *t = c->ws[c->start[idx] + c->cursor[idx]++];
+		struct sched_ssn_task *t = c->ws[c->start[idx] + c->cursor[idx]++];
 		uint32_t node = SCHED_NONE, one;
 		const uint32_t *cands;
 		size_t n;
@@ -178,7 +178,7 @@ static int allocate_tasks(struct alloc_ctx *c, struct sched_sjob *j, enum pass_r
 }
 
 static int collect(struct alloc_ctx *c, struct sched_heap *queues, struct sched_heap *jobs,
-		   struct sched_stask **tmp)
+		   struct sched_ssn_task **tmp)
 {
 	struct sched_session *ssn = c->ssn;
 	bool has_enqueue = sched_ssn_has_action(ssn, "enqueue");
@@ -189,15 +189,15 @@ static int collect(struct alloc_ctx *c, struct sched_heap *queues, struct sched_
 	if (!qcount)
 		return VC_ENOMEM;
 	for (i = 0; i < ssn->njobs; i++) {
-		struct sched_sjob *j = &ssn->jobs[i];
+		struct sched_ssn_job *j = &ssn->jobs[i];
 		struct gang_validity v;
 
 		c->start[i] = pos;
 		c->len[i] = 0;
-		if (sched_sjob_pending(j)) {
+		if (sched_ssn_job_is_pending(j)) {
 			if (has_enqueue)
 				continue;
-			sched_sjob_set_phase(j, VC_PG_INQUEUE);
+			sched_ssn_job_set_phase(j, VC_PG_INQUEUE);
 		}
 		if (!j->queue)
 			continue;
@@ -205,7 +205,7 @@ static int collect(struct alloc_ctx *c, struct sched_heap *queues, struct sched_
 		if (!v.valid)
 			continue;
 		for (k = 0; k < j->ntasks; k++) {
-			struct sched_stask *t = &j->tasks[k];
+			struct sched_ssn_task *t = &j->tasks[k];
 
 			if (t->t->status != SCHED_TASK_PENDING || t->gated || t->t->best_effort)
 				continue;
@@ -232,19 +232,19 @@ static int collect(struct alloc_ctx *c, struct sched_heap *queues, struct sched_
 	return rc;
 }
 
-int sched_action_allocate(struct sched_session *ssn)
+static int allocate_execute(struct sched_session *ssn)
 {
 	struct alloc_ctx c;
 	struct sched_heap queues = { 0 }, *jobs = NULL;
-	struct sched_stask **tmp = NULL;
+	struct sched_ssn_task **tmp = NULL;
 	size_t i, nt = ssn->ntasks + 1, nj = ssn->njobs + 1;
 	int rc = VC_ENOMEM;
 
 	memset(&c, 0, sizeof(c));
 	c.ssn = ssn;
 	sched_stmt_init(&c.stmt);
-	c.ws = vc_calloc(nt, sizeof(struct sched_stask *));
-	tmp = vc_calloc(nt, sizeof(struct sched_stask *));
+	c.ws = vc_calloc(nt, sizeof(struct sched_ssn_task *));
+	tmp = vc_calloc(nt, sizeof(struct sched_ssn_task *));
 	c.start = vc_calloc(nj, sizeof(size_t));
 	c.len = vc_calloc(nj, sizeof(size_t));
 	c.cursor = vc_calloc(nj, sizeof(size_t));
@@ -263,8 +263,8 @@ int sched_action_allocate(struct sched_session *ssn)
 	if (rc < 0)
 		goto out;
 	for (;;) {
-		struct sched_squeue *q = sched_heap_pop(&queues);
-		struct sched_sjob *j;
+		struct sched_ssn_queue *q = sched_heap_pop(&queues);
+		struct sched_ssn_job *j;
 		enum pass_result res;
 
 		if (!q)
@@ -315,3 +315,8 @@ out:
 	vc_free(c.fail_head);
 	return rc;
 }
+
+const struct sched_action sched_action_allocate = {
+	.name = "allocate",
+	.execute = allocate_execute,
+};

@@ -10,7 +10,7 @@
 
 static int cmp_backfill_jobs(struct sched_session *ssn, const void *pa, const void *pb)
 {
-	const struct sched_sjob *a = pa, *b = pb;
+	const struct sched_ssn_job *a = pa, *b = pb;
 	int c;
 
 	if (a->queue != b->queue && (c = sched_ssn_queue_order(ssn, a->queue, b->queue)) != 0)
@@ -18,24 +18,24 @@ static int cmp_backfill_jobs(struct sched_session *ssn, const void *pa, const vo
 	return sched_ssn_job_order(ssn, a, b);
 }
 
-int sched_action_backfill(struct sched_session *ssn)
+static int backfill_execute(struct sched_session *ssn)
 {
-	struct sched_sjob **jobs = NULL;
-	struct sched_stask **tasks = NULL;
+	struct sched_ssn_job **jobs = NULL;
+	struct sched_ssn_task **tasks = NULL;
 	void **tmp = NULL;
 	size_t i, k, nj = 0, cap = ssn->njobs > ssn->ntasks ? ssn->njobs : ssn->ntasks;
 	int rc = VC_ENOMEM;
 
-	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_sjob *));
-	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_stask *));
+	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_ssn_job *));
+	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_ssn_task *));
 	tmp = vc_calloc(cap + 1, sizeof(*tmp));
 	if (!jobs || !tasks || !tmp)
 		goto out;
 	for (i = 0; i < ssn->njobs; i++) {
-		struct sched_sjob *j = &ssn->jobs[i];
+		struct sched_ssn_job *j = &ssn->jobs[i];
 		struct gang_validity v;
 
-		if (!j->queue || sched_sjob_pending(j) || !j->pending_be)
+		if (!j->queue || sched_ssn_job_is_pending(j) || !j->pending_be)
 			continue;
 		sched_ssn_job_valid(ssn, j, &v);
 		if (v.valid)
@@ -43,18 +43,18 @@ int sched_action_backfill(struct sched_session *ssn)
 	}
 	sched_sort(ssn, (void **)jobs, nj, tmp, cmp_backfill_jobs);
 	for (i = 0; i < nj; i++) {
-		struct sched_sjob *j = jobs[i];
+		struct sched_ssn_job *j = jobs[i];
 		size_t nt = 0;
 
 		for (k = 0; k < j->ntasks; k++) {
-			struct sched_stask *t = &j->tasks[k];
+			struct sched_ssn_task *t = &j->tasks[k];
 
 			if (t->t->status == SCHED_TASK_PENDING && t->t->best_effort && !t->gated)
 				tasks[nt++] = t;
 		}
 		sched_sort(ssn, (void **)tasks, nt, tmp, sched_cmp_tasks);
 		for (k = 0; k < nt; k++) {
-			struct sched_stask *t = tasks[k];
+			struct sched_ssn_task *t = tasks[k];
 			uint32_t node;
 			size_t n;
 
@@ -78,3 +78,8 @@ out:
 	vc_free(tmp);
 	return rc;
 }
+
+const struct sched_action sched_action_backfill = {
+	.name = "backfill",
+	.execute = backfill_execute,
+};

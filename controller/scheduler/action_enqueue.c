@@ -8,7 +8,7 @@
 
 #include "vc_alloc.h"
 
-int sched_action_enqueue(struct sched_session *ssn)
+static int enqueue_execute(struct sched_session *ssn)
 {
 	struct sched_heap queues, *jobs;
 	size_t i, *count;
@@ -19,7 +19,7 @@ int sched_action_enqueue(struct sched_session *ssn)
 	if (!count || !jobs)
 		goto out_free;
 	for (i = 0; i < ssn->njobs; i++)
-		if (ssn->jobs[i].queue && sched_sjob_pending(&ssn->jobs[i]))
+		if (ssn->jobs[i].queue && sched_ssn_job_is_pending(&ssn->jobs[i]))
 			count[ssn->jobs[i].queue->index]++;
 	if (sched_heap_init(&queues, ssn->nqueues, sched_cmp_queues, ssn) < 0)
 		goto out_free;
@@ -31,14 +31,14 @@ int sched_action_enqueue(struct sched_session *ssn)
 		sched_heap_push(&queues, &ssn->queues[i]);
 	}
 	for (i = 0; i < ssn->njobs; i++) {
-		struct sched_sjob *j = &ssn->jobs[i];
+		struct sched_ssn_job *j = &ssn->jobs[i];
 
-		if (j->queue && sched_sjob_pending(j))
+		if (j->queue && sched_ssn_job_is_pending(j))
 			sched_heap_push(&jobs[j->queue->index], j);
 	}
 	for (;;) {
-		struct sched_squeue *q = sched_heap_pop(&queues);
-		struct sched_sjob *j;
+		struct sched_ssn_queue *q = sched_heap_pop(&queues);
+		struct sched_ssn_job *j;
 		char *msg = NULL;
 
 		if (!q)
@@ -48,7 +48,7 @@ int sched_action_enqueue(struct sched_session *ssn)
 			continue;
 		if (!j->has_min_res || sched_ssn_job_enqueueable(ssn, j, &msg)) {
 			sched_ssn_job_enqueued(ssn, j);
-			sched_sjob_set_phase(j, VC_PG_INQUEUE);
+			sched_ssn_job_set_phase(j, VC_PG_INQUEUE);
 		} else if (msg) {
 			vc_free(j->enqueue_msg);
 			j->enqueue_msg = msg;
@@ -65,3 +65,8 @@ out_free:
 	vc_free(jobs);
 	return rc;
 }
+
+const struct sched_action sched_action_enqueue = {
+	.name = "enqueue",
+	.execute = enqueue_execute,
+};

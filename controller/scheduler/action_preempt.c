@@ -23,7 +23,7 @@ static int cmp_node_score(struct sched_session *ssn, const void *a, const void *
 	return sa > sb ? -1 : 1;
 }
 
-static bool fits(struct sched_session *ssn, const struct sched_stask *t, uint32_t node,
+static bool fits(struct sched_session *ssn, const struct sched_ssn_task *t, uint32_t node,
 		 bool reclaim)
 {
 	double *fi = ssn->priv->vec + 2 * ssn->ndims;
@@ -36,13 +36,13 @@ static bool fits(struct sched_session *ssn, const struct sched_stask *t, uint32_
 
 /* REC (d): once a ready gang lost a core pod, evict the rest of it. */
 static int evict_rest_of_gang(struct sched_session *ssn, struct sched_stmt *s,
-			      struct sched_sjob *vj, const char *reason)
+			      struct sched_ssn_job *vj, const char *reason)
 {
 	size_t k;
 	int rc;
 
 	for (k = 0; k < vj->ntasks; k++) {
-		struct sched_stask *v = &vj->tasks[k];
+		struct sched_ssn_task *v = &vj->tasks[k];
 		enum sched_task_status st = v->t->status;
 
 		if ((st != SCHED_TASK_RUNNING && st != SCHED_TASK_BOUND) || v->node == SCHED_NONE)
@@ -54,16 +54,16 @@ static int evict_rest_of_gang(struct sched_session *ssn, struct sched_stmt *s,
 	return 0;
 }
 
-int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_stask *t,
+int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_ssn_task *t,
 		       bool reclaim,
 		       bool (*filter)(struct sched_session *ssn,
-				      const struct sched_stask *preemptor,
-				      const struct sched_stask *victim),
+				      const struct sched_ssn_task *preemptor,
+				      const struct sched_ssn_task *victim),
 		       bool *assigned)
 {
 	struct sched_session_priv *p = ssn->priv;
 	const char *reason = reclaim ? "reclaim" : "preempt";
-	struct sched_stask **cands = NULL;
+	struct sched_ssn_task **cands = NULL;
 	void **order = NULL, **tmp = NULL;
 	bool *keep = NULL;
 	struct sched_stmt ns;
@@ -82,7 +82,7 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 			maxpods = ssn->nodes[i].n->ntasks;
 	order = vc_calloc(n, sizeof(*order));
 	tmp = vc_calloc(n > maxpods ? n : maxpods, sizeof(*tmp));
-	cands = vc_calloc(maxpods, sizeof(struct sched_stask *));
+	cands = vc_calloc(maxpods, sizeof(struct sched_ssn_task *));
 	keep = vc_calloc(maxpods, sizeof(*keep));
 	rc = VC_ENOMEM;
 	if (!order || !tmp || !cands || !keep)
@@ -97,13 +97,13 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 	rc = 0;
 	for (i = 0; i < n && !*assigned; i++) {
 		uint32_t node = (uint32_t)(uintptr_t)order[i];
-		struct sched_snode *sn = &ssn->nodes[node];
+		struct sched_ssn_node *sn = &ssn->nodes[node];
 		double *avail = p->vec + 3 * ssn->ndims;
 		size_t nc = 0, nv = 0, d;
 		bool evicted = false;
 
 		for (k = 0; k < sn->n->ntasks && nc < maxpods; k++) {
-			struct sched_stask *v = sn->n->tasks[k]->ssn;
+			struct sched_ssn_task *v = sn->n->tasks[k]->ssn;
 
 			if (v && v != t && filter(ssn, t, v))
 				cands[nc++] = v;
@@ -124,19 +124,19 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 		if (!sched_res_le(ssn, t->req, avail))
 			continue;
 		for (k = 0; k < nv && !fits(ssn, t, node, reclaim); k++) {
-			struct sched_stask *v = cands[k];
-			struct sched_sjob *vj = v->job;
+			struct sched_ssn_task *v = cands[k];
+			struct sched_ssn_job *vj = v->job;
 			bool was_ready;
 
 			if (v->t->status != SCHED_TASK_RUNNING && v->t->status != SCHED_TASK_BOUND)
 				continue; /* already evicted with its gang */
-			was_ready = vj && (int64_t)sched_sjob_ready(vj) >= vj->j->min_member;
+			was_ready = vj && (int64_t)sched_ssn_job_nready(vj) >= vj->j->min_member;
 			rc = sched_stmt_evict(ssn, &ns, v, reason);
 			if (rc < 0)
 				goto out;
 			evicted = true;
 			if (!reclaim && vj && vj != t->job && was_ready &&
-			    (int64_t)sched_sjob_ready(vj) < vj->j->min_member) {
+			    (int64_t)sched_ssn_job_nready(vj) < vj->j->min_member) {
 				rc = evict_rest_of_gang(ssn, &ns, vj, reason);
 				if (rc < 0)
 					goto out;
@@ -166,14 +166,14 @@ out:
 
 /* ---- the preempt action --------------------------------------------------------------------- */
 
-static bool preemptable_status(const struct sched_stask *v)
+static bool preemptable_status(const struct sched_ssn_task *v)
 {
 	return v->t->status == SCHED_TASK_BOUND || v->t->status == SCHED_TASK_RUNNING;
 }
 
 /* (A): other jobs of the same queue. */
-static bool filter_between_jobs(struct sched_session *ssn, const struct sched_stask *p,
-				const struct sched_stask *v)
+static bool filter_between_jobs(struct sched_session *ssn, const struct sched_ssn_task *p,
+				const struct sched_ssn_task *v)
 {
 	(void)ssn;
 	if (!preemptable_status(v) || (p->t->best_effort && !v->t->best_effort))
@@ -184,8 +184,8 @@ static bool filter_between_jobs(struct sched_session *ssn, const struct sched_st
 }
 
 /* (B): tasks of the preemptor's own job. */
-static bool filter_within_job(struct sched_session *ssn, const struct sched_stask *p,
-			      const struct sched_stask *v)
+static bool filter_within_job(struct sched_session *ssn, const struct sched_ssn_task *p,
+			      const struct sched_ssn_task *v)
 {
 	(void)ssn;
 	if (!preemptable_status(v) || (p->t->best_effort && !v->t->best_effort))
@@ -193,8 +193,8 @@ static bool filter_within_job(struct sched_session *ssn, const struct sched_stas
 	return v->job == p->job;
 }
 
-size_t sched_pending_tasks(struct sched_session *ssn, struct sched_sjob *j,
-			   struct sched_stask **out, void **tmp)
+size_t sched_pending_tasks(struct sched_session *ssn, struct sched_ssn_job *j,
+			   struct sched_ssn_task **out, void **tmp)
 {
 	size_t k, n = 0;
 
@@ -205,30 +205,30 @@ size_t sched_pending_tasks(struct sched_session *ssn, struct sched_sjob *j,
 	return n;
 }
 
-bool sched_preemptor_job(struct sched_session *ssn, struct sched_sjob *j)
+bool sched_preemptor_job(struct sched_session *ssn, struct sched_ssn_job *j)
 {
 	struct gang_validity v;
 
-	if (!j->queue || sched_sjob_pending(j) || !j->count[SCHED_TASK_PENDING])
+	if (!j->queue || sched_ssn_job_is_pending(j) || !j->count[SCHED_TASK_PENDING])
 		return false;
 	sched_ssn_job_valid(ssn, j, &v);
 	return v.valid && sched_ssn_job_starving(ssn, j);
 }
 
-int sched_action_preempt(struct sched_session *ssn)
+static int preempt_execute(struct sched_session *ssn)
 {
-	struct sched_squeue **queues = NULL;
-	struct sched_sjob **jobs = NULL;
-	struct sched_stask **tasks = NULL;
+	struct sched_ssn_queue **queues = NULL;
+	struct sched_ssn_job **jobs = NULL;
+	struct sched_ssn_task **tasks = NULL;
 	void **tmp = NULL;
 	struct sched_stmt stmt;
 	size_t i, k, m, nj, nt, cap = ssn->ntasks + ssn->njobs + ssn->nqueues + 1;
 	int rc = VC_ENOMEM;
 
 	sched_stmt_init(&stmt);
-	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_squeue *));
-	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_sjob *));
-	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_stask *));
+	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_ssn_queue *));
+	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_ssn_job *));
+	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_ssn_task *));
 	tmp = vc_calloc(cap, sizeof(*tmp));
 	if (!queues || !jobs || !tasks || !tmp)
 		goto out;
@@ -244,7 +244,7 @@ int sched_action_preempt(struct sched_session *ssn)
 		sched_sort(ssn, (void **)jobs, nj, tmp, sched_cmp_jobs);
 		/* (A) between jobs of the queue. */
 		for (k = 0; k < nj; k++) {
-			struct sched_sjob *j = jobs[k];
+			struct sched_ssn_job *j = jobs[k];
 
 			nt = sched_pending_tasks(ssn, j, tasks, tmp);
 			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
@@ -262,7 +262,7 @@ int sched_action_preempt(struct sched_session *ssn)
 		}
 		/* (B) inside each job that was starving. */
 		for (k = 0; k < nj; k++) {
-			struct sched_sjob *j = jobs[k];
+			struct sched_ssn_job *j = jobs[k];
 
 			nt = sched_pending_tasks(ssn, j, tasks, tmp);
 			for (m = 0; m < nt; m++) {
@@ -293,3 +293,8 @@ out:
 	vc_free(tmp);
 	return rc;
 }
+
+const struct sched_action sched_action_preempt = {
+	.name = "preempt",
+	.execute = preempt_execute,
+};

@@ -12,10 +12,10 @@
 
 #include "vc_alloc.h"
 
-static bool filter_reclaim(struct sched_session *ssn, const struct sched_stask *p,
-			   const struct sched_stask *v)
+static bool filter_reclaim(struct sched_session *ssn, const struct sched_ssn_task *p,
+			   const struct sched_ssn_task *v)
 {
-	const struct sched_sjob *vj = v->job;
+	const struct sched_ssn_job *vj = v->job;
 
 	(void)ssn;
 	if (v->t->status != SCHED_TASK_RUNNING || !v->t->preemptable || !vj || !vj->queue ||
@@ -25,23 +25,23 @@ static bool filter_reclaim(struct sched_session *ssn, const struct sched_stask *
 		return false;
 	if (vj->queue->q->reclaimable)
 		return true;
-	return (int64_t)sched_sjob_ready(vj) > vj->j->min_member;
+	return (int64_t)sched_ssn_job_nready(vj) > vj->j->min_member;
 }
 
-int sched_action_reclaim(struct sched_session *ssn)
+static int reclaim_execute(struct sched_session *ssn)
 {
-	struct sched_squeue **queues = NULL;
-	struct sched_sjob **jobs = NULL;
-	struct sched_stask **tasks = NULL;
+	struct sched_ssn_queue **queues = NULL;
+	struct sched_ssn_job **jobs = NULL;
+	struct sched_ssn_task **tasks = NULL;
 	void **tmp = NULL;
 	struct sched_stmt stmt;
 	size_t i, k, m, nj, nt, cap = ssn->ntasks + ssn->njobs + ssn->nqueues + 1;
 	int rc = VC_ENOMEM;
 
 	sched_stmt_init(&stmt);
-	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_squeue *));
-	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_sjob *));
-	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_stask *));
+	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_ssn_queue *));
+	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_ssn_job *));
+	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_ssn_task *));
 	tmp = vc_calloc(cap, sizeof(*tmp));
 	if (!queues || !jobs || !tasks || !tmp)
 		goto out;
@@ -49,7 +49,7 @@ int sched_action_reclaim(struct sched_session *ssn)
 		queues[i] = &ssn->queues[i];
 	sched_sort(ssn, (void **)queues, ssn->nqueues, tmp, sched_cmp_queues);
 	for (i = 0; i < ssn->nqueues; i++) {
-		struct sched_squeue *q = queues[i];
+		struct sched_ssn_queue *q = queues[i];
 
 		if (!q->active || sched_ssn_overused(ssn, q))
 			continue;
@@ -59,11 +59,11 @@ int sched_action_reclaim(struct sched_session *ssn)
 				jobs[nj++] = &ssn->jobs[k];
 		sched_sort(ssn, (void **)jobs, nj, tmp, sched_cmp_jobs);
 		for (k = 0; k < nj; k++) {
-			struct sched_sjob *j = jobs[k];
+			struct sched_ssn_job *j = jobs[k];
 
 			nt = sched_pending_tasks(ssn, j, tasks, tmp);
 			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
-				struct sched_stask *t = tasks[m];
+				struct sched_ssn_task *t = tasks[m];
 				bool assigned;
 
 				if (t->preempt_never || !sched_ssn_preemptive(ssn, q, t))
@@ -90,3 +90,8 @@ out:
 	vc_free(tmp);
 	return rc;
 }
+
+const struct sched_action sched_action_reclaim = {
+	.name = "reclaim",
+	.execute = reclaim_execute,
+};

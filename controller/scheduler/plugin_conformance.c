@@ -5,8 +5,9 @@
  */
 #include "sched_internal.h"
 
-static enum sched_vote conformance_victims(void *st, const struct sched_stask *p,
-					   struct sched_stask *const *cands, size_t n, bool *keep)
+static enum sched_vote conformance_victims(void *st, const struct sched_ssn_task *p,
+					   struct sched_ssn_task *const *cands, size_t n,
+					   bool *keep)
 {
 	size_t i;
 

@@ -1,10 +1,14 @@
 /*
- * plugin_gang.c - gang readiness, validity and order (scheduler.md §4.1, §2.2).
+ * plugin_gang.c - the gang plugin (scheduler.md §4.1, §2.2): job validity, readiness,
+ * pipelining, starving, order, and the victim surplus filters.
  */
 #include "plugins.h"
 
+#include "plugin_support.h"
+#include "vc_alloc.h"
+
 /* Σ minTaskMember over the roles (non-integers ignored). */
-static int64_t min_task_total(const struct sched_job *j)
+static int64_t min_task_total(const struct sched_job_info *j)
 {
 	const char *role;
 	json_t *v;
@@ -19,7 +23,7 @@ static int64_t min_task_total(const struct sched_job *j)
 }
 
 /* Whether minTaskMember is enforced (Volcano skips it when minMember < Σ minTaskMember). */
-static bool roles_enforced(const struct sched_job *j)
+static bool roles_enforced(const struct sched_job_info *j)
 {
 	return j->min_task_member && (int64_t)j->min_member >= min_task_total(j);
 }
@@ -30,7 +34,7 @@ enum count_mode {
 	COUNT_PIPELINED
 };
 
-static bool counts(const struct sched_task *t, enum count_mode mode)
+static bool counts(const struct sched_task_info *t, enum count_mode mode)
 {
 	bool alloc = sched_task_status_is_allocated(t->status) || t->status == SCHED_TASK_SUCCEEDED;
 
@@ -48,7 +52,7 @@ static bool counts(const struct sched_task *t, enum count_mode mode)
 	}
 }
 
-static size_t count_role(const struct sched_job *j, const char *role, enum count_mode mode)
+static size_t count_role(const struct sched_job_info *j, const char *role, enum count_mode mode)
 {
 	size_t i, n = 0;
 
@@ -59,7 +63,7 @@ static size_t count_role(const struct sched_job *j, const char *role, enum count
 }
 
 /* Every role with a minTaskMember has at least that many tasks counted by mode. */
-static bool roles_ok(const struct sched_job *j, enum count_mode mode)
+static bool roles_ok(const struct sched_job_info *j, enum count_mode mode)
 {
 	const char *role;
 	json_t *v;
@@ -74,7 +78,7 @@ static bool roles_ok(const struct sched_job *j, enum count_mode mode)
 	return true;
 }
 
-void gang_job_valid(const struct sched_job *j, struct gang_validity *out)
+void gang_job_valid(const struct sched_job_info *j, struct gang_validity *out)
 {
 	size_t valid = count_role(j, NULL, COUNT_VALID);
 
@@ -97,39 +101,117 @@ void gang_job_valid(const struct sched_job *j, struct gang_validity *out)
 	}
 }
 
-bool gang_job_ready(const struct sched_job *j)
+struct gang_state {
+	struct job_budget budget;
+};
+
+static void gang_valid_cb(void *st, const struct sched_ssn_job *j, struct gang_validity *out)
 {
-	return roles_ok(j, COUNT_READY) &&
-	       (int64_t)(sched_job_ready_count(j) + sched_job_pending_best_effort_count(j)) >=
-		       j->min_member;
+	(void)st;
+	gang_job_valid(j->j, out);
 }
 
-bool gang_job_pipelined(const struct sched_job *j)
+static bool gang_ready_cb(void *st, const struct sched_ssn_job *j)
 {
-	return roles_ok(j, COUNT_PIPELINED) &&
-	       (int64_t)(sched_job_waiting_count(j) + sched_job_ready_count(j) +
-			 sched_job_pending_best_effort_count(j)) >= j->min_member;
+	(void)st;
+	return sched_ssn_job_gang_ready(j);
 }
 
-bool gang_job_starving(const struct sched_job *j)
+static enum sched_vote gang_pipelined_cb(void *st, const struct sched_ssn_job *j)
 {
-	return (int64_t)(sched_job_waiting_count(j) + sched_job_ready_count(j)) < j->min_member;
+	(void)st;
+	return sched_ssn_job_gang_pipelined(j) ? SCHED_PERMIT : SCHED_REJECT;
 }
 
-int gang_job_order(const struct sched_job *a, const struct sched_job *b)
+static bool gang_starving_cb(void *st, const struct sched_ssn_job *j)
 {
-	bool ra = gang_job_ready(a), rb = gang_job_ready(b);
+	(void)st;
+	return (int64_t)sched_ssn_job_nwaiting(j) + sched_ssn_job_nready(j) < j->j->min_member;
+}
 
+static int gang_order_cb(void *st, const struct sched_ssn_job *a, const struct sched_ssn_job *b)
+{
+	bool ra = sched_ssn_job_gang_ready(a), rb = sched_ssn_job_gang_ready(b);
+
+	(void)st;
 	if (ra == rb)
 		return 0;
 	return ra ? 1 : -1;
 }
 
-size_t gang_victim_allowance(const struct sched_job *j)
+/*
+ * A victim job may lose only its surplus (Ready − minMember), except to a preemptor of strictly
+ * higher job priority, which may take whole gangs (REC (d); the action then evicts the rest).
+ */
+static enum sched_vote gang_victims(struct gang_state *s, const struct sched_ssn_task *p,
+				    struct sched_ssn_task *const *cands, size_t n, bool *keep,
+				    bool reclaim)
 {
-	size_t ready = sched_job_ready_count(j);
+	size_t i;
 
-	if (j->min_member < 0)
-		return ready;
-	return ready > (size_t)j->min_member ? ready - (size_t)j->min_member : 0;
+	budget_next_call(&s->budget);
+	for (i = 0; i < n; i++) {
+		const struct sched_ssn_job *vj = cands[i]->job;
+
+		if (!keep[i] || !vj)
+			continue;
+		if (!reclaim && p->job && p->job != vj && p->job->j->priority > vj->j->priority)
+			continue;
+		keep[i] = budget_take(&s->budget, vj);
+	}
+	return SCHED_PERMIT;
 }
+
+static enum sched_vote gang_preemptable_cb(void *st, const struct sched_ssn_task *p,
+					   struct sched_ssn_task *const *cands, size_t n,
+					   bool *keep)
+{
+	return gang_victims(st, p, cands, n, keep, false);
+}
+
+static enum sched_vote gang_reclaimable_cb(void *st, const struct sched_ssn_task *p,
+					   struct sched_ssn_task *const *cands, size_t n,
+					   bool *keep)
+{
+	return gang_victims(st, p, cands, n, keep, true);
+}
+
+static int gang_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+		     struct sched_callbacks *cb, void **state, struct vc_error *err)
+{
+	struct gang_state *s = vc_calloc(1, sizeof(*s));
+
+	(void)conf;
+	if (!s || budget_init(&s->budget, ssn->njobs) < 0) {
+		if (s)
+			budget_release(&s->budget);
+		vc_free(s);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	cb->job_valid = gang_valid_cb;
+	cb->job_ready = gang_ready_cb;
+	cb->job_pipelined = gang_pipelined_cb;
+	cb->job_starving = gang_starving_cb;
+	cb->job_order = gang_order_cb;
+	cb->preemptable = gang_preemptable_cb;
+	cb->reclaimable = gang_reclaimable_cb;
+	*state = s;
+	return 0;
+}
+
+static void gang_close(struct sched_session *ssn, void *state)
+{
+	struct gang_state *s = state;
+
+	(void)ssn;
+	if (!s)
+		return;
+	budget_release(&s->budget);
+	vc_free(s);
+}
+
+const struct sched_plugin sched_plugin_gang = {
+	.name = "gang",
+	.on_session_open = gang_open,
+	.on_session_close = gang_close,
+};

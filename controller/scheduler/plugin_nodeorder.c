@@ -1,41 +1,27 @@
 /*
- * plugin_nodeorder.c - Kubernetes' resource scorers as Volcano's nodeorder uses them
- * (scheduler.md §4.8).
+ * plugin_nodeorder.c - the nodeorder plugin: Kubernetes' resource scorers as Volcano's
+ * nodeorder uses them (scheduler.md §4.8).
  */
 #include "plugins.h"
 
 #include <math.h>
 
-#define MAX_NODE_SCORE	  100
-#define DEFAULT_MILLI_CPU 100.0			/* schedutil.DefaultMilliCPURequest */
-#define DEFAULT_MEMORY	  (200.0 * 1024 * 1024) /* schedutil.DefaultMemoryRequest */
-#define GPU_RESOURCE	  "nvidia.com/gpu"
+#include "plugin_support.h"
+#include "vc_alloc.h"
 
-void nodeorder_args_default(struct nodeorder_args *a)
-{
-	a->least_requested = 1;
-	a->most_requested = 0;
-	a->balanced_resource = 1;
-}
+#define MAX_NODE_SCORE 100
 
-/* Requested cpu and memory on the node with the task added, request-less counted as defaults. */
-static void non_zero_requested(const struct sched_task *t, const struct sched_node *n, int64_t *cpu,
-			       int64_t *mem)
-{
-	double c = 0, m = 0;
-	size_t i;
+struct nodeorder_args {
+	int least_requested;   /* leastrequested.weight (1) */
+	int most_requested;    /* mostrequested.weight (0) */
+	int balanced_resource; /* balancedresource.weight (1) */
+};
 
-	for (i = 0; i <= n->ntasks; i++) {
-		const struct sched_task *x = i < n->ntasks ? n->tasks[i] : t;
-
-		if (i < n->ntasks && x->status == SCHED_TASK_PIPELINED)
-			continue;
-		c += x->req.milli_cpu > 0 ? x->req.milli_cpu : DEFAULT_MILLI_CPU;
-		m += x->req.memory > 0 ? x->req.memory : DEFAULT_MEMORY;
-	}
-	*cpu = (int64_t)c;
-	*mem = (int64_t)m;
-}
+struct nodeorder_state {
+	struct sched_session *ssn;
+	struct score_cache cache;
+	struct nodeorder_args args;
+};
 
 static int64_t least_score(int64_t requested, int64_t capacity)
 {
@@ -53,71 +39,91 @@ static int64_t most_score(int64_t requested, int64_t capacity)
 	return requested * MAX_NODE_SCORE / capacity;
 }
 
-int64_t nodeorder_least_allocated(const struct sched_task *t, const struct sched_node *n)
+static double nodeorder_cb(void *st, const struct sched_ssn_task *t, const struct sched_ssn_node *n)
 {
-	int64_t cpu, mem;
-
-	non_zero_requested(t, n, &cpu, &mem);
-	return (least_score(cpu, (int64_t)n->allocatable.milli_cpu) +
-		least_score(mem, (int64_t)n->allocatable.memory)) /
-	       2;
-}
-
-int64_t nodeorder_most_allocated(const struct sched_task *t, const struct sched_node *n)
-{
-	int64_t cpu, mem;
-
-	non_zero_requested(t, n, &cpu, &mem);
-	return (most_score(cpu, (int64_t)n->allocatable.milli_cpu) +
-		most_score(mem, (int64_t)n->allocatable.memory)) /
-	       2;
-}
-
-int64_t nodeorder_balanced_allocation(const struct sched_task *t, const struct sched_node *n)
-{
-	double f[3], total = 0, std = 0;
-	int64_t cpu, mem;
-	size_t k = 0, i;
-
-	non_zero_requested(t, n, &cpu, &mem);
-	if (n->allocatable.milli_cpu >= 1)
-		f[k++] = fmin((double)cpu / (double)(int64_t)n->allocatable.milli_cpu, 1);
-	if (n->allocatable.memory >= 1)
-		f[k++] = fmin((double)mem / (double)(int64_t)n->allocatable.memory, 1);
-	if (vc_resource_get(&t->req, GPU_RESOURCE) > 0) {
-		double alloc = vc_resource_get(&n->allocatable, GPU_RESOURCE);
-		double used = vc_resource_get(&n->used, GPU_RESOURCE);
-
-		if ((int64_t)alloc != 0)
-			f[k++] = fmin(
-				(double)(int64_t)(used + vc_resource_get(&t->req, GPU_RESOURCE)) /
-					(double)(int64_t)alloc,
-				1);
-	}
-	for (i = 0; i < k; i++)
-		total += f[i];
-	if (k == 2) {
-		std = fabs((f[0] - f[1]) / 2);
-	} else if (k > 2) {
-		double mean = total / (double)k, var = 0;
-
-		for (i = 0; i < k; i++)
-			var += (f[i] - mean) * (f[i] - mean);
-		std = sqrt(var / (double)k);
-	}
-	return (int64_t)((1 - std) * MAX_NODE_SCORE);
-}
-
-double nodeorder_score(const struct sched_task *t, const struct sched_node *n,
-		       const struct nodeorder_args *a)
-{
+	struct nodeorder_state *s = st;
+	int64_t cpu = (int64_t)(n->nz_cpu + (t->req[0] > 0 ? t->req[0] : SCHED_DEFAULT_MILLI_CPU));
+	int64_t mem = (int64_t)(n->nz_mem + (t->req[1] > 0 ? t->req[1] : SCHED_DEFAULT_MEMORY));
+	int64_t acpu = (int64_t)n->alloc[0], amem = (int64_t)n->alloc[1];
 	double score = 0;
 
-	if (a->least_requested)
-		score += (double)nodeorder_least_allocated(t, n) * a->least_requested;
-	if (a->most_requested)
-		score += (double)nodeorder_most_allocated(t, n) * a->most_requested;
-	if (a->balanced_resource)
-		score += (double)nodeorder_balanced_allocation(t, n) * a->balanced_resource;
-	return score;
+	if (cache_get(&s->cache, t, n, &score))
+		return score;
+
+	if (s->args.least_requested) {
+		/* Kubernetes averages in integers. */
+		int64_t least = (least_score(cpu, acpu) + least_score(mem, amem)) / 2;
+
+		score += (double)least * s->args.least_requested;
+	}
+	if (s->args.most_requested) {
+		int64_t most = (most_score(cpu, acpu) + most_score(mem, amem)) / 2;
+
+		score += (double)most * s->args.most_requested;
+	}
+	if (s->args.balanced_resource) {
+		double f[3], total = 0, sd = 0;
+		size_t k = 0, i;
+		uint32_t g = s->ssn->gpu_dim;
+
+		if (n->alloc[0] >= 1)
+			f[k++] = fmin((double)cpu / (double)acpu, 1);
+		if (n->alloc[1] >= 1)
+			f[k++] = fmin((double)mem / (double)amem, 1);
+		if (g != SCHED_NONE && t->req[g] > 0 && (int64_t)n->alloc[g] != 0)
+			f[k++] = fmin((double)(int64_t)(n->used[g] + t->req[g]) /
+					      (double)(int64_t)n->alloc[g],
+				      1);
+		for (i = 0; i < k; i++)
+			total += f[i];
+		if (k == 2) {
+			sd = fabs((f[0] - f[1]) / 2);
+		} else if (k > 2) {
+			double mean = total / (double)k, var = 0;
+
+			for (i = 0; i < k; i++)
+				var += (f[i] - mean) * (f[i] - mean);
+			sd = sqrt(var / (double)k);
+		}
+		score += (double)(int64_t)((1 - sd) * MAX_NODE_SCORE) * s->args.balanced_resource;
+	}
+	return cache_put(&s->cache, t, n, score);
 }
+
+static int nodeorder_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+			  struct sched_callbacks *cb, void **state, struct vc_error *err)
+{
+	struct nodeorder_state *s = vc_calloc(1, sizeof(*s));
+
+	if (!s || cache_init(&s->cache, ssn->nnodes) < 0) {
+		if (s)
+			cache_release(&s->cache);
+		vc_free(s);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	s->ssn = ssn;
+	s->args.least_requested = (int)sched_arg_int(conf, "leastrequested.weight", 1);
+	s->args.most_requested = (int)sched_arg_int(conf, "mostrequested.weight", 0);
+	s->args.balanced_resource = (int)sched_arg_int(conf, "balancedresource.weight", 1);
+	cb->node_order = nodeorder_cb;
+	cb->node_order_by_request = true;
+	*state = s;
+	return 0;
+}
+
+static void nodeorder_close(struct sched_session *ssn, void *state)
+{
+	struct nodeorder_state *s = state;
+
+	(void)ssn;
+	if (!s)
+		return;
+	cache_release(&s->cache);
+	vc_free(s);
+}
+
+const struct sched_plugin sched_plugin_nodeorder = {
+	.name = "nodeorder",
+	.on_session_open = nodeorder_open,
+	.on_session_close = nodeorder_close,
+};

@@ -22,7 +22,8 @@ struct overcommit_state {
 	double *idle, *inqueue, *tmp;
 };
 
-static enum sched_vote overcommit_enqueueable(void *st, const struct sched_sjob *j, char **message)
+static enum sched_vote overcommit_enqueueable(void *st, const struct sched_ssn_job *j,
+					      char **message)
 {
 	struct overcommit_state *s = st;
 	const struct sched_session *ssn = s->ssn;
@@ -56,7 +57,7 @@ static enum sched_vote overcommit_enqueueable(void *st, const struct sched_sjob 
 	return SCHED_REJECT;
 }
 
-static void overcommit_enqueued(void *st, const struct sched_sjob *j)
+static void overcommit_enqueued(void *st, const struct sched_ssn_job *j)
 {
 	struct overcommit_state *s = st;
 	size_t d;
@@ -102,7 +103,7 @@ static int overcommit_open(struct sched_session *ssn, const struct sched_plugin_
 		for (d = 0; d < nd; d++)
 			s->idle[d] -= ssn->nodes[i].used[d];
 	for (i = 0; i < ssn->njobs; i++) {
-		const struct sched_sjob *j = &ssn->jobs[i];
+		const struct sched_ssn_job *j = &ssn->jobs[i];
 		enum vc_pg_phase ph = j->j->phase;
 
 		if (!j->has_min_res)
@@ -123,7 +124,7 @@ static int overcommit_open(struct sched_session *ssn, const struct sched_plugin_
 			for (d = 0; d < nd; d++)
 				s->inqueue[d] += s->tmp[d] > 0 ? s->tmp[d] : 0;
 		} else if (ph == VC_PG_RUNNING &&
-			   (int64_t)sched_sjob_ready(j) >= j->j->min_member) {
+			   (int64_t)sched_ssn_job_nready(j) >= j->j->min_member) {
 			for (d = 0; d < nd; d++) {
 				double left = j->min_res[d] - j->alloc[d];
 

@@ -1,8 +1,11 @@
 /*
- * plugin_predicates.c - node filters (scheduler.md §4.7) with Kubernetes' failure reasons.
+ * plugin_predicates.c - the predicates plugin: node filters (scheduler.md §4.7) with
+ * Kubernetes' failure reasons. The resource fit on FutureIdle is the node search's own
+ * (sched_select.c); this plugin adds the pod number and the pod-spec filters.
  */
 #include "plugins.h"
 
+#include "sched_framework.h"
 #include "vc_selector.h"
 
 static void pass(struct pred_result *out)
@@ -17,7 +20,7 @@ static void fail(struct pred_result *out, const char *reason)
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);
 }
 
-static const json_t *pod_spec(const struct sched_task *t)
+static const json_t *pod_spec(const struct sched_task_info *t)
 {
 	return t->pod ? json_object_get(t->pod->obj, "spec") : NULL;
 }
@@ -27,46 +30,6 @@ static const char *str_or(const json_t *obj, const char *key, const char *dflt)
 	const char *s = json_string_value(json_object_get(obj, key));
 
 	return s ? s : dflt;
-}
-
-/* Record "Insufficient <name>" for the first dimension where need > have beyond the tolerance. */
-static void short_dim(struct pred_result *out, const char *name, double need, double have)
-{
-	if (!out->fit || need <= have || need - have < VC_RESOURCE_MIN)
-		return;
-	out->fit = false;
-	snprintf(out->reason, sizeof(out->reason), "Insufficient %s", name);
-}
-
-int pred_resource_fit(const struct sched_task *t, const struct sched_node *n,
-		      struct pred_result *out)
-{
-	struct vc_resource idle = VC_RESOURCE_INIT;
-	size_t i;
-
-	if (sched_node_future_idle(n, &idle) < 0)
-		return VC_ENOMEM;
-	pass(out);
-	short_dim(out, "cpu", t->req.milli_cpu, idle.milli_cpu);
-	short_dim(out, "memory", t->req.memory, idle.memory);
-	for (i = 0; i < t->req.nscalars; i++) {
-		const char *name = t->req.scalars[i].name;
-
-		if (strcmp(name, "pods") == 0)
-			continue;
-		short_dim(out, name, t->req.scalars[i].value, vc_resource_get(&idle, name));
-	}
-	vc_resource_release(&idle);
-	return 0;
-}
-
-void pred_pod_count(const struct sched_task *t, const struct sched_node *n, struct pred_result *out)
-{
-	(void)t;
-	if (n->allocatable.max_task_num > 0 && (int64_t)n->ntasks >= n->allocatable.max_task_num)
-		fail(out, PRED_REASON_POD_NUMBER);
-	else
-		pass(out);
 }
 
 bool pred_tolerates(const json_t *toleration, const json_t *taint)
@@ -97,7 +60,7 @@ static bool tolerated(const json_t *spec, const json_t *taint)
 	return false;
 }
 
-void pred_node_unschedulable(const struct sched_task *t, const struct sched_node *n,
+void pred_node_unschedulable(const struct sched_task_info *t, const struct sched_node_info *n,
 			     struct pred_result *out)
 {
 	json_t *taint;
@@ -113,7 +76,7 @@ void pred_node_unschedulable(const struct sched_task *t, const struct sched_node
 	json_decref(taint);
 }
 
-int pred_node_affinity(const struct sched_task *t, const struct sched_node *n,
+int pred_node_affinity(const struct sched_task_info *t, const struct sched_node_info *n,
 		       struct pred_result *out)
 {
 	const json_t *spec = pod_spec(t), *sel, *req, *v;
@@ -160,31 +123,6 @@ static bool ports_conflict(const json_t *a, const json_t *b)
 	return strcmp(ipa, "0.0.0.0") == 0 || strcmp(ipb, "0.0.0.0") == 0 || strcmp(ipa, ipb) == 0;
 }
 
-/* Calls fn for every hostPort entry of a pod spec; stops and returns true when fn does. */
-static bool each_host_port(const json_t *spec, bool (*fn)(const json_t *port, const void *ctx),
-			   const void *ctx)
-{
-	static const char *const lists[] = { "initContainers", "containers" };
-	size_t l, i, k;
-
-	for (l = 0; l < 2; l++) {
-		const json_t *cs = json_object_get(spec, lists[l]);
-
-		for (i = 0; i < json_array_size(cs); i++) {
-			const json_t *ports = json_object_get(json_array_get(cs, i), "ports");
-
-			for (k = 0; k < json_array_size(ports); k++) {
-				const json_t *p = json_array_get(ports, k);
-
-				if (json_integer_value(json_object_get(p, "hostPort")) > 0 &&
-				    fn(p, ctx))
-					return true;
-			}
-		}
-	}
-	return false;
-}
-
 static bool conflicts_with(const json_t *port, const void *ctx)
 {
 	return ports_conflict(port, ctx);
@@ -192,29 +130,29 @@ static bool conflicts_with(const json_t *port, const void *ctx)
 
 static bool port_taken(const json_t *port, const void *ctx)
 {
-	const struct sched_node *n = ctx;
+	const struct sched_node_info *n = ctx;
 	size_t i;
 
 	for (i = 0; i < n->ntasks; i++) {
-		const struct sched_task *x = n->tasks[i];
+		const struct sched_task_info *x = n->tasks[i];
 
-		if (x->pod &&
-		    each_host_port(json_object_get(x->pod->obj, "spec"), conflicts_with, port))
+		if (x->pod && sched_pod_each_host_port(json_object_get(x->pod->obj, "spec"),
+						       conflicts_with, port))
 			return true;
 	}
 	return false;
 }
 
-void pred_node_ports(const struct sched_task *t, const struct sched_node *n,
+void pred_node_ports(const struct sched_task_info *t, const struct sched_node_info *n,
 		     struct pred_result *out)
 {
-	if (each_host_port(pod_spec(t), port_taken, n))
+	if (sched_pod_each_host_port(pod_spec(t), port_taken, n))
 		fail(out, PRED_REASON_NODE_PORTS);
 	else
 		pass(out);
 }
 
-void pred_taint_toleration(const struct sched_task *t, const struct sched_node *n,
+void pred_taint_toleration(const struct sched_task_info *t, const struct sched_node_info *n,
 			   struct pred_result *out)
 {
 	const json_t *spec = pod_spec(t);
@@ -236,25 +174,54 @@ void pred_taint_toleration(const struct sched_task *t, const struct sched_node *
 	}
 }
 
-int predicates_check(const struct sched_task *t, const struct sched_node *n,
-		     struct pred_result *out)
+static int predicates_cb(void *st, const struct sched_ssn_task *t, const struct sched_ssn_node *n,
+			 struct pred_result *out, bool *unresolvable)
 {
-	int rc = pred_resource_fit(t, n, out);
+	int rc;
 
-	if (rc < 0 || !out->fit)
-		return rc;
-	pred_pod_count(t, n, out);
-	if (!out->fit || !t->pod)
+	(void)st;
+	out->fit = true;
+	if (n->max_pods > 0 && (int64_t)n->n->ntasks >= n->max_pods) {
+		out->fit = false;
+		snprintf(out->reason, sizeof(out->reason), "%s", PRED_REASON_POD_NUMBER);
 		return 0;
-	pred_node_unschedulable(t, n, out);
+	}
+	if (!t->t->pod || (n->plain && !t->constrained))
+		return 0;
+	pred_node_unschedulable(t->t, n->n, out);
+	if (!out->fit) {
+		*unresolvable = true;
+		return 0;
+	}
+	rc = pred_node_affinity(t->t, n->n, out);
+	if (rc < 0)
+		return rc;
+	if (!out->fit) {
+		*unresolvable = true;
+		return 0;
+	}
+	pred_node_ports(t->t, n->n, out);
 	if (!out->fit)
 		return 0;
-	rc = pred_node_affinity(t, n, out);
-	if (rc < 0 || !out->fit)
-		return rc;
-	pred_node_ports(t, n, out);
+	pred_taint_toleration(t->t, n->n, out);
 	if (!out->fit)
-		return 0;
-	pred_taint_toleration(t, n, out);
+		*unresolvable = true;
 	return 0;
 }
+
+static int predicates_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+			   struct sched_callbacks *cb, void **state, struct vc_error *err)
+{
+	(void)ssn;
+	(void)conf;
+	(void)err;
+	cb->predicate = predicates_cb;
+	cb->predicate_by_class = true;
+	*state = NULL;
+	return 0;
+}
+
+const struct sched_plugin sched_plugin_predicates = {
+	.name = "predicates",
+	.on_session_open = predicates_open,
+};

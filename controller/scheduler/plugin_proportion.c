@@ -1,10 +1,12 @@
 /*
- * plugin_proportion.c - queue deserved shares by weighted water-filling (scheduler.md §4.4).
+ * plugin_proportion.c - the proportion plugin (scheduler.md §4.4): queue deserved shares by
+ * weighted water-filling, queue order, overused, allocatable, reclaim and enqueue checks.
  */
 #include "plugins.h"
 
 #include <math.h>
 
+#include "sched_internal.h"
 #include "vc_alloc.h"
 
 /* Rounds of the water-filling loop before giving up; Volcano has no bound, and every round
@@ -75,7 +77,7 @@ static int res_split(const struct vc_resource *d, struct vc_resource *inc, struc
 	return 0;
 }
 
-static int real_capability(struct sched_queue *q, const struct vc_resource *total,
+static int real_capability(struct sched_queue_info *q, const struct vc_resource *total,
 			   const struct vc_resource *total_guarantee)
 {
 	struct vc_resource real = VC_RESOURCE_INIT, cap = VC_RESOURCE_INIT;
@@ -103,7 +105,8 @@ out:
 	return rc;
 }
 
-void proportion_update_share(struct sched_queue *q)
+/* share = max over deserved's dimensions (≥ 0.1) of sched_share(allocated, deserved). */
+static void proportion_update_share(struct sched_queue_info *q)
 {
 	const char *names[64];
 	size_t i, n = vc_resource_names(&q->deserved, names, 64);
@@ -122,7 +125,7 @@ void proportion_update_share(struct sched_queue *q)
 }
 
 /* One queue's step of a round; accumulates the change into inc/dec. */
-static int fill_one(struct sched_queue *q, const struct vc_resource *remaining, double ratio,
+static int fill_one(struct sched_queue_info *q, const struct vc_resource *remaining, double ratio,
 		    struct vc_resource *inc, struct vc_resource *dec, bool *met)
 {
 	struct vc_resource old = VC_RESOURCE_INIT, add = VC_RESOURCE_INIT;
@@ -156,7 +159,8 @@ out:
 	return rc;
 }
 
-int proportion_compute_ptrs(struct sched_queue **queues, size_t n, const struct vc_resource *total)
+int proportion_compute_ptrs(struct sched_queue_info **queues, size_t n,
+			    const struct vc_resource *total)
 {
 	struct vc_resource total_guarantee = VC_RESOURCE_INIT, remaining = VC_RESOURCE_INIT;
 	struct vc_resource old_remaining = VC_RESOURCE_INIT;
@@ -219,58 +223,322 @@ out:
 	return rc;
 }
 
-int proportion_compute(struct sched_queue *queues, size_t n, const struct vc_resource *total)
+struct proportion_state {
+	struct sched_session *ssn;
+	/* Per queue, ndims each: */
+	double *deserved, *real_cap, *allocated, *inqueue, *elastic;
+	double *share;
+	double *tmp; /* nqueues × ndims: reclaim's running copies */
+	uint32_t *seen;
+	uint32_t call;
+};
+
+#define QV(s, field, q) ((s)->field + (size_t)(q)->index * (s)->ssn->ndims)
+
+static void proportion_share_of(struct proportion_state *s, const struct sched_ssn_queue *q)
 {
-	struct sched_queue **ptrs;
-	size_t i;
-	int rc;
+	const double *des = QV(s, deserved, q), *al = QV(s, allocated, q);
+	double share = 0;
+	size_t d;
 
-	if (n == 0)
-		return 0;
-	ptrs = vc_calloc(n, sizeof(struct sched_queue *));
-	if (!ptrs)
-		return VC_ENOMEM;
-	for (i = 0; i < n; i++)
-		ptrs[i] = &queues[i];
-	rc = proportion_compute_ptrs(ptrs, n, total);
-	vc_free(ptrs);
-	return rc;
-}
+	for (d = 0; d < s->ssn->ndims; d++) {
+		double v;
 
-bool proportion_overused(const struct sched_queue *q)
-{
-	return vc_resource_less_equal(&q->deserved, &q->allocated, VC_RESOURCE_ZERO);
-}
-
-bool proportion_allocatable(const struct sched_queue *q, const struct vc_resource *req)
-{
-	size_t i;
-
-	if (q->state != VC_QUEUE_OPEN)
-		return false;
-	if (req->milli_cpu > 0 &&
-	    !le_tol(q->allocated.milli_cpu + req->milli_cpu, q->deserved.milli_cpu))
-		return false;
-	if (req->memory > 0 && !le_tol(q->allocated.memory + req->memory, q->deserved.memory))
-		return false;
-	for (i = 0; i < req->nscalars; i++) {
-		const char *name = req->scalars[i].name;
-		double v = req->scalars[i].value;
-
-		if (v <= 0 || strcmp(name, "pods") == 0)
+		if (des[d] < VC_RESOURCE_MIN)
 			continue;
-		if (!le_tol(vc_resource_get(&q->allocated, name) + v,
-			    vc_resource_get(&q->deserved, name)))
-			return false;
+		v = sched_share(al[d], des[d]);
+		if (v > share)
+			share = v;
 	}
+	s->share[q->index] = share;
+}
+
+static int proportion_order_cb(void *st, const struct sched_ssn_queue *a,
+			       const struct sched_ssn_queue *b)
+{
+	struct proportion_state *s = st;
+	double sa = s->share[a->index], sb = s->share[b->index];
+
+	if (a->q->priority != b->q->priority)
+		return a->q->priority > b->q->priority ? -1 : 1;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return 0;
+}
+
+static bool proportion_overused_cb(void *st, const struct sched_ssn_queue *q)
+{
+	struct proportion_state *s = st;
+
+	return sched_res_le(s->ssn, QV(s, deserved, q), QV(s, allocated, q));
+}
+
+static bool proportion_allocatable_cb(void *st, const struct sched_ssn_queue *q,
+				      const struct sched_ssn_task *t)
+{
+	struct proportion_state *s = st;
+	const double *al = QV(s, allocated, q), *des = QV(s, deserved, q);
+	size_t d;
+
+	if (q->q->state != VC_QUEUE_OPEN)
+		return false;
+	for (d = 0; d < s->ssn->ndims; d++)
+		if (t->req[d] > 0 && !le_tol(al[d] + t->req[d], des[d]))
+			return false;
 	return true;
 }
 
-int proportion_queue_order(const struct sched_queue *a, const struct sched_queue *b)
+static enum sched_vote proportion_reclaimable_cb(void *st, const struct sched_ssn_task *r,
+						 struct sched_ssn_task *const *cands, size_t n,
+						 bool *keep)
 {
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	if (a->share != b->share)
-		return a->share < b->share ? -1 : 1;
-	return 0;
+	struct proportion_state *s = st;
+	size_t nd = s->ssn->ndims, i, d;
+
+	if (++s->call == 0)
+		s->call = 1;
+	for (i = 0; i < n; i++) {
+		const struct sched_ssn_queue *q = cands[i]->job ? cands[i]->job->queue : NULL;
+		double *copy;
+		bool partly = false;
+
+		if (!q) {
+			keep[i] = false;
+			continue;
+		}
+		copy = s->tmp + (size_t)q->index * nd;
+		if (s->seen[q->index] != s->call) {
+			s->seen[q->index] = s->call;
+			memcpy(copy, QV(s, allocated, q), nd * sizeof(double));
+		}
+		/* Volcano skips a reclaimee whose queue holds less than the reclaimer asks. */
+		for (d = 0; d < nd; d++)
+			if ((d < 2 || r->req[d] > 0) && copy[d] < r->req[d])
+				partly = true;
+		if (partly || sched_res_le(s->ssn, copy, QV(s, deserved, q))) {
+			keep[i] = false;
+			continue;
+		}
+		if (keep[i])
+			for (d = 0; d < nd; d++)
+				copy[d] -= cands[i]->req[d];
+	}
+	return SCHED_PERMIT;
 }
+
+static enum sched_vote proportion_enqueueable_cb(void *st, const struct sched_ssn_job *j,
+						 char **message)
+{
+	struct proportion_state *s = st;
+	const struct sched_ssn_queue *q = j->queue;
+	const double *al, *inq, *el, *rc;
+	struct vc_buf b;
+	size_t d;
+	bool ok = true;
+
+	if (!q || q->q->state != VC_QUEUE_OPEN)
+		return SCHED_REJECT;
+	if (!j->has_min_res)
+		return SCHED_PERMIT;
+	al = QV(s, allocated, q);
+	inq = QV(s, inqueue, q);
+	el = QV(s, elastic, q);
+	rc = QV(s, real_cap, q);
+	vc_buf_init(&b, 4096);
+	for (d = 0; d < s->ssn->ndims; d++) {
+		double need;
+
+		if (j->min_res[d] <= 0)
+			continue;
+		need = j->min_res[d] + al[d] + inq[d] - el[d];
+		if (le_tol(need, rc[d]))
+			continue;
+		if (vc_buf_addf(&b, "%s%s %s", ok ? "queue resource quota insufficient: " : ", ",
+				"insufficient", s->ssn->dims[d]) < 0) {
+			vc_buf_release(&b);
+			return SCHED_REJECT;
+		}
+		ok = false;
+	}
+	if (ok) {
+		vc_buf_release(&b);
+		return SCHED_PERMIT;
+	}
+	*message = vc_buf_take(&b);
+	return SCHED_REJECT;
+}
+
+/* minResources less what the job's scheduling-gated pending tasks ask (DeductSchGatedResources). */
+static void min_res_ungated(const struct sched_session *ssn, const struct sched_ssn_job *j,
+			    double *out)
+{
+	size_t i, d;
+
+	memcpy(out, j->min_res, ssn->ndims * sizeof(double));
+	for (i = 0; i < j->ntasks; i++)
+		if (j->tasks[i].gated && j->tasks[i].t->status == SCHED_TASK_PENDING)
+			for (d = 0; d < ssn->ndims; d++)
+				out[d] -= j->tasks[i].req[d];
+	for (d = 0; d < ssn->ndims; d++)
+		if (out[d] < 0)
+			out[d] = 0;
+}
+
+static void proportion_enqueued_cb(void *st, const struct sched_ssn_job *j)
+{
+	struct proportion_state *s = st;
+	double *inq, *tmp = s->ssn->priv->vec + 3 * s->ssn->ndims;
+	size_t d;
+
+	if (!j->queue || !j->has_min_res)
+		return;
+	inq = QV(s, inqueue, j->queue);
+	min_res_ungated(s->ssn, j, tmp);
+	for (d = 0; d < s->ssn->ndims; d++)
+		inq[d] += tmp[d];
+}
+
+static void proportion_event(struct proportion_state *s, const struct sched_ssn_task *t,
+			     double sign)
+{
+	double *al;
+	size_t d;
+
+	if (!t->job || !t->job->queue)
+		return;
+	al = QV(s, allocated, t->job->queue);
+	for (d = 0; d < s->ssn->ndims; d++)
+		al[d] += sign * t->req[d];
+	proportion_share_of(s, t->job->queue);
+}
+
+static void proportion_allocate_cb(void *st, const struct sched_ssn_task *t)
+{
+	proportion_event(st, t, 1);
+}
+
+static void proportion_deallocate_cb(void *st, const struct sched_ssn_task *t)
+{
+	proportion_event(st, t, -1);
+}
+
+static void proportion_free(struct proportion_state *s)
+{
+	if (!s)
+		return;
+	vc_free(s->deserved);
+	vc_free(s->real_cap);
+	vc_free(s->allocated);
+	vc_free(s->inqueue);
+	vc_free(s->elastic);
+	vc_free(s->share);
+	vc_free(s->tmp);
+	vc_free(s->seen);
+	vc_free(s);
+}
+
+static int proportion_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
+			   struct sched_callbacks *cb, void **state, struct vc_error *err)
+{
+	struct proportion_state *s = vc_calloc(1, sizeof(*s));
+	struct sched_queue_info **ptrs = NULL;
+	size_t nq = ssn->nqueues, nd = ssn->ndims, sz = nq * nd + 1, i, d;
+
+	(void)conf;
+	if (!s)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	s->ssn = ssn;
+	s->deserved = vc_calloc(sz, sizeof(double));
+	s->real_cap = vc_calloc(sz, sizeof(double));
+	s->allocated = vc_calloc(sz, sizeof(double));
+	s->inqueue = vc_calloc(sz, sizeof(double));
+	s->elastic = vc_calloc(sz, sizeof(double));
+	s->tmp = vc_calloc(sz, sizeof(double));
+	s->share = vc_calloc(nq + 1, sizeof(double));
+	s->seen = vc_calloc(nq + 1, sizeof(uint32_t));
+	ptrs = vc_calloc(nq + 1, sizeof(struct sched_queue_info *));
+	if (!s->deserved || !s->real_cap || !s->allocated || !s->inqueue || !s->elastic ||
+	    !s->tmp || !s->share || !s->seen || !ptrs)
+		goto nomem;
+	/* The model's queue totals, then Volcano's water-filling. */
+	for (i = 0; i < nq; i++) {
+		struct sched_queue_info *q = ssn->queues[i].q;
+
+		vc_resource_clear(&q->allocated);
+		vc_resource_clear(&q->request);
+		q->active = false;
+		ptrs[i] = q;
+	}
+	for (i = 0; i < ssn->njobs; i++) {
+		const struct sched_ssn_job *j = &ssn->jobs[i];
+		double *inq, *el;
+		enum vc_pg_phase ph = j->j->phase;
+
+		if (!j->queue)
+			continue;
+		if (sched_queue_account(j->queue->q, j->j) < 0)
+			goto nomem;
+		inq = QV(s, inqueue, j->queue);
+		el = QV(s, elastic, j->queue);
+		for (d = 0; d < nd; d++) {
+			double over = j->alloc[d] - j->min_res[d];
+
+			if (over > 0)
+				el[d] += over;
+		}
+		if (!j->has_min_res)
+			continue;
+		if (ph == VC_PG_INQUEUE ||
+		    (ph == VC_PG_RUNNING && (int64_t)sched_ssn_job_nready(j) >= j->j->min_member))
+			for (d = 0; d < nd; d++) {
+				double left = j->min_res[d] - j->alloc[d];
+
+				if (left > 0)
+					inq[d] += left;
+			}
+	}
+	if (proportion_compute_ptrs(ptrs, nq, &ssn->snap->total) < 0)
+		goto nomem;
+	for (i = 0; i < nq; i++) {
+		const struct sched_ssn_queue *q = &ssn->queues[i];
+
+		sched_ssn_dense(ssn, &q->q->deserved, QV(s, deserved, q));
+		sched_ssn_dense(ssn, &q->q->real_capability, QV(s, real_cap, q));
+		sched_ssn_dense(ssn, &q->q->allocated, QV(s, allocated, q));
+		proportion_share_of(s, q);
+	}
+	vc_free(ptrs);
+	cb->queue_order = proportion_order_cb;
+	cb->overused = proportion_overused_cb;
+	cb->allocatable = proportion_allocatable_cb;
+	cb->preemptive = proportion_allocatable_cb;
+	cb->reclaimable = proportion_reclaimable_cb;
+	cb->job_enqueueable = proportion_enqueueable_cb;
+	cb->job_enqueued = proportion_enqueued_cb;
+	cb->on_allocate = proportion_allocate_cb;
+	cb->on_deallocate = proportion_deallocate_cb;
+	*state = s;
+	return 0;
+nomem:
+	vc_free(ptrs);
+	proportion_free(s);
+	return vc_error_set(err, VC_ENOMEM, "out of memory");
+}
+
+static void proportion_close(struct sched_session *ssn, void *state)
+{
+	struct proportion_state *s = state;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < ssn->nqueues; i++)
+		ssn->queues[i].q->share = s->share[i];
+	proportion_free(s);
+}
+
+const struct sched_plugin sched_plugin_proportion = {
+	.name = "proportion",
+	.on_session_open = proportion_open,
+	.on_session_close = proportion_close,
+};

@@ -101,7 +101,7 @@ fail_groups:
 	return VC_ENOMEM;
 }
 
-static bool job_has_role(const struct sched_job *j, const char *role)
+static bool job_has_role(const struct sched_job_info *j, const char *role)
 {
 	size_t i;
 
@@ -112,7 +112,7 @@ static bool job_has_role(const struct sched_job *j, const char *role)
 }
 
 /* Volcano's affinityCheck over groups: names exist among j's roles, no repeat in a group. */
-static int check_groups(const struct sched_job *j, const struct tasktopo_group *gs, size_t n,
+static int check_groups(const struct sched_job_info *j, const struct tasktopo_group *gs, size_t n,
 			struct vc_error *err)
 {
 	size_t g, i, k;
@@ -152,7 +152,7 @@ static int annotation(const json_t *annotations, const char *key, const char **v
 	return 0;
 }
 
-int tasktopo_spec_parse(const json_t *annotations, const struct sched_job *j,
+int tasktopo_spec_parse(const json_t *annotations, const struct sched_job_info *j,
 			struct tasktopo_spec *out, struct vc_error *err)
 {
 	const char *aff, *anti, *order;
@@ -383,10 +383,10 @@ static int bucket_add(struct tasktopo_job *m, struct tasktopo_bucket *b, struct 
 			return VC_ENOMEM;
 	} else {
 		if (reserve((void **)&b->tasks, &b->tasks_cap, b->ntasks + 1,
-			    sizeof(struct sched_task *)) != 0 ||
+			    sizeof(struct sched_task_info *)) != 0 ||
 		    vc_resource_add(&b->request, &e->task->req) != 0)
 			return VC_ENOMEM;
-		b->tasks[b->ntasks++] = (struct sched_task *)e->task;
+		b->tasks[b->ntasks++] = (struct sched_task_info *)e->task;
 		b->req_score += req_score(&e->task->req);
 	}
 	b->role_count[e->role]++;
@@ -500,7 +500,8 @@ static int entry_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-static struct tasktopo_entry *entry_of(const struct tasktopo_job *m, const struct sched_task *t)
+static struct tasktopo_entry *entry_of(const struct tasktopo_job *m,
+				       const struct sched_task_info *t)
 {
 	struct tasktopo_entry key = { .task = t };
 
@@ -509,7 +510,7 @@ static struct tasktopo_entry *entry_of(const struct tasktopo_job *m, const struc
 	return bsearch(&key, m->entries, m->nentries, sizeof(key), entry_cmp);
 }
 
-static bool placed(const struct sched_task *t)
+static bool placed(const struct sched_task_info *t)
 {
 	return t->node_name && t->node_name[0];
 }
@@ -524,7 +525,7 @@ struct build_item {
 static int build_cmp(const void *pa, const void *pb)
 {
 	const struct build_item *a = pa, *b = pb;
-	const struct sched_task *ta = a->e->task, *tb = b->e->task;
+	const struct sched_task_info *ta = a->e->task, *tb = b->e->task;
 	bool pla = placed(ta), plb = placed(tb);
 	int c;
 
@@ -633,7 +634,7 @@ void tasktopo_job_free(struct tasktopo_job *m)
 	vc_free(m);
 }
 
-int tasktopo_job_new(const struct sched_job *j, struct tasktopo_spec *spec,
+int tasktopo_job_new(const struct sched_job_info *j, struct tasktopo_spec *spec,
 		     struct tasktopo_job **out)
 {
 	struct tasktopo_job *m;
@@ -697,21 +698,21 @@ fail_job:
 }
 
 const struct tasktopo_bucket *tasktopo_job_bucket_of(const struct tasktopo_job *m,
-						     const struct sched_task *t)
+						     const struct sched_task_info *t)
 {
 	const struct tasktopo_entry *e = m ? entry_of(m, t) : NULL;
 
 	return e && e->bucket >= 0 ? m->buckets[e->bucket] : NULL;
 }
 
-long tasktopo_job_role_of(const struct tasktopo_job *m, const struct sched_task *t)
+long tasktopo_job_role_of(const struct tasktopo_job *m, const struct sched_task_info *t)
 {
 	const struct tasktopo_entry *e = m ? entry_of(m, t) : NULL;
 
 	return e ? e->role : -1;
 }
 
-static long bucket_task_pos(const struct tasktopo_bucket *b, const struct sched_task *t)
+static long bucket_task_pos(const struct tasktopo_bucket *b, const struct sched_task_info *t)
 {
 	size_t i;
 
@@ -721,7 +722,7 @@ static long bucket_task_pos(const struct tasktopo_bucket *b, const struct sched_
 	return -1;
 }
 
-int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task *t,
+int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task_info *t,
 			   const char *node_name)
 {
 	struct tasktopo_entry *e = entry_of(m, t);
@@ -747,7 +748,7 @@ int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task *t,
 			return VC_ENOMEM;
 		(void)bucket_add_placed(b, (size_t)slot);
 		memmove(&b->tasks[pos], &b->tasks[pos + 1],
-			(b->ntasks - (size_t)pos - 1) * sizeof(struct sched_task *));
+			(b->ntasks - (size_t)pos - 1) * sizeof(struct sched_task_info *));
 		b->ntasks--;
 		b->req_score -= req_score(&t->req);
 	}
@@ -756,7 +757,7 @@ int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task *t,
 	return 0;
 }
 
-int tasktopo_job_deallocated(struct tasktopo_job *m, const struct sched_task *t)
+int tasktopo_job_deallocated(struct tasktopo_job *m, const struct sched_task_info *t)
 {
 	struct tasktopo_entry *e = entry_of(m, t);
 	struct tasktopo_node_count *nc = NULL;
@@ -773,7 +774,7 @@ int tasktopo_job_deallocated(struct tasktopo_job *m, const struct sched_task *t)
 		size_t pos;
 
 		if (reserve((void **)&b->tasks, &b->tasks_cap, b->ntasks + 1,
-			    sizeof(struct sched_task *)) != 0 ||
+			    sizeof(struct sched_task_info *)) != 0 ||
 		    vc_resource_add(&b->request, &t->req) != 0)
 			return VC_ENOMEM;
 		for (pos = 0; pos < b->ntasks; pos++) {
@@ -783,8 +784,8 @@ int tasktopo_job_deallocated(struct tasktopo_job *m, const struct sched_task *t)
 				break;
 		}
 		memmove(&b->tasks[pos + 1], &b->tasks[pos],
-			(b->ntasks - pos) * sizeof(struct sched_task *));
-		b->tasks[pos] = (struct sched_task *)t;
+			(b->ntasks - pos) * sizeof(struct sched_task_info *));
+		b->tasks[pos] = (struct sched_task_info *)t;
 		b->ntasks++;
 		b->req_score += req_score(&t->req);
 		nc->count--;
@@ -819,7 +820,7 @@ void tasktopo_session_close(struct tasktopo_session *s)
 	s->njobs = 0;
 }
 
-int tasktopo_session_open(struct tasktopo_session *s, struct sched_job *const *jobs, size_t n,
+int tasktopo_session_open(struct tasktopo_session *s, struct sched_job_info *const *jobs, size_t n,
 			  int weight)
 {
 	size_t i;
@@ -828,7 +829,7 @@ int tasktopo_session_open(struct tasktopo_session *s, struct sched_job *const *j
 	s->jobs = NULL;
 	s->njobs = 0;
 	for (i = 0; i < n; i++) {
-		const struct sched_job *j = jobs[i];
+		const struct sched_job_info *j = jobs[i];
 		const json_t *ann = j->pg ? j->pg->meta.annotations : NULL;
 		struct tasktopo_spec spec;
 		struct tasktopo_job *m, **grown;
@@ -861,7 +862,7 @@ fail_session:
 }
 
 struct tasktopo_job *tasktopo_session_job(const struct tasktopo_session *s,
-					  const struct sched_job *j)
+					  const struct sched_job_info *j)
 {
 	size_t lo = 0, hi;
 
@@ -883,8 +884,8 @@ struct tasktopo_job *tasktopo_session_job(const struct tasktopo_session *s,
 }
 
 /* Volcano's taskAffinityOrder: 1 when a's role goes first, -1 when b's, 0 for a tie. */
-static int affinity_order(const struct tasktopo_job *m, const struct sched_task *a,
-			  const struct sched_task *b)
+static int affinity_order(const struct tasktopo_job *m, const struct sched_task_info *a,
+			  const struct sched_task_info *b)
 {
 	long ra = tasktopo_job_role_of(m, a), rb = tasktopo_job_role_of(m, b);
 	int oa, ob, pa, pb;
@@ -902,8 +903,8 @@ static int affinity_order(const struct tasktopo_job *m, const struct sched_task 
 	return 0;
 }
 
-int tasktopo_task_order(const struct tasktopo_session *s, const struct sched_task *a,
-			const struct sched_task *b)
+int tasktopo_task_order(const struct tasktopo_session *s, const struct sched_task_info *a,
+			const struct sched_task_info *b)
 {
 	const struct tasktopo_job *ma = tasktopo_session_job(s, a->job);
 	const struct tasktopo_job *mb = tasktopo_session_job(s, b->job);
@@ -925,7 +926,7 @@ int tasktopo_task_order(const struct tasktopo_session *s, const struct sched_tas
 }
 
 const struct tasktopo_bucket *tasktopo_count_score(const struct tasktopo_session *s,
-						   const struct sched_task *t,
+						   const struct sched_task_info *t,
 						   const char *node_name, long *score)
 {
 	const struct tasktopo_job *m = tasktopo_session_job(s, t->job);
@@ -952,7 +953,7 @@ const struct tasktopo_bucket *tasktopo_count_score(const struct tasktopo_session
 	return b;
 }
 
-double tasktopo_scale(const struct tasktopo_session *s, const struct sched_task *t, long score)
+double tasktopo_scale(const struct tasktopo_session *s, const struct sched_task_info *t, long score)
 {
 	const struct tasktopo_job *m = tasktopo_session_job(s, t->job);
 	double v = (double)(score * s->weight);
@@ -962,8 +963,8 @@ double tasktopo_scale(const struct tasktopo_session *s, const struct sched_task 
 	return v;
 }
 
-int tasktopo_node_score(const struct tasktopo_session *s, const struct sched_task *t,
-			const struct sched_node *n, double *score)
+int tasktopo_node_score(const struct tasktopo_session *s, const struct sched_task_info *t,
+			const struct sched_node_info *n, double *score)
 {
 	struct vc_resource max = VC_RESOURCE_INIT, remains = VC_RESOURCE_INIT;
 	const struct tasktopo_bucket *b;
@@ -1003,7 +1004,7 @@ out_max:
 	return rc;
 }
 
-int tasktopo_session_allocated(struct tasktopo_session *s, const struct sched_task *t,
+int tasktopo_session_allocated(struct tasktopo_session *s, const struct sched_task_info *t,
 			       const char *node_name)
 {
 	struct tasktopo_job *m = tasktopo_session_job(s, t->job);
@@ -1011,7 +1012,7 @@ int tasktopo_session_allocated(struct tasktopo_session *s, const struct sched_ta
 	return m ? tasktopo_job_allocated(m, t, node_name) : 0;
 }
 
-int tasktopo_session_deallocated(struct tasktopo_session *s, const struct sched_task *t)
+int tasktopo_session_deallocated(struct tasktopo_session *s, const struct sched_task_info *t)
 {
 	struct tasktopo_job *m = tasktopo_session_job(s, t->job);
 

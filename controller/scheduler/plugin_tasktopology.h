@@ -14,7 +14,7 @@
  * places a bucket's tasks one after the other and NodeOrder pulls each task towards the node
  * its bucket fits best on.
  *
- * Ownership: a struct tasktopo_job borrows the sched_job and its tasks, which must outlive it
+ * Ownership: a struct tasktopo_job borrows the sched_job_info and its tasks, which must outlive it
  * (a session's snapshot does). Nothing here locks: the state belongs to the thread running the
  * cycle.
  */
@@ -72,7 +72,7 @@ struct tasktopo_spec {
  * not a string gives VC_EINVALID "annotation '<key>' is not a string". Returns 0 (out->present
  * false when no key is set) or VC_ENOMEM; on failure out is left empty.
  */
-int tasktopo_spec_parse(const json_t *annotations, const struct sched_job *j,
+int tasktopo_spec_parse(const json_t *annotations, const struct sched_job_info *j,
 			struct tasktopo_spec *out, struct vc_error *err) VC_WARN_UNUSED;
 
 /* Free what s owns and make it empty. NULL is a no-op. */
@@ -93,8 +93,8 @@ struct tasktopo_node_count {
 };
 
 struct tasktopo_bucket {
-	size_t index;		   /* creation order, 0-based */
-	struct sched_task **tasks; /* borrowed; the members not placed yet, in bucket order */
+	size_t index;			/* creation order, 0-based */
+	struct sched_task_info **tasks; /* borrowed; the members not placed yet, in bucket order */
 	size_t ntasks, tasks_cap;
 	size_t *role_count;	    /* per role of the job: members, placed ones included */
 	double req_score;	    /* Σ over unplaced members of cpu m + memory MiB + scalars */
@@ -113,18 +113,18 @@ struct tasktopo_node_slot {
 };
 
 struct tasktopo_entry {
-	const struct sched_task *task; /* borrowed */
-	long role;		       /* index into roles, or -1 */
-	long bucket;		       /* index into buckets, or -1 (out of bucket) */
-	size_t seq;		       /* position in build order, for re-insertion */
-	bool placed_at_open;	       /* had a node when the buckets were built */
-	long alloc_slot;	       /* node slot of this session's allocation, or -1 */
+	const struct sched_task_info *task; /* borrowed */
+	long role;			    /* index into roles, or -1 */
+	long bucket;			    /* index into buckets, or -1 (out of bucket) */
+	size_t seq;			    /* position in build order, for re-insertion */
+	bool placed_at_open;		    /* had a node when the buckets were built */
+	long alloc_slot;		    /* node slot of this session's allocation, or -1 */
 };
 
 struct tasktopo_job {
-	const struct sched_job *job; /* borrowed */
-	struct tasktopo_spec spec;   /* owned */
-	struct tasktopo_role *roles; /* owned: every non-empty name of the annotations */
+	const struct sched_job_info *job; /* borrowed */
+	struct tasktopo_spec spec;	  /* owned */
+	struct tasktopo_role *roles;	  /* owned: every non-empty name of the annotations */
 	size_t nroles;
 	unsigned char *inter_affinity;	    /* nroles × nroles */
 	unsigned char *inter_anti_affinity; /* nroles × nroles */
@@ -151,7 +151,7 @@ struct tasktopo_job {
  * the one with the smaller req_score, then the older), or a new bucket when there is none or
  * the best score is negative. Returns 0 or VC_ENOMEM (*out NULL).
  */
-int tasktopo_job_new(const struct sched_job *j, struct tasktopo_spec *spec,
+int tasktopo_job_new(const struct sched_job_info *j, struct tasktopo_spec *spec,
 		     struct tasktopo_job **out) VC_WARN_UNUSED;
 
 /* Free m. NULL is a no-op. */
@@ -159,10 +159,10 @@ void tasktopo_job_free(struct tasktopo_job *m);
 
 /* The bucket t is in, or NULL when t is out of buckets or not a task of m's job. */
 const struct tasktopo_bucket *tasktopo_job_bucket_of(const struct tasktopo_job *m,
-						     const struct sched_task *t);
+						     const struct sched_task_info *t);
 
 /* The role index of t in m (-1 for none) and whether t is a task of m's job at all. */
-long tasktopo_job_role_of(const struct tasktopo_job *m, const struct sched_task *t);
+long tasktopo_job_role_of(const struct tasktopo_job *m, const struct sched_task_info *t);
 
 /*
  * Volcano's AllocateFunc: t (a task of m's job) was allocated or pipelined on node_name in this
@@ -173,7 +173,7 @@ long tasktopo_job_role_of(const struct tasktopo_job *m, const struct sched_task 
  * framework reports an undone eviction as an allocation: such a task never left). Returns 0 or
  * VC_ENOMEM (m unchanged).
  */
-int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task *t,
+int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task_info *t,
 			   const char *node_name) VC_WARN_UNUSED;
 
 /*
@@ -183,7 +183,8 @@ int tasktopo_job_allocated(struct tasktopo_job *m, const struct sched_task *t,
  * A task without an allocation in this session (an eviction victim, say) is ignored. Returns 0
  * or VC_ENOMEM (m unchanged).
  */
-int tasktopo_job_deallocated(struct tasktopo_job *m, const struct sched_task *t) VC_WARN_UNUSED;
+int tasktopo_job_deallocated(struct tasktopo_job *m,
+			     const struct sched_task_info *t) VC_WARN_UNUSED;
 
 /*
  * The affinity score of a task of role r against role counts (nroles entries): + count for
@@ -207,7 +208,7 @@ struct tasktopo_session {
  * and build its buckets. A job whose annotations are invalid is left out (as Volcano, which only
  * logs it). Returns 0 or VC_ENOMEM (s is then empty).
  */
-int tasktopo_session_open(struct tasktopo_session *s, struct sched_job *const *jobs, size_t n,
+int tasktopo_session_open(struct tasktopo_session *s, struct sched_job_info *const *jobs, size_t n,
 			  int weight) VC_WARN_UNUSED;
 
 /* Free the session's state. NULL is a no-op. */
@@ -215,7 +216,7 @@ void tasktopo_session_close(struct tasktopo_session *s);
 
 /* The buckets of job j, or NULL when the plugin left j out. */
 struct tasktopo_job *tasktopo_session_job(const struct tasktopo_session *s,
-					  const struct sched_job *j);
+					  const struct sched_job_info *j);
 
 /*
  * TaskOrder (negative: a first): 0 when either task's job has no buckets; a task in a bucket
@@ -223,8 +224,8 @@ struct tasktopo_job *tasktopo_session_job(const struct tasktopo_session *s,
  * more unplaced members first, then the older bucket; inside one bucket the role with the
  * higher task-order rank, then the higher priority; 0 for the same role.
  */
-int tasktopo_task_order(const struct tasktopo_session *s, const struct sched_task *a,
-			const struct sched_task *b);
+int tasktopo_task_order(const struct tasktopo_session *s, const struct sched_task_info *a,
+			const struct sched_task_info *b);
 
 /*
  * The counting part of NodeOrder for t on the node called node_name, before the fit: placed
@@ -233,11 +234,12 @@ int tasktopo_task_order(const struct tasktopo_session *s, const struct sched_tas
  * buckets or t is in none.
  */
 const struct tasktopo_bucket *tasktopo_count_score(const struct tasktopo_session *s,
-						   const struct sched_task *t,
+						   const struct sched_task_info *t,
 						   const char *node_name, long *score);
 
 /* A bucket score × weight × 100 / max_bucket_size of t's job (no division when that is 0). */
-double tasktopo_scale(const struct tasktopo_session *s, const struct sched_task *t, long score);
+double tasktopo_scale(const struct tasktopo_session *s, const struct sched_task_info *t,
+		      long score);
 
 /*
  * NodeOrder into *score: 0 when t alone does not fit the node's idle + releasing (any
@@ -248,19 +250,19 @@ double tasktopo_scale(const struct tasktopo_session *s, const struct sched_task 
  * where members are dropped in bucket order (t itself never) until the bucket's remaining
  * request fits idle + releasing. Returns 0 or VC_ENOMEM.
  */
-int tasktopo_node_score(const struct tasktopo_session *s, const struct sched_task *t,
-			const struct sched_node *n, double *score) VC_WARN_UNUSED;
+int tasktopo_node_score(const struct tasktopo_session *s, const struct sched_task_info *t,
+			const struct sched_node_info *n, double *score) VC_WARN_UNUSED;
 
 /* The allocation event for t on node_name (tasktopo_job_allocated on its job, if any). */
-int tasktopo_session_allocated(struct tasktopo_session *s, const struct sched_task *t,
+int tasktopo_session_allocated(struct tasktopo_session *s, const struct sched_task_info *t,
 			       const char *node_name) VC_WARN_UNUSED;
 /* The deallocation event (tasktopo_job_deallocated on its job, if any). */
 int tasktopo_session_deallocated(struct tasktopo_session *s,
-				 const struct sched_task *t) VC_WARN_UNUSED;
+				 const struct sched_task_info *t) VC_WARN_UNUSED;
 
 /*
  * The plugin for the session framework (sched_framework.h) is sched_plugin_tasktopology,
- * declared there: task_order, node_order (the NodeOrder above on the session's dense
+ * declared in sched_registry.h: task_order, node_order (the NodeOrder above on the session's dense
  * resources), on_allocate and on_deallocate; weight from the task-topology.weight argument.
  * When no job of the session has buckets it registers nothing.
  */

@@ -16,7 +16,7 @@ struct topo_state {
 	double *sum; /* ndims scratch: the bucket's remaining request */
 };
 
-static int topo_task_order(void *st, const struct sched_stask *a, const struct sched_stask *b)
+static int topo_task_order(void *st, const struct sched_ssn_task *a, const struct sched_ssn_task *b)
 {
 	const struct topo_state *ts = st;
 
@@ -24,7 +24,8 @@ static int topo_task_order(void *st, const struct sched_stask *a, const struct s
 }
 
 /* tasktopo_node_score on the session's dense vectors (no allocation in the scoring loop). */
-static double topo_node_order(void *st, const struct sched_stask *t, const struct sched_snode *n)
+static double topo_node_order(void *st, const struct sched_ssn_task *t,
+			      const struct sched_ssn_node *n)
 {
 	struct topo_state *ts = st;
 	const struct sched_session *ssn = ts->ssn;
@@ -42,14 +43,14 @@ static double topo_node_order(void *st, const struct sched_stask *t, const struc
 	}
 	memset(ts->sum, 0, ssn->ndims * sizeof(*ts->sum));
 	for (i = 0; i < b->ntasks; i++) {
-		const struct sched_stask *u = sched_ssn_task_of(ssn, b->tasks[i]);
+		const struct sched_ssn_task *u = sched_ssn_task_of(ssn, b->tasks[i]);
 
 		for (d = 0; u && d < ssn->ndims; d++)
 			ts->sum[d] += u->req[d];
 	}
 	if (!sched_res_le(ssn, ts->sum, ts->max)) {
 		for (i = 0; i < b->ntasks; i++) {
-			const struct sched_stask *u = sched_ssn_task_of(ssn, b->tasks[i]);
+			const struct sched_ssn_task *u = sched_ssn_task_of(ssn, b->tasks[i]);
 
 			if (b->tasks[i] == t->t || !u)
 				continue;
@@ -63,7 +64,7 @@ static double topo_node_order(void *st, const struct sched_stask *t, const struc
 	return tasktopo_scale(&ts->s, t->t, sc);
 }
 
-static void topo_on_allocate(void *st, const struct sched_stask *t)
+static void topo_on_allocate(void *st, const struct sched_ssn_task *t)
 {
 	struct topo_state *ts = st;
 	const char *node = t->node != SCHED_NONE ? ts->ssn->nodes[t->node].n->name : NULL;
@@ -73,7 +74,7 @@ static void topo_on_allocate(void *st, const struct sched_stask *t)
 			t->t->ns, t->t->name, node ? node : "");
 }
 
-static void topo_on_deallocate(void *st, const struct sched_stask *t)
+static void topo_on_deallocate(void *st, const struct sched_ssn_task *t)
 {
 	struct topo_state *ts = st;
 
@@ -96,7 +97,7 @@ static int topo_open(struct sched_session *ssn, const struct sched_plugin_conf *
 		     struct sched_callbacks *cb, void **state, struct vc_error *err)
 {
 	int64_t weight = conf ? sched_arg_int(conf, TASKTOPO_ARG_WEIGHT, 1) : 1;
-	struct sched_job **jobs = NULL;
+	struct sched_job_info **jobs = NULL;
 	struct topo_state *ts;
 	size_t i;
 	int rc;
@@ -112,7 +113,7 @@ static int topo_open(struct sched_session *ssn, const struct sched_plugin_conf *
 	ts->ssn = ssn;
 	ts->max = vc_calloc(ssn->ndims ? ssn->ndims : 1, sizeof(*ts->max));
 	ts->sum = vc_calloc(ssn->ndims ? ssn->ndims : 1, sizeof(*ts->sum));
-	jobs = vc_calloc(ssn->njobs ? ssn->njobs : 1, sizeof(struct sched_job *));
+	jobs = vc_calloc(ssn->njobs ? ssn->njobs : 1, sizeof(struct sched_job_info *));
 	if (!ts->max || !ts->sum || !jobs)
 		goto fail_state;
 	for (i = 0; i < ssn->njobs; i++)

@@ -65,7 +65,7 @@ double sched_share(double l, double r)
 
 /* ---- tasks ----------------------------------------------------------------------------------- */
 
-static void task_zero(struct sched_task *t)
+static void task_zero(struct sched_task_info *t)
 {
 	memset(t, 0, sizeof(*t));
 	vc_resource_init(&t->req);
@@ -74,7 +74,7 @@ static void task_zero(struct sched_task *t)
 	t->status = SCHED_TASK_PENDING;
 }
 
-void sched_task_release(struct sched_task *t)
+void sched_task_release(struct sched_task_info *t)
 {
 	if (!t)
 		return;
@@ -87,7 +87,7 @@ void sched_task_release(struct sched_task *t)
 	task_zero(t);
 }
 
-int sched_task_init(struct sched_task *t, const char *ns, const char *name,
+int sched_task_init(struct sched_task_info *t, const char *ns, const char *name,
 		    const struct vc_resource *req)
 {
 	task_zero(t);
@@ -106,7 +106,7 @@ fail:
 	return VC_ENOMEM;
 }
 
-int sched_task_set_node(struct sched_task *t, const char *node_name)
+int sched_task_set_node(struct sched_task_info *t, const char *node_name)
 {
 	char *copy = NULL;
 
@@ -128,7 +128,7 @@ static const char *pod_key(const struct vc_pod *pod, const char *key)
 	return v ? v : vc_meta_label(&pod->meta, key);
 }
 
-int sched_task_from_pod(struct sched_task *t, const struct vc_pod *pod, struct vc_error *err)
+int sched_task_from_pod(struct sched_task_info *t, const struct vc_pod *pod, struct vc_error *err)
 {
 	const char *role, *prio, *pre;
 	int rc;
@@ -183,7 +183,7 @@ nomem:
 
 /* ---- jobs ------------------------------------------------------------------------------------ */
 
-static void job_zero(struct sched_job *j)
+static void job_zero(struct sched_job_info *j)
 {
 	memset(j, 0, sizeof(*j));
 	vc_resource_init(&j->min_resources);
@@ -191,7 +191,7 @@ static void job_zero(struct sched_job *j)
 	vc_resource_init(&j->request);
 }
 
-void sched_job_release(struct sched_job *j)
+void sched_job_release(struct sched_job_info *j)
 {
 	size_t i;
 
@@ -212,7 +212,7 @@ void sched_job_release(struct sched_job *j)
 	job_zero(j);
 }
 
-int sched_job_init(struct sched_job *j, const char *ns, const char *name, const char *queue,
+int sched_job_init(struct sched_job_info *j, const char *ns, const char *name, const char *queue,
 		   int32_t min_member)
 {
 	job_zero(j);
@@ -228,7 +228,8 @@ int sched_job_init(struct sched_job *j, const char *ns, const char *name, const 
 	return 0;
 }
 
-int sched_job_from_podgroup(struct sched_job *j, const struct vc_podgroup *pg, int32_t priority)
+int sched_job_from_podgroup(struct sched_job_info *j, const struct vc_podgroup *pg,
+			    int32_t priority)
 {
 	int rc = sched_job_init(j, pg->meta.ns, pg->meta.name, pg->queue, pg->min_member);
 
@@ -245,14 +246,15 @@ int sched_job_from_podgroup(struct sched_job *j, const struct vc_podgroup *pg, i
 	return 0;
 }
 
-int sched_job_add_task(struct sched_job *j, struct sched_task *t)
+int sched_job_add_task(struct sched_job_info *j, struct sched_task_info *t)
 {
 	struct vc_resource req = VC_RESOURCE_INIT, alloc = VC_RESOURCE_INIT;
 	int rc = VC_ENOMEM;
 
 	if (j->ntasks == j->cap) {
 		size_t ncap = j->cap ? j->cap * 2 : 8;
-		struct sched_task **p = vc_realloc(j->tasks, ncap * sizeof(struct sched_task *));
+		struct sched_task_info **p =
+			vc_realloc(j->tasks, ncap * sizeof(struct sched_task_info *));
 
 		if (!p)
 			return VC_ENOMEM;
@@ -277,7 +279,8 @@ out:
 	return rc;
 }
 
-int sched_job_set_status(struct sched_job *j, struct sched_task *t, enum sched_task_status s)
+int sched_job_set_status(struct sched_job_info *j, struct sched_task_info *t,
+			 enum sched_task_status s)
 {
 	bool was = sched_task_status_is_allocated(t->status);
 	bool now = sched_task_status_is_allocated(s);
@@ -298,7 +301,7 @@ int sched_job_set_status(struct sched_job *j, struct sched_task *t, enum sched_t
 	return 0;
 }
 
-size_t sched_job_count(const struct sched_job *j, enum sched_task_status s)
+size_t sched_job_count(const struct sched_job_info *j, enum sched_task_status s)
 {
 	size_t i, n = 0;
 
@@ -307,7 +310,7 @@ size_t sched_job_count(const struct sched_job *j, enum sched_task_status s)
 	return n;
 }
 
-size_t sched_job_ready_count(const struct sched_job *j)
+size_t sched_job_ready_count(const struct sched_job_info *j)
 {
 	size_t i, n = 0;
 
@@ -317,12 +320,12 @@ size_t sched_job_ready_count(const struct sched_job *j)
 	return n;
 }
 
-size_t sched_job_waiting_count(const struct sched_job *j)
+size_t sched_job_waiting_count(const struct sched_job_info *j)
 {
 	return sched_job_count(j, SCHED_TASK_PIPELINED);
 }
 
-size_t sched_job_pending_best_effort_count(const struct sched_job *j)
+size_t sched_job_pending_best_effort_count(const struct sched_job_info *j)
 {
 	size_t i, n = 0;
 
@@ -333,7 +336,7 @@ size_t sched_job_pending_best_effort_count(const struct sched_job *j)
 
 /* ---- nodes ----------------------------------------------------------------------------------- */
 
-static void node_zero(struct sched_node *n)
+static void node_zero(struct sched_node_info *n)
 {
 	memset(n, 0, sizeof(*n));
 	vc_resource_init(&n->allocatable);
@@ -344,7 +347,7 @@ static void node_zero(struct sched_node *n)
 	vc_resource_init(&n->pipelined);
 }
 
-void sched_node_release(struct sched_node *n)
+void sched_node_release(struct sched_node_info *n)
 {
 	if (!n)
 		return;
@@ -359,7 +362,8 @@ void sched_node_release(struct sched_node *n)
 	node_zero(n);
 }
 
-int sched_node_init(struct sched_node *n, const char *name, const struct vc_resource *allocatable)
+int sched_node_init(struct sched_node_info *n, const char *name,
+		    const struct vc_resource *allocatable)
 {
 	node_zero(n);
 	n->name = vc_strdup(name);
@@ -372,7 +376,7 @@ int sched_node_init(struct sched_node *n, const char *name, const struct vc_reso
 	return 0;
 }
 
-int sched_node_from_view(struct sched_node *n, const struct vc_node *node)
+int sched_node_from_view(struct sched_node_info *n, const struct vc_node *node)
 {
 	int rc = sched_node_init(n, node->meta.name, &node->allocatable);
 
@@ -389,7 +393,7 @@ int sched_node_from_view(struct sched_node *n, const struct vc_node *node)
 	return 0;
 }
 
-int sched_node_add_task(struct sched_node *n, struct sched_task *t)
+int sched_node_add_task(struct sched_node_info *n, struct sched_task_info *t)
 {
 	struct vc_resource used = VC_RESOURCE_INIT, other = VC_RESOURCE_INIT;
 	struct vc_resource idle = VC_RESOURCE_INIT;
@@ -399,7 +403,8 @@ int sched_node_add_task(struct sched_node *n, struct sched_task *t)
 
 	if (n->ntasks == n->cap) {
 		size_t ncap = n->cap ? n->cap * 2 : 8;
-		struct sched_task **p = vc_realloc(n->tasks, ncap * sizeof(struct sched_task *));
+		struct sched_task_info **p =
+			vc_realloc(n->tasks, ncap * sizeof(struct sched_task_info *));
 
 		if (!p)
 			return VC_ENOMEM;
@@ -434,7 +439,7 @@ out:
 	return rc;
 }
 
-int sched_node_future_idle(const struct sched_node *n, struct vc_resource *out)
+int sched_node_future_idle(const struct sched_node_info *n, struct vc_resource *out)
 {
 	struct vc_resource r = VC_RESOURCE_INIT;
 
@@ -450,7 +455,7 @@ int sched_node_future_idle(const struct sched_node *n, struct vc_resource *out)
 
 /* ---- queues ---------------------------------------------------------------------------------- */
 
-static void queue_zero(struct sched_queue *q)
+static void queue_zero(struct sched_queue_info *q)
 {
 	memset(q, 0, sizeof(*q));
 	vc_resource_init(&q->capability);
@@ -461,7 +466,7 @@ static void queue_zero(struct sched_queue *q)
 	vc_resource_init(&q->deserved);
 }
 
-void sched_queue_release(struct sched_queue *q)
+void sched_queue_release(struct sched_queue_info *q)
 {
 	if (!q)
 		return;
@@ -476,7 +481,7 @@ void sched_queue_release(struct sched_queue *q)
 	queue_zero(q);
 }
 
-int sched_queue_init(struct sched_queue *q, const char *name, int32_t weight)
+int sched_queue_init(struct sched_queue_info *q, const char *name, int32_t weight)
 {
 	queue_zero(q);
 	q->name = vc_strdup(name);
@@ -488,7 +493,7 @@ int sched_queue_init(struct sched_queue *q, const char *name, int32_t weight)
 	return 0;
 }
 
-int sched_queue_from_view(struct sched_queue *q, const struct vc_queue *view)
+int sched_queue_from_view(struct sched_queue_info *q, const struct vc_queue *view)
 {
 	const char *h;
 	int rc = sched_queue_init(q, view->meta.name, view->weight);
@@ -513,7 +518,7 @@ nomem:
 	return VC_ENOMEM;
 }
 
-int sched_queue_account(struct sched_queue *q, const struct sched_job *j)
+int sched_queue_account(struct sched_queue_info *q, const struct sched_job_info *j)
 {
 	struct vc_resource alloc = VC_RESOURCE_INIT, req = VC_RESOURCE_INIT;
 	size_t i;

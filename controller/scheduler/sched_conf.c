@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "sched_framework.h"
+#include "sched_registry.h"
 #include "vc_alloc.h"
 #include "vc_str.h"
 #include "vc_yaml.h"
@@ -95,7 +95,7 @@ static int parse_actions(const char *s, struct sched_conf *c, struct vc_error *e
 		name = vc_strndup(start, (size_t)(end - start));
 		if (!name)
 			return vc_error_set(err, VC_ENOMEM, "out of memory");
-		if (!sched_action_known(name)) {
+		if (!sched_action_find(name)) {
 			int rc = vc_error_set(err, VC_EINVALID, "unknown action '%s'", name);
 
 			vc_free(name);

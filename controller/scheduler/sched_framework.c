@@ -1,5 +1,5 @@
 /*
- * sched_framework.c - the plugin table, how callbacks combine (scheduler.md §1.4), dense
+ * sched_framework.c - how callbacks combine (scheduler.md §1.4), dense
  * resource helpers, heaps and the orders.
  */
 #include "sched_framework.h"
@@ -9,67 +9,6 @@
 #include "sched_internal.h"
 #include "vc_alloc.h"
 
-/*
- * The task-topology plugin lives in its own file, written separately; it is taken when it is
- * linked in. A weak reference resolves to NULL otherwise.
- */
-extern const struct sched_plugin sched_plugin_tasktopology __attribute__((weak));
-
-static const struct sched_plugin *builtin_plugin(size_t i)
-{
-	switch (i) {
-	case 0:
-		return &sched_plugin_priority;
-	case 1:
-		return &sched_plugin_gang;
-	case 2:
-		return &sched_plugin_conformance;
-	case 3:
-		return &sched_plugin_overcommit;
-	case 4:
-		return &sched_plugin_drf;
-	case 5:
-		return &sched_plugin_predicates;
-	case 6:
-		return &sched_plugin_proportion;
-	case 7:
-		return &sched_plugin_nodeorder;
-	case 8:
-		return &sched_plugin_binpack;
-	case 9:
-		return &sched_plugin_tasktopology; /* NULL when not linked */
-	default:
-		return NULL;
-	}
-}
-
-#define BUILTIN_PLUGINS 10
-
-const struct sched_plugin *sched_plugin_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < BUILTIN_PLUGINS; i++) {
-		const struct sched_plugin *p = builtin_plugin(i);
-
-		if (p && p->name && strcmp(p->name, name) == 0)
-			return p;
-	}
-	return NULL;
-}
-
-bool sched_action_known(const char *name)
-{
-	static const char *const actions[] = { "enqueue", "allocate", "backfill", "preempt",
-					       "reclaim" };
-	size_t i;
-
-	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
-		if (strcmp(actions[i], name) == 0)
-			return true;
-	return false;
-}
-
 bool sched_ssn_has_action(const struct sched_session *ssn, const char *action)
 {
 	return sched_conf_has_action(ssn->conf, action);
@@ -77,13 +16,14 @@ bool sched_ssn_has_action(const struct sched_session *ssn, const char *action)
 
 /* ---- lookups and dense resources ------------------------------------------------------------ */
 
-struct sched_stask *sched_ssn_task_of(const struct sched_session *ssn, const struct sched_task *t)
+struct sched_ssn_task *sched_ssn_task_of(const struct sched_session *ssn,
+					 const struct sched_task_info *t)
 {
 	(void)ssn;
 	return t ? t->ssn : NULL;
 }
 
-struct sched_squeue *sched_ssn_queue(const struct sched_session *ssn, const char *name)
+struct sched_ssn_queue *sched_ssn_find_queue(const struct sched_session *ssn, const char *name)
 {
 	size_t i;
 
@@ -93,7 +33,7 @@ struct sched_squeue *sched_ssn_queue(const struct sched_session *ssn, const char
 	return NULL;
 }
 
-struct sched_snode *sched_ssn_node(const struct sched_session *ssn, const char *name)
+struct sched_ssn_node *sched_ssn_find_node(const struct sched_session *ssn, const char *name)
 {
 	size_t i;
 
@@ -141,7 +81,7 @@ void sched_ssn_dense(const struct sched_session *ssn, const struct vc_resource *
 	}
 }
 
-void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_snode *n,
+void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_ssn_node *n,
 			   double *out)
 {
 	size_t i;
@@ -175,20 +115,20 @@ bool sched_res_empty(const struct sched_session *ssn, const double *a)
 
 /* ---- gang counters --------------------------------------------------------------------------- */
 
-uint32_t sched_sjob_ready(const struct sched_sjob *j)
+uint32_t sched_ssn_job_nready(const struct sched_ssn_job *j)
 {
 	return j->count[SCHED_TASK_ALLOCATED] + j->count[SCHED_TASK_BINDING] +
 	       j->count[SCHED_TASK_BOUND] + j->count[SCHED_TASK_RUNNING] +
 	       j->count[SCHED_TASK_SUCCEEDED];
 }
 
-uint32_t sched_sjob_waiting(const struct sched_sjob *j)
+uint32_t sched_ssn_job_nwaiting(const struct sched_ssn_job *j)
 {
 	return j->count[SCHED_TASK_PIPELINED];
 }
 
 /* Per-role occupied counts (CheckTaskReady / CheckTaskPipelined): only when roles apply. */
-static bool roles_ok(const struct sched_sjob *j, bool pipelined)
+static bool roles_ok(const struct sched_ssn_job *j, bool pipelined)
 {
 	const char *role;
 	json_t *v;
@@ -202,7 +142,7 @@ static bool roles_ok(const struct sched_sjob *j, bool pipelined)
 		if (!json_is_integer(v) || min <= 0)
 			continue;
 		for (i = 0; i < j->ntasks; i++) {
-			const struct sched_task *t = j->tasks[i].t;
+			const struct sched_task_info *t = j->tasks[i].t;
 			enum sched_task_status s = t->status;
 
 			if (strcmp(t->role, role) != 0)
@@ -218,15 +158,15 @@ static bool roles_ok(const struct sched_sjob *j, bool pipelined)
 	return true;
 }
 
-bool sched_sjob_gang_ready(const struct sched_sjob *j)
+bool sched_ssn_job_gang_ready(const struct sched_ssn_job *j)
 {
-	return (int64_t)sched_sjob_ready(j) + j->pending_be >= j->j->min_member &&
+	return (int64_t)sched_ssn_job_nready(j) + j->pending_be >= j->j->min_member &&
 	       roles_ok(j, false);
 }
 
-bool sched_sjob_gang_pipelined(const struct sched_sjob *j)
+bool sched_ssn_job_gang_pipelined(const struct sched_ssn_job *j)
 {
-	return (int64_t)sched_sjob_waiting(j) + sched_sjob_ready(j) + j->pending_be >=
+	return (int64_t)sched_ssn_job_nwaiting(j) + sched_ssn_job_nready(j) + j->pending_be >=
 		       j->j->min_member &&
 	       roles_ok(j, true);
 }
@@ -245,8 +185,8 @@ static int cmp_i64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
-int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
-			const struct sched_sjob *b)
+int sched_ssn_job_order(struct sched_session *ssn, const struct sched_ssn_job *a,
+			const struct sched_ssn_job *b)
 {
 	const struct sched_session_priv *p = ssn->priv;
 	size_t i;
@@ -263,8 +203,8 @@ int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
 	return strcmp(a->j->uid, b->j->uid);
 }
 
-int sched_ssn_task_order(struct sched_session *ssn, const struct sched_stask *a,
-			 const struct sched_stask *b)
+int sched_ssn_task_order(struct sched_session *ssn, const struct sched_ssn_task *a,
+			 const struct sched_ssn_task *b)
 {
 	const struct sched_session_priv *p = ssn->priv;
 	size_t i;
@@ -283,8 +223,8 @@ int sched_ssn_task_order(struct sched_session *ssn, const struct sched_stask *a,
 	return strcmp(a->t->uid, b->t->uid);
 }
 
-int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_squeue *a,
-			  const struct sched_squeue *b)
+int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_ssn_queue *a,
+			  const struct sched_ssn_queue *b)
 {
 	int c;
 
@@ -297,7 +237,7 @@ int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_squeue *
 	return strcmp(a->q->name, b->q->name);
 }
 
-bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_sjob *j)
+bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_ssn_job *j)
 {
 	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.job_ready && !s->cb.job_ready(s->state, j))
@@ -306,7 +246,7 @@ bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_sjob *j)
 	return true;
 }
 
-bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_sjob *j)
+bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_ssn_job *j)
 {
 	size_t tier = SIZE_MAX;
 	bool permit = false;
@@ -330,7 +270,7 @@ bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_sjob 
 	return true;
 }
 
-bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_sjob *j,
+bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_ssn_job *j,
 			       char **message)
 {
 	size_t tier = SIZE_MAX;
@@ -360,7 +300,7 @@ bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_sjo
 	return true;
 }
 
-void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_sjob *j)
+void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_ssn_job *j)
 {
 	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.job_enqueued)
@@ -368,7 +308,7 @@ void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_sjob *
 	}
 }
 
-bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_sjob *j)
+bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_ssn_job *j)
 {
 	size_t tier = SIZE_MAX;
 	bool any = false, all = true;
@@ -388,7 +328,7 @@ bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_sjob *
 	return any && all;
 }
 
-void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_sjob *j,
+void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_ssn_job *j,
 			 struct gang_validity *out)
 {
 	out->valid = true;
@@ -403,8 +343,8 @@ void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_sjob *j,
 	}
 }
 
-bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_squeue *q,
-			   const struct sched_stask *t)
+bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_ssn_queue *q,
+			   const struct sched_ssn_task *t)
 {
 	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.allocatable && !s->cb.allocatable(s->state, q, t))
@@ -413,7 +353,7 @@ bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_squeue 
 	return true;
 }
 
-bool sched_ssn_overused(struct sched_session *ssn, const struct sched_squeue *q)
+bool sched_ssn_overused(struct sched_session *ssn, const struct sched_ssn_queue *q)
 {
 	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.overused && s->cb.overused(s->state, q))
@@ -422,8 +362,8 @@ bool sched_ssn_overused(struct sched_session *ssn, const struct sched_squeue *q)
 	return false;
 }
 
-bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_squeue *q,
-			  const struct sched_stask *t)
+bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_ssn_queue *q,
+			  const struct sched_ssn_task *t)
 {
 	for (struct sched_plugin_slot *s = ssn->priv->slots; s < slots_end(ssn); s++) {
 		if (s->cb.preemptive && !s->cb.preemptive(s->state, q, t))
@@ -432,8 +372,8 @@ bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_squeue *
 	return true;
 }
 
-int sched_ssn_predicate(struct sched_session *ssn, const struct sched_stask *t,
-			const struct sched_snode *n, struct pred_result *out, bool *unresolvable)
+int sched_ssn_predicate(struct sched_session *ssn, const struct sched_ssn_task *t,
+			const struct sched_ssn_node *n, struct pred_result *out, bool *unresolvable)
 {
 	struct sched_session_priv *p = ssn->priv;
 	size_t i;
@@ -455,8 +395,8 @@ int sched_ssn_predicate(struct sched_session *ssn, const struct sched_stask *t,
 
 /* sched_ssn_node_score is in sched_select.c, next to its cache. */
 
-static size_t victims(struct sched_session *ssn, const struct sched_stask *preemptor,
-		      struct sched_stask *const *cands, size_t n, bool *keep, bool reclaim)
+static size_t victims(struct sched_session *ssn, const struct sched_ssn_task *preemptor,
+		      struct sched_ssn_task *const *cands, size_t n, bool *keep, bool reclaim)
 {
 	bool voted = false;
 	size_t i, kept = 0;
@@ -481,14 +421,14 @@ static size_t victims(struct sched_session *ssn, const struct sched_stask *preem
 	return kept;
 }
 
-size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_stask *preemptor,
-			     struct sched_stask *const *cands, size_t n, bool *keep)
+size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_ssn_task *preemptor,
+			     struct sched_ssn_task *const *cands, size_t n, bool *keep)
 {
 	return victims(ssn, preemptor, cands, n, keep, false);
 }
 
-size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_stask *reclaimer,
-			     struct sched_stask *const *cands, size_t n, bool *keep)
+size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_ssn_task *reclaimer,
+			     struct sched_ssn_task *const *cands, size_t n, bool *keep)
 {
 	return victims(ssn, reclaimer, cands, n, keep, true);
 }
@@ -595,9 +535,9 @@ int sched_cmp_tasks(struct sched_session *ssn, const void *a, const void *b)
 
 int sched_cmp_victims(struct sched_session *ssn, const void *pa, const void *pb)
 {
-	const struct sched_stask *a = pa, *b = pb;
-	const struct sched_stask *p = ssn->priv->victim_preemptor;
-	const struct sched_sjob *ja = a->job, *jb = b->job;
+	const struct sched_ssn_task *a = pa, *b = pb;
+	const struct sched_ssn_task *p = ssn->priv->victim_preemptor;
+	const struct sched_ssn_job *ja = a->job, *jb = b->job;
 
 	if (ja == jb)
 		return -sched_ssn_task_order(ssn, a, b);

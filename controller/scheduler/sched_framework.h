@@ -2,8 +2,10 @@
  * sched_framework.h - the session as plugins and actions see it, and how plugins plug in
  * (scheduler.md §1.2-§1.5, §3).
  *
- * A session wraps the snapshot's model structs (sched_api.h) in session views that carry what
- * the hot loops need without allocating: every resource is a dense vector of doubles with one
+ * A session wraps the snapshot's model structs (sched_api.h: struct sched_task_info,
+ * sched_job_info, sched_node_info, sched_queue_info) in session views (struct sched_ssn_task,
+ * sched_ssn_job, sched_ssn_node, sched_ssn_queue, each pointing at its model struct) that carry
+ * what the hot loops need without allocating: every resource is a dense vector of doubles with one
  * slot per dimension (ssn->dims: "cpu", "memory", then the scalar names in name order; `pods` is
  * not a dimension, the pod count is checked against the node's allocatable max_task_num).
  * During a cycle the dense vectors are the truth; the model's task status is kept live, and the
@@ -11,7 +13,7 @@
  *
  * Writing a plugin: define a `const struct sched_plugin sched_plugin_<x>` whose on_session_open
  * fills the callbacks it implements in *cb (others stay NULL) and may allocate a state that
- * on_session_close frees; then add it to the table in sched_framework.c. Callbacks receive the
+ * on_session_close frees; then add it to the table in sched_registry.c. Callbacks receive the
  * plugin's state first. The framework drops the callbacks the plugin's configuration disabled
  * (the enable* flags of sched_conf.h) and combines the rest as §1.4 says:
  *   job/task/queue order   tiers then plugins in order, first non-zero comparison wins; then
@@ -38,9 +40,15 @@
 #include "plugins.h"
 #include "sched_api.h"
 #include "sched_conf.h"
+#include "sched_registry.h"
 #include "sched_session.h"
 
 #define SCHED_NONE UINT32_MAX
+
+/* Kubernetes' non-zero request of a task asking nothing (schedutil.DefaultMilliCPURequest and
+ * DefaultMemoryRequest): node scoring counts such a task as 100m CPU and 200 MiB. */
+#define SCHED_DEFAULT_MILLI_CPU 100.0
+#define SCHED_DEFAULT_MEMORY	(200.0 * 1024 * 1024)
 
 enum sched_vote {
 	SCHED_REJECT = -1,
@@ -55,9 +63,9 @@ enum sched_vote {
 struct sched_fit_errors;
 
 /* A task in the session. */
-struct sched_stask {
-	struct sched_task *t; /* the model task; t->status is kept live */
-	struct sched_sjob *job;
+struct sched_ssn_task {
+	struct sched_task_info *t; /* the model task; t->status is kept live */
+	struct sched_ssn_job *job;
 	const double *req;	/* ssn->ndims values (InitResreq) */
 	uint32_t index;		/* in ssn->tasks */
 	uint32_t node;		/* index in ssn->nodes, or SCHED_NONE */
@@ -86,10 +94,10 @@ struct sched_stask {
 };
 
 /* A job (PodGroup) in the session. */
-struct sched_sjob {
-	struct sched_job *j;
-	struct sched_squeue *queue; /* NULL when the job's queue is not in the snapshot */
-	struct sched_stask *tasks;  /* j->ntasks tasks, in the job's order */
+struct sched_ssn_job {
+	struct sched_job_info *j;
+	struct sched_ssn_queue *queue; /* NULL when the job's queue is not in the snapshot */
+	struct sched_ssn_task *tasks;  /* j->ntasks tasks, in the job's order */
 	size_t ntasks;
 	uint32_t index;	  /* in ssn->jobs */
 	double *alloc;	  /* Σ req of tasks in allocated states (live) */
@@ -107,8 +115,8 @@ struct sched_sjob {
 };
 
 /* A node in the session. */
-struct sched_snode {
-	struct sched_node *n; /* the model node; n->tasks is kept live */
+struct sched_ssn_node {
+	struct sched_node_info *n; /* the model node; n->tasks is kept live */
 	uint32_t index;
 	double *alloc, *idle, *used, *releasing, *pipelined; /* ssn->ndims each (live) */
 	int64_t max_pods;				     /* allocatable pods, 0 = unlimited */
@@ -122,8 +130,8 @@ struct sched_snode {
 };
 
 /* A queue in the session. */
-struct sched_squeue {
-	struct sched_queue *q; /* the model queue */
+struct sched_ssn_queue {
+	struct sched_queue_info *q; /* the model queue */
 	uint32_t index;
 	int64_t created;   /* creationTimestamp (ns), 0 unknown */
 	bool active;	   /* has at least one job in the session */
@@ -136,89 +144,62 @@ struct sched_session;
 
 struct sched_callbacks {
 	/* Orders: negative puts a first, positive b, 0 is a tie. */
-	int (*job_order)(void *st, const struct sched_sjob *a, const struct sched_sjob *b);
-	int (*task_order)(void *st, const struct sched_stask *a, const struct sched_stask *b);
-	int (*queue_order)(void *st, const struct sched_squeue *a, const struct sched_squeue *b);
+	int (*job_order)(void *st, const struct sched_ssn_job *a, const struct sched_ssn_job *b);
+	int (*task_order)(void *st, const struct sched_ssn_task *a, const struct sched_ssn_task *b);
+	int (*queue_order)(void *st, const struct sched_ssn_queue *a,
+			   const struct sched_ssn_queue *b);
 	/*
 	 * A node filter: set out->fit (and out->reason when it fails); *unresolvable tells the
 	 * preempt/reclaim search that evicting would not help (Kubernetes'
 	 * UnschedulableAndUnresolvable). The resource check is the action's, not a plugin's.
 	 * Returns 0 or VC_ENOMEM.
 	 */
-	int (*predicate)(void *st, const struct sched_stask *t, const struct sched_snode *n,
+	int (*predicate)(void *st, const struct sched_ssn_task *t, const struct sched_ssn_node *n,
 			 struct pred_result *out, bool *unresolvable);
-	double (*node_order)(void *st, const struct sched_stask *t, const struct sched_snode *n);
-	bool (*job_ready)(void *st, const struct sched_sjob *j);
-	enum sched_vote (*job_pipelined)(void *st, const struct sched_sjob *j);
+	double (*node_order)(void *st, const struct sched_ssn_task *t,
+			     const struct sched_ssn_node *n);
+	bool (*job_ready)(void *st, const struct sched_ssn_job *j);
+	enum sched_vote (*job_pipelined)(void *st, const struct sched_ssn_job *j);
 	/* Fill out; out->valid false = the job is skipped by the actions. */
-	void (*job_valid)(void *st, const struct sched_sjob *j, struct gang_validity *out);
+	void (*job_valid)(void *st, const struct sched_ssn_job *j, struct gang_validity *out);
 	/* A Reject may set *message (vc_malloc'd) for the PodGroup's Normal Unschedulable event. */
-	enum sched_vote (*job_enqueueable)(void *st, const struct sched_sjob *j, char **message);
-	void (*job_enqueued)(void *st, const struct sched_sjob *j);
-	bool (*job_starving)(void *st, const struct sched_sjob *j);
-	bool (*allocatable)(void *st, const struct sched_squeue *q, const struct sched_stask *t);
-	bool (*overused)(void *st, const struct sched_squeue *q);
-	bool (*preemptive)(void *st, const struct sched_squeue *q, const struct sched_stask *t);
+	enum sched_vote (*job_enqueueable)(void *st, const struct sched_ssn_job *j, char **message);
+	void (*job_enqueued)(void *st, const struct sched_ssn_job *j);
+	bool (*job_starving)(void *st, const struct sched_ssn_job *j);
+	bool (*allocatable)(void *st, const struct sched_ssn_queue *q,
+			    const struct sched_ssn_task *t);
+	bool (*overused)(void *st, const struct sched_ssn_queue *q);
+	bool (*preemptive)(void *st, const struct sched_ssn_queue *q,
+			   const struct sched_ssn_task *t);
 	/*
 	 * Victim filters: cands[0..n) are candidates in victim order (§3.6); clear keep[i] for
 	 * each candidate that must not be a victim (keep[] starts all true and may already have
 	 * been cleared by another filter). Return SCHED_ABSTAIN to take no part.
 	 */
-	enum sched_vote (*preemptable)(void *st, const struct sched_stask *preemptor,
-				       struct sched_stask *const *cands, size_t n, bool *keep);
-	enum sched_vote (*reclaimable)(void *st, const struct sched_stask *reclaimer,
-				       struct sched_stask *const *cands, size_t n, bool *keep);
+	enum sched_vote (*preemptable)(void *st, const struct sched_ssn_task *preemptor,
+				       struct sched_ssn_task *const *cands, size_t n, bool *keep);
+	enum sched_vote (*reclaimable)(void *st, const struct sched_ssn_task *reclaimer,
+				       struct sched_ssn_task *const *cands, size_t n, bool *keep);
 	/*
 	 * Events: a task was allocated or pipelined (or an eviction undone); a task was evicted
 	 * (or an allocation/pipelining undone). Called after the session state changed.
 	 */
-	void (*on_allocate)(void *st, const struct sched_stask *t);
-	void (*on_deallocate)(void *st, const struct sched_stask *t);
+	void (*on_allocate)(void *st, const struct sched_ssn_task *t);
+	void (*on_deallocate)(void *st, const struct sched_ssn_task *t);
 	/*
 	 * Promises that let the session reuse results across tasks (the equivalence classes of
-	 * sched_stask): predicate_by_class says the predicate's outcome depends only on the node
-	 * (any change to its accounting or task list bumps sched_snode.version) and on the task's
-	 * scheduling constraints (whether it has a pod; nodeSelector, required node affinity,
-	 * tolerations and host ports of its spec); node_order_by_request says the score depends
-	 * only on the node and the task's request vector (req). When every registered predicate
-	 * (every node_order) makes the promise, the session caches the combined result per
-	 * (equivalence class, node version) for allocate and backfill; a plugin that cannot
+	 * sched_ssn_task): predicate_by_class says the predicate's outcome depends only on the node
+	 * (any change to its accounting or task list bumps sched_ssn_node.version) and on the
+	 * task's scheduling constraints (whether it has a pod; nodeSelector, required node
+	 * affinity, tolerations and host ports of its spec); node_order_by_request says the score
+	 * depends only on the node and the task's request vector (req). When every registered
+	 * predicate (every node_order) makes the promise, the session caches the combined result
+	 * per (equivalence class, node version) for allocate and backfill; a plugin that cannot
 	 * promise simply leaves the flag false.
 	 */
 	bool predicate_by_class;
 	bool node_order_by_request;
 };
-
-struct sched_plugin {
-	const char *name; /* as in the configuration: "gang", "task-topology", … */
-	/*
-	 * Register: fill cb (zeroed by the caller) and *state. conf is the plugin's entry in the
-	 * configuration (arguments, enable flags). Returns 0, VC_ENOMEM or VC_EINVAL (with err).
-	 */
-	int (*on_session_open)(struct sched_session *ssn, const struct sched_plugin_conf *conf,
-			       struct sched_callbacks *cb, void **state, struct vc_error *err);
-	/* Optional: called at close before the session writes its results; frees state. */
-	void (*on_session_close)(struct sched_session *ssn, void *state);
-};
-
-/* The built-in plugins (defined in plugin_*.c / sched_plugins_builtin.c). */
-extern const struct sched_plugin sched_plugin_priority;
-extern const struct sched_plugin sched_plugin_gang;
-extern const struct sched_plugin sched_plugin_conformance;
-extern const struct sched_plugin sched_plugin_overcommit;
-extern const struct sched_plugin sched_plugin_drf;
-extern const struct sched_plugin sched_plugin_predicates;
-extern const struct sched_plugin sched_plugin_proportion;
-extern const struct sched_plugin sched_plugin_nodeorder;
-extern const struct sched_plugin sched_plugin_binpack;
-/* Defined by plugin_tasktopology.c; the table takes it when it is linked in (weak). */
-extern const struct sched_plugin sched_plugin_tasktopology;
-
-/* The plugin called name, or NULL when this scheduler has none by that name. */
-const struct sched_plugin *sched_plugin_find(const char *name);
-
-/* The actions this scheduler implements ("enqueue", "allocate", …). */
-bool sched_action_known(const char *name);
 
 /* ---- the session ----------------------------------------------------------------------------- */
 
@@ -236,13 +217,13 @@ struct sched_session {
 	uint32_t gpu_dim;  /* "nvidia.com/gpu" or SCHED_NONE */
 	double *total;	   /* Σ node allocatable */
 
-	struct sched_stask *tasks; /* every task, grouped by job */
+	struct sched_ssn_task *tasks; /* every task, grouped by job */
 	size_t ntasks;
-	struct sched_sjob *jobs; /* snapshot order */
+	struct sched_ssn_job *jobs; /* snapshot order */
 	size_t njobs;
-	struct sched_snode *nodes;
+	struct sched_ssn_node *nodes;
 	size_t nnodes;
-	struct sched_squeue *queues;
+	struct sched_ssn_queue *queues;
 	size_t nqueues;
 
 	struct sched_session_priv *priv; /* plugin slots, statements, results, scratch */
@@ -251,10 +232,18 @@ struct sched_session {
 /* ---- helpers for plugins and actions ----------------------------------------------------------
  */
 
+/*
+ * Call fn for every hostPort entry (hostPort > 0) of a pod spec's init containers, then its
+ * containers; stop and return true when fn does (sched_classes.c).
+ */
+bool sched_pod_each_host_port(const json_t *spec, bool (*fn)(const json_t *port, const void *ctx),
+			      const void *ctx);
+
 /* The session view of a model task/job/queue/node (NULL when not in the session). */
-struct sched_stask *sched_ssn_task_of(const struct sched_session *ssn, const struct sched_task *t);
-struct sched_squeue *sched_ssn_queue(const struct sched_session *ssn, const char *name);
-struct sched_snode *sched_ssn_node(const struct sched_session *ssn, const char *name);
+struct sched_ssn_task *sched_ssn_task_of(const struct sched_session *ssn,
+					 const struct sched_task_info *t);
+struct sched_ssn_queue *sched_ssn_find_queue(const struct sched_session *ssn, const char *name);
+struct sched_ssn_node *sched_ssn_find_node(const struct sched_session *ssn, const char *name);
 
 /* A dimension's index or SCHED_NONE. */
 uint32_t sched_ssn_dim(const struct sched_session *ssn, const char *name);
@@ -266,7 +255,7 @@ uint32_t sched_ssn_dim(const struct sched_session *ssn, const char *name);
 void sched_ssn_dense(const struct sched_session *ssn, const struct vc_resource *r, double *out);
 
 /* out = idle + releasing − pipelined. */
-void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_snode *n,
+void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_ssn_node *n,
 			   double *out);
 
 /*
@@ -279,43 +268,43 @@ bool sched_res_le(const struct sched_session *ssn, const double *a, const double
 bool sched_res_empty(const struct sched_session *ssn, const double *a);
 
 /* Gang counters: Ready (allocated states + Succeeded), Waiting (Pipelined). */
-uint32_t sched_sjob_ready(const struct sched_sjob *j);
-uint32_t sched_sjob_waiting(const struct sched_sjob *j);
+uint32_t sched_ssn_job_nready(const struct sched_ssn_job *j);
+uint32_t sched_ssn_job_nwaiting(const struct sched_ssn_job *j);
 /* Tasks in the role counted by Volcano's occupied rules (mode as in plugin_gang.c). */
-bool sched_sjob_gang_ready(const struct sched_sjob *j);
-bool sched_sjob_gang_pipelined(const struct sched_sjob *j);
+bool sched_ssn_job_gang_ready(const struct sched_ssn_job *j);
+bool sched_ssn_job_gang_pipelined(const struct sched_ssn_job *j);
 
 /* The combined extension points (§1.4), for actions. */
-int sched_ssn_job_order(struct sched_session *ssn, const struct sched_sjob *a,
-			const struct sched_sjob *b);
-int sched_ssn_task_order(struct sched_session *ssn, const struct sched_stask *a,
-			 const struct sched_stask *b);
-int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_squeue *a,
-			  const struct sched_squeue *b);
-bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_sjob *j);
-bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_sjob *j);
-bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_sjob *j);
-void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_sjob *j,
+int sched_ssn_job_order(struct sched_session *ssn, const struct sched_ssn_job *a,
+			const struct sched_ssn_job *b);
+int sched_ssn_task_order(struct sched_session *ssn, const struct sched_ssn_task *a,
+			 const struct sched_ssn_task *b);
+int sched_ssn_queue_order(struct sched_session *ssn, const struct sched_ssn_queue *a,
+			  const struct sched_ssn_queue *b);
+bool sched_ssn_job_ready(struct sched_session *ssn, const struct sched_ssn_job *j);
+bool sched_ssn_job_pipelined(struct sched_session *ssn, const struct sched_ssn_job *j);
+bool sched_ssn_job_starving(struct sched_session *ssn, const struct sched_ssn_job *j);
+void sched_ssn_job_valid(struct sched_session *ssn, const struct sched_ssn_job *j,
 			 struct gang_validity *out);
 /* *message receives the first rejecting plugin's message (vc_malloc'd) or NULL. */
-bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_sjob *j,
+bool sched_ssn_job_enqueueable(struct sched_session *ssn, const struct sched_ssn_job *j,
 			       char **message);
-void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_sjob *j);
-bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_squeue *q,
-			   const struct sched_stask *t);
-bool sched_ssn_overused(struct sched_session *ssn, const struct sched_squeue *q);
-bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_squeue *q,
-			  const struct sched_stask *t);
-int sched_ssn_predicate(struct sched_session *ssn, const struct sched_stask *t,
-			const struct sched_snode *n, struct pred_result *out,
+void sched_ssn_job_enqueued(struct sched_session *ssn, const struct sched_ssn_job *j);
+bool sched_ssn_allocatable(struct sched_session *ssn, const struct sched_ssn_queue *q,
+			   const struct sched_ssn_task *t);
+bool sched_ssn_overused(struct sched_session *ssn, const struct sched_ssn_queue *q);
+bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_ssn_queue *q,
+			  const struct sched_ssn_task *t);
+int sched_ssn_predicate(struct sched_session *ssn, const struct sched_ssn_task *t,
+			const struct sched_ssn_node *n, struct pred_result *out,
 			bool *unresolvable) VC_WARN_UNUSED;
-double sched_ssn_node_score(struct sched_session *ssn, const struct sched_stask *t,
-			    const struct sched_snode *n);
+double sched_ssn_node_score(struct sched_session *ssn, const struct sched_ssn_task *t,
+			    const struct sched_ssn_node *n);
 /* Victim filters: keep[] as for the callbacks; returns how many are kept. */
-size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_stask *preemptor,
-			     struct sched_stask *const *cands, size_t n, bool *keep);
-size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_stask *reclaimer,
-			     struct sched_stask *const *cands, size_t n, bool *keep);
+size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_ssn_task *preemptor,
+			     struct sched_ssn_task *const *cands, size_t n, bool *keep);
+size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_ssn_task *reclaimer,
+			     struct sched_ssn_task *const *cands, size_t n, bool *keep);
 
 /* Whether the configuration has this action (Pending->Inqueue promotion in allocate). */
 bool sched_ssn_has_action(const struct sched_session *ssn, const char *action);

@@ -28,7 +28,7 @@ struct sched_fit_errors {
 int sched_fit_format(const struct sched_session *ssn, const struct sched_fit_errors *f,
 		     struct vc_buf *out) VC_WARN_UNUSED;
 /* Replace t's fit errors by a task-level text. 0 or VC_ENOMEM. */
-int sched_fit_set_error(struct sched_session *ssn, struct sched_stask *t,
+int sched_fit_set_error(struct sched_session *ssn, struct sched_ssn_task *t,
 			const char *msg) VC_WARN_UNUSED;
 
 /* ---- binary heap over pointers -----------------------------------------------------------------
@@ -55,7 +55,8 @@ void *sched_heap_pop(struct sched_heap *h);
 /* Sort items by cmp (stable merge sort; tmp has room for n items). */
 void sched_sort(struct sched_session *ssn, void **items, size_t n, void **tmp, sched_cmp_fn cmp);
 
-/* Comparators for heaps and sorts over sched_sjob / sched_squeue / sched_stask pointers. */
+/* Comparators for heaps and sorts over sched_ssn_job / sched_ssn_queue / sched_ssn_task pointers.
+ */
 int sched_cmp_jobs(struct sched_session *ssn, const void *a, const void *b);
 int sched_cmp_queues(struct sched_session *ssn, const void *a, const void *b);
 int sched_cmp_tasks(struct sched_session *ssn, const void *a, const void *b);
@@ -84,7 +85,7 @@ enum sched_op_kind {
 
 struct sched_op {
 	enum sched_op_kind kind;
-	struct sched_stask *task;
+	struct sched_ssn_task *task;
 	const char *reason; /* evict: "preempt" / "reclaim" */
 };
 
@@ -95,11 +96,11 @@ struct sched_stmt {
 
 void sched_stmt_init(struct sched_stmt *s);
 void sched_stmt_release(struct sched_stmt *s);
-int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 			uint32_t node) VC_WARN_UNUSED;
-int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 			uint32_t node, bool eviction_occurred) VC_WARN_UNUSED;
-int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 		     const char *reason) VC_WARN_UNUSED;
 /* Allocations go to the binder (Binding), evictions to the result; the statement is emptied. */
 void sched_stmt_commit(struct sched_session *ssn, struct sched_stmt *s);
@@ -109,13 +110,13 @@ void sched_stmt_discard(struct sched_session *ssn, struct sched_stmt *s);
 int sched_stmt_merge(struct sched_stmt *dst, struct sched_stmt *src) VC_WARN_UNUSED;
 
 /* Session operations without a statement (backfill). */
-int sched_ssn_allocate(struct sched_session *ssn, struct sched_stask *t,
+int sched_ssn_allocate(struct sched_session *ssn, struct sched_ssn_task *t,
 		       uint32_t node) VC_WARN_UNUSED;
 /* Allocated -> Binding and into the result's binds. */
-void sched_ssn_dispatch(struct sched_session *ssn, struct sched_stask *t);
+void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t);
 
 /* Change a task's status keeping the job's counters and allocated vector right. */
-void sched_ssn_set_status(struct sched_session *ssn, struct sched_stask *t,
+void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_task_status s);
 
 /* ---- node search (§3.2.1, §3.2.2) ------------------------------------------------------------ */
@@ -133,15 +134,63 @@ uint32_t sched_num_to_find(uint32_t nnodes);
  * priv->feasible (*n of them). In allocate mode with use_cache the per-(job, role) error cache
  * is used and filled; when no node fits, t->fit records the failures. 0 or VC_ENOMEM.
  */
-int sched_predicate_nodes(struct sched_session *ssn, struct sched_stask *t,
+int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_search_mode mode, bool use_cache, size_t *n) VC_WARN_UNUSED;
 
 /* The best of cands by summed node score, ties broken by the session's seeded PRNG. */
-uint32_t sched_best_node(struct sched_session *ssn, const struct sched_stask *t,
+uint32_t sched_best_node(struct sched_session *ssn, const struct sched_ssn_task *t,
 			 const uint32_t *cands, size_t n);
 
 /* Start a predicate-cache scope (one job's pass in allocate). */
 void sched_cache_reset(struct sched_session *ssn);
+
+/* ---- opening a session without running it ----------------------------------------------------
+ */
+
+/*
+ * Open a session over snap as sched_session_run does (same arguments; ssn and *out are
+ * initialised here) without running any action: the plugins of conf's tiers are open and their
+ * callbacks in priv->slots, for tests that drive callbacks directly. 0, VC_ENOMEM or VC_EINVAL
+ * (err set); on failure nothing is left to release.
+ */
+int sched_session_begin(struct sched_session *ssn, const struct sched_conf *conf,
+			struct sched_snapshot *snap, const char *session_uid, const char *now,
+			uint64_t seed, struct sched_result *out,
+			struct vc_error *err) VC_WARN_UNUSED;
+/* Close the plugins and free the session; no results are computed (release *out after). */
+void sched_session_end(struct sched_session *ssn);
+
+/* ---- the session's parts in other files -------------------------------------------------------
+ */
+
+/* A small name -> index hash (open addressing, FNV-1a) for snapshot and session lookups. */
+struct sched_name_index {
+	const char **names; /* borrowed */
+	uint32_t *idx;
+	size_t cap; /* power of two */
+};
+
+uint64_t sched_fnv(const char *s);
+/* Room for n names. 0 or VC_ENOMEM. */
+int sched_name_index_init(struct sched_name_index *m, size_t n) VC_WARN_UNUSED;
+void sched_name_index_release(struct sched_name_index *m);
+/* Map name (borrowed, must outlive m) to i; the first name put wins. */
+void sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i);
+/* The index of name, or SCHED_NONE (also for a NULL name). */
+uint32_t sched_name_index_get(const struct sched_name_index *m, const char *name);
+
+/* Whether a pod spec asks for a host port (a container or init container's hostPort > 0). */
+bool sched_pod_has_host_ports(const json_t *spec);
+/* Number the distinct request vectors into the tasks' shape (sched_classes.c). 0 or VC_ENOMEM. */
+int sched_assign_shapes(struct sched_session *ssn) VC_WARN_UNUSED;
+/* Give tasks their predicate class_key (sched_classes.c). 0 or VC_ENOMEM. */
+int sched_assign_class_keys(struct sched_session *ssn) VC_WARN_UNUSED;
+
+/*
+ * Close a session after its actions (sched_session_close.c): job results, pod conditions,
+ * queue results and the write-back into the model. 0 or VC_ENOMEM.
+ */
+int sched_session_close(struct sched_session *ssn) VC_WARN_UNUSED;
 
 /* ---- the session's private state ------------------------------------------------------------ */
 
@@ -191,7 +240,7 @@ struct sched_session_priv {
 	struct vc_buf text;
 	json_t *scheduled_cond;
 	/* Victim ordering context. */
-	const struct sched_stask *victim_preemptor;
+	const struct sched_ssn_task *victim_preemptor;
 	/* Storage. */
 	double *arena;
 	const char **dim_names;
@@ -211,7 +260,7 @@ struct sched_class_entry {
 };
 
 /* A node's accounting or task list changed: bump its version (and the dense mirror). */
-static inline void sched_node_changed(struct sched_session *ssn, struct sched_snode *n)
+static inline void sched_node_changed(struct sched_session *ssn, struct sched_ssn_node *n)
 {
 	n->version++;
 	if (ssn->priv->node_ver)
@@ -224,33 +273,27 @@ int sched_class_caches_init(struct sched_session *ssn) VC_WARN_UNUSED;
 /* Intern a reason text; returns its index or SCHED_NONE when out of memory. */
 uint32_t sched_reason_intern(struct sched_session *ssn, const char *text);
 
-/* ---- actions (§3) ------------------------------------------------------------------------------
+/* ---- helpers the actions (§3) share; the actions themselves are in sched_registry.h ------------
  */
 
-int sched_action_enqueue(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_allocate(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_backfill(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_preempt(struct sched_session *ssn) VC_WARN_UNUSED;
-int sched_action_reclaim(struct sched_session *ssn) VC_WARN_UNUSED;
-
 /* Job helpers for actions. */
-bool sched_sjob_pending(const struct sched_sjob *j); /* phase "" or Pending */
+bool sched_ssn_job_is_pending(const struct sched_ssn_job *j); /* phase "" or Pending */
 /* Set the phase of a job (model job->phase). */
-void sched_sjob_set_phase(struct sched_sjob *j, enum vc_pg_phase p);
+void sched_ssn_job_set_phase(struct sched_ssn_job *j, enum vc_pg_phase p);
 
 /* Preempt/reclaim's per-node eviction search (shared). */
-int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_stask *t,
+int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struct sched_ssn_task *t,
 		       bool reclaim,
 		       bool (*filter)(struct sched_session *ssn,
-				      const struct sched_stask *preemptor,
-				      const struct sched_stask *victim),
+				      const struct sched_ssn_task *preemptor,
+				      const struct sched_ssn_task *victim),
 		       bool *assigned) VC_WARN_UNUSED;
 
 /* The Pending, ungated tasks of j in task order, into out (returns how many). */
-size_t sched_pending_tasks(struct sched_session *ssn, struct sched_sjob *j,
-			   struct sched_stask **out, void **tmp);
+size_t sched_pending_tasks(struct sched_session *ssn, struct sched_ssn_job *j,
+			   struct sched_ssn_task **out, void **tmp);
 
 /* Starving, valid, admitted jobs with a queue and pending tasks: preemptors / reclaimers. */
-bool sched_preemptor_job(struct sched_session *ssn, struct sched_sjob *j);
+bool sched_preemptor_job(struct sched_session *ssn, struct sched_ssn_job *j);
 
 #endif /* SCHED_INTERNAL_H */

@@ -217,7 +217,8 @@ struct srt_snap {
 	struct vc_queue *queues;
 	size_t nqueues;
 	/* PodGroups and nodes are borrowed from the runtime's view maps. */
-	struct sched_task **loose; /* owned: bound pods in no job, charged to their node only */
+	struct sched_task_info *
+		*loose; /* owned: bound pods in no job, charged to their node only */
 	size_t nloose;
 	struct srt_view **pods; /* a reference to each pod view the snapshot's tasks borrow */
 	size_t npods;

@@ -678,7 +678,7 @@ static int build_queues(struct srt_snap *sn, const struct vc_objs *qs)
 		return VC_ENOMEM;
 	for (i = 0; i < qs->count; i++) {
 		struct vc_queue *v = &sn->queues[sn->nqueues];
-		struct sched_queue *q;
+		struct sched_queue_info *q;
 		int rc = vc_queue_view(qs->items[i], v, &verr);
 
 		if (rc == VC_ENOMEM)
@@ -740,7 +740,7 @@ static int build_nodes(struct sched_runtime *s, struct srt_snap *sn, const struc
 
 	for (i = 0; i < ns->count; i++) {
 		struct srt_view *v;
-		struct sched_node *n;
+		struct sched_node_info *n;
 
 		if (!node_selected(s, ns->items[i]))
 			continue;
@@ -798,7 +798,7 @@ static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, const struct
 
 	for (i = 0; i < pgs->count; i++) {
 		const char *raw_queue, *queue;
-		struct sched_job *j;
+		struct sched_job_info *j;
 		struct srt_view *sv;
 		struct vc_podgroup *v;
 
@@ -862,7 +862,8 @@ static bool is_terminated(enum sched_task_status st)
  * node until the pod shows spec.nodeName) and evictions sent (Releasing until the pod shows its
  * deletion). Drops entries the pod has caught up with.
  */
-static int apply_assumptions(struct sched_runtime *s, struct sched_task *t, const struct vc_pod *p)
+static int apply_assumptions(struct sched_runtime *s, struct sched_task_info *t,
+			     const struct vc_pod *p)
 {
 	struct srt_assumed *a;
 	struct srt_evicted *e;
@@ -894,11 +895,12 @@ static int apply_assumptions(struct sched_runtime *s, struct sched_task *t, cons
 	return rc;
 }
 
-static int add_loose(struct srt_snap *sn, struct sched_task *t, size_t *cap)
+static int add_loose(struct srt_snap *sn, struct sched_task_info *t, size_t *cap)
 {
 	if (sn->nloose == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
-		struct sched_task **p = vc_realloc(sn->loose, ncap * sizeof(struct sched_task *));
+		struct sched_task_info **p =
+			vc_realloc(sn->loose, ncap * sizeof(struct sched_task_info *));
 
 		if (!p)
 			return VC_ENOMEM;
@@ -946,8 +948,8 @@ static int build_tasks(struct sched_runtime *s, struct srt_snap *sn, struct srt_
 	char key[VC_CACHE_KEY_MAX];
 
 	for (i = 0; i < sn->npods; i++) {
-		struct sched_job *job = NULL;
-		struct sched_task *t;
+		struct sched_job_info *job = NULL;
+		struct sched_task_info *t;
 		struct vc_pod *v = &sn->pods[i]->v.pod;
 		int rc;
 
@@ -1060,7 +1062,7 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = sched_snapshot_place(&out->snap);
 	for (i = 0; !rc && i < out->nloose; i++) {
-		struct sched_node *n = srt_map_get(&nodes_by_name, out->loose[i]->node_name);
+		struct sched_node_info *n = srt_map_get(&nodes_by_name, out->loose[i]->node_name);
 
 		if (n)
 			rc = sched_node_add_task(n, out->loose[i]);

@@ -1092,7 +1092,7 @@ out:
 
 static void apply_bind(struct sched_runtime *s, const struct sched_bind *b)
 {
-	const struct sched_task *t = b->task;
+	const struct sched_task_info *t = b->task;
 	struct srt_assumed *a;
 	struct srt_work *w;
 	json_t *full;
@@ -1130,7 +1130,7 @@ nomem:
 
 static void apply_evict(struct sched_runtime *s, const struct sched_evict *e)
 {
-	const struct sched_task *t = e->task;
+	const struct sched_task_info *t = e->task;
 	struct srt_evicted *ev;
 	struct srt_work *w;
 	json_t *full;

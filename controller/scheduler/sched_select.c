@@ -82,7 +82,7 @@ static void clear_counts(struct sched_session_priv *p)
 }
 
 /* Turn the counted reasons into t's fit errors over nfailed nodes. */
-static int fit_from_counts(struct sched_session *ssn, struct sched_stask *t, uint32_t nfailed)
+static int fit_from_counts(struct sched_session *ssn, struct sched_ssn_task *t, uint32_t nfailed)
 {
 	struct sched_session_priv *p = ssn->priv;
 	struct sched_fit_errors *f;
@@ -106,7 +106,7 @@ static int fit_from_counts(struct sched_session *ssn, struct sched_stask *t, uin
 	return 0;
 }
 
-int sched_fit_set_error(struct sched_session *ssn, struct sched_stask *t, const char *msg)
+int sched_fit_set_error(struct sched_session *ssn, struct sched_ssn_task *t, const char *msg)
 {
 	struct sched_fit_errors *f = vc_malloc(sizeof(*f));
 
@@ -249,7 +249,7 @@ int sched_class_caches_init(struct sched_session *ssn)
 
 /* The table of t's class, or NULL when t's class is not cached. */
 static struct sched_class_entry *class_table(const struct sched_session *ssn,
-					     const struct sched_stask *t)
+					     const struct sched_ssn_task *t)
 {
 	const struct sched_session_priv *p = ssn->priv;
 
@@ -277,8 +277,8 @@ static inline void entry_claim(const struct sched_session_priv *p, struct sched_
 	}
 }
 
-static double score_eval(struct sched_session *ssn, const struct sched_stask *t,
-			 const struct sched_snode *n)
+static double score_eval(struct sched_session *ssn, const struct sched_ssn_task *t,
+			 const struct sched_ssn_node *n)
 {
 	struct sched_session_priv *p = ssn->priv;
 	double score = 0;
@@ -291,8 +291,8 @@ static double score_eval(struct sched_session *ssn, const struct sched_stask *t,
 }
 
 /* The summed node score of t on node n, through the class table tab (may be NULL). */
-static double node_score(struct sched_session *ssn, const struct sched_stask *t,
-			 struct sched_class_entry *tab, const struct sched_snode *n)
+static double node_score(struct sched_session *ssn, const struct sched_ssn_task *t,
+			 struct sched_class_entry *tab, const struct sched_ssn_node *n)
 {
 	struct sched_class_entry *e;
 
@@ -307,8 +307,8 @@ static double node_score(struct sched_session *ssn, const struct sched_stask *t,
 	return e->score;
 }
 
-double sched_ssn_node_score(struct sched_session *ssn, const struct sched_stask *t,
-			    const struct sched_snode *n)
+double sched_ssn_node_score(struct sched_session *ssn, const struct sched_ssn_task *t,
+			    const struct sched_ssn_node *n)
 {
 	return node_score(ssn, t, ssn->priv->class_score ? class_table(ssn, t) : NULL, n);
 }
@@ -318,7 +318,7 @@ double sched_ssn_node_score(struct sched_session *ssn, const struct sched_stask 
 
 /* Whether req fits the node's FutureIdle; else *dim is the first dimension where it does not. */
 static bool fits_future(const struct sched_session *ssn, const double *req,
-			const struct sched_snode *n, uint32_t *dim)
+			const struct sched_ssn_node *n, uint32_t *dim)
 {
 	size_t d;
 
@@ -342,12 +342,12 @@ static bool fits_future(const struct sched_session *ssn, const double *req,
  * eviction cannot fix. tab (allocate mode only, may be NULL) is t's class table: the outcome
  * is read from it when known and recorded in it otherwise. 0 or VC_ENOMEM.
  */
-static int node_outcome(struct sched_session *ssn, const struct sched_stask *t, uint32_t node,
+static int node_outcome(struct sched_session *ssn, const struct sched_ssn_task *t, uint32_t node,
 			enum sched_search_mode mode, struct sched_class_entry *tab,
 			uint32_t *reason)
 {
 	struct sched_session_priv *p = ssn->priv;
-	const struct sched_snode *n = &ssn->nodes[node];
+	const struct sched_ssn_node *n = &ssn->nodes[node];
 	struct pred_result pr;
 	bool unresolvable = false;
 	uint32_t d;
@@ -379,7 +379,7 @@ static int node_outcome(struct sched_session *ssn, const struct sched_stask *t, 
 	return 0;
 }
 
-int sched_predicate_nodes(struct sched_session *ssn, struct sched_stask *t,
+int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_search_mode mode, bool use_cache, size_t *nout)
 {
 	struct sched_session_priv *p = ssn->priv;
@@ -447,7 +447,7 @@ static uint64_t rng_next(uint64_t *s)
 }
 
 /* The best node of one gradient: max score, ties uniformly at random. */
-static uint32_t best_of(struct sched_session *ssn, const struct sched_stask *t,
+static uint32_t best_of(struct sched_session *ssn, const struct sched_ssn_task *t,
 			const uint32_t *cands, size_t n)
 {
 	struct sched_session_priv *p = ssn->priv;
@@ -479,7 +479,7 @@ static uint32_t best_of(struct sched_session *ssn, const struct sched_stask *t,
 	return best;
 }
 
-uint32_t sched_best_node(struct sched_session *ssn, const struct sched_stask *t,
+uint32_t sched_best_node(struct sched_session *ssn, const struct sched_ssn_task *t,
 			 const uint32_t *cands, size_t n)
 {
 	struct sched_session_priv *p = ssn->priv;

@@ -23,11 +23,11 @@
 #include "vc_err.h"
 
 struct sched_snapshot {
-	struct sched_job **jobs; /* owned */
+	struct sched_job_info **jobs; /* owned */
 	size_t njobs, jobs_cap;
-	struct sched_node **nodes; /* owned */
+	struct sched_node_info **nodes; /* owned */
 	size_t nnodes, nodes_cap;
-	struct sched_queue **queues; /* owned */
+	struct sched_queue_info **queues; /* owned */
 	size_t nqueues, queues_cap;
 	struct vc_resource total; /* Σ node allocatable, kept by sched_snapshot_add_node */
 };
@@ -41,14 +41,14 @@ int sched_snapshot_init(struct sched_snapshot *s) VC_WARN_UNUSED;
  * a job's tasks on nodes (sched_node_add_task for tasks that have a node) is the caller's job,
  * done after both are added: see sched_snapshot_place().
  */
-int sched_snapshot_add_job(struct sched_snapshot *s, struct sched_job *j) VC_WARN_UNUSED;
-int sched_snapshot_add_node(struct sched_snapshot *s, struct sched_node *n) VC_WARN_UNUSED;
-int sched_snapshot_add_queue(struct sched_snapshot *s, struct sched_queue *q) VC_WARN_UNUSED;
+int sched_snapshot_add_job(struct sched_snapshot *s, struct sched_job_info *j) VC_WARN_UNUSED;
+int sched_snapshot_add_node(struct sched_snapshot *s, struct sched_node_info *n) VC_WARN_UNUSED;
+int sched_snapshot_add_queue(struct sched_snapshot *s, struct sched_queue_info *q) VC_WARN_UNUSED;
 
 /* Lookups by name (jobs by "<ns>/<pg name>"); NULL when absent. Linear or hashed. */
-struct sched_node *sched_snapshot_node(const struct sched_snapshot *s, const char *name);
-struct sched_queue *sched_snapshot_queue(const struct sched_snapshot *s, const char *name);
-struct sched_job *sched_snapshot_job(const struct sched_snapshot *s, const char *uid);
+struct sched_node_info *sched_snapshot_node(const struct sched_snapshot *s, const char *name);
+struct sched_queue_info *sched_snapshot_queue(const struct sched_snapshot *s, const char *name);
+struct sched_job_info *sched_snapshot_job(const struct sched_snapshot *s, const char *uid);
 
 /*
  * Account every task that has a node_name on that node (tasks whose node is not in the snapshot
@@ -62,13 +62,13 @@ void sched_snapshot_release(struct sched_snapshot *s);
 /* ---- what a cycle decided ------------------------------------------------------------------- */
 
 struct sched_bind {
-	struct sched_task *task; /* borrowed from the snapshot */
-	const char *node;	 /* borrowed: the task's node_name */
+	struct sched_task_info *task; /* borrowed from the snapshot */
+	const char *node;	      /* borrowed: the task's node_name */
 };
 
 struct sched_evict {
-	struct sched_task *task; /* borrowed */
-	const char *reason;	 /* static: "preempt" or "reclaim" */
+	struct sched_task_info *task; /* borrowed */
+	const char *reason;	      /* static: "preempt" or "reclaim" */
 };
 
 /*
@@ -79,7 +79,7 @@ struct sched_evict {
  * lastTransitionTime).
  */
 struct sched_job_result {
-	struct sched_job *job; /* borrowed */
+	struct sched_job_info *job; /* borrowed */
 	enum vc_pg_phase phase;
 	json_t *conditions; /* owned reference (array) */
 	int32_t running, succeeded, failed;
@@ -102,15 +102,15 @@ struct sched_job_result {
  * FailedScheduling event) only when the pod's current condition differs.
  */
 struct sched_task_result {
-	struct sched_task *task; /* borrowed */
-	const char *reason;	 /* static: "Schedulable" or "Unschedulable" */
-	char *message;		 /* owned */
-	char *nominated_node;	 /* owned or NULL */
+	struct sched_task_info *task; /* borrowed */
+	const char *reason;	      /* static: "Schedulable" or "Unschedulable" */
+	char *message;		      /* owned */
+	char *nominated_node;	      /* owned or NULL */
 };
 
 struct sched_queue_result {
-	struct sched_queue *queue;    /* borrowed */
-	struct vc_resource allocated; /* owned: Σ req of allocated-state tasks (§1.8 item 6) */
+	struct sched_queue_info *queue; /* borrowed */
+	struct vc_resource allocated;	/* owned: Σ req of allocated-state tasks (§1.8 item 6) */
 };
 
 struct sched_result {

@@ -10,13 +10,10 @@
 
 #include "vc_alloc.h"
 
-#define DEFAULT_MILLI_CPU 100.0			/* Kubernetes' schedutil.DefaultMilliCPURequest */
-#define DEFAULT_MEMORY	  (200.0 * 1024 * 1024) /* schedutil.DefaultMemoryRequest */
-
-void sched_ssn_set_status(struct sched_session *ssn, struct sched_stask *t,
+void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_task_status s)
 {
-	struct sched_sjob *j = t->job;
+	struct sched_ssn_job *j = t->job;
 	enum sched_task_status old = t->t->status;
 	bool was = sched_task_status_is_allocated(old), now = sched_task_status_is_allocated(s);
 	size_t d;
@@ -39,7 +36,7 @@ void sched_ssn_set_status(struct sched_session *ssn, struct sched_stask *t,
 	t->t->status = s;
 }
 
-static void fire(struct sched_session *ssn, const struct sched_stask *t, bool allocate)
+static void fire(struct sched_session *ssn, const struct sched_ssn_task *t, bool allocate)
 {
 	struct sched_plugin_slot *s;
 
@@ -52,16 +49,17 @@ static void fire(struct sched_session *ssn, const struct sched_stask *t, bool al
 }
 
 /* Put t on node (its status already set): Volcano's NodeInfo.AddTask. */
-static int node_add(struct sched_session *ssn, struct sched_stask *t, uint32_t node)
+static int node_add(struct sched_session *ssn, struct sched_ssn_task *t, uint32_t node)
 {
-	struct sched_snode *n = &ssn->nodes[node];
-	struct sched_node *m = n->n;
+	struct sched_ssn_node *n = &ssn->nodes[node];
+	struct sched_node_info *m = n->n;
 	enum sched_task_status s = t->t->status;
 	size_t d;
 
 	if (m->ntasks == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 8;
-		struct sched_task **p = vc_realloc(m->tasks, ncap * sizeof(struct sched_task *));
+		struct sched_task_info **p =
+			vc_realloc(m->tasks, ncap * sizeof(struct sched_task_info *));
 
 		if (!p)
 			return VC_ENOMEM;
@@ -84,21 +82,21 @@ static int node_add(struct sched_session *ssn, struct sched_stask *t, uint32_t n
 	if (s == SCHED_TASK_RELEASING)
 		for (d = 0; d < ssn->ndims; d++)
 			n->releasing[d] += t->req[d];
-	n->nz_cpu += t->req[0] > 0 ? t->req[0] : DEFAULT_MILLI_CPU;
-	n->nz_mem += t->req[1] > 0 ? t->req[1] : DEFAULT_MEMORY;
+	n->nz_cpu += t->req[0] > 0 ? t->req[0] : SCHED_DEFAULT_MILLI_CPU;
+	n->nz_mem += t->req[1] > 0 ? t->req[1] : SCHED_DEFAULT_MEMORY;
 	return 0;
 }
 
 /* Take t (in its current status) off its node. */
-static void node_remove(struct sched_session *ssn, struct sched_stask *t)
+static void node_remove(struct sched_session *ssn, struct sched_ssn_task *t)
 {
-	struct sched_snode *n = &ssn->nodes[t->node];
-	struct sched_node *m = n->n;
+	struct sched_ssn_node *n = &ssn->nodes[t->node];
+	struct sched_node_info *m = n->n;
 	enum sched_task_status s = t->t->status;
 	size_t d, idx = (size_t)t->pod_index;
 
 	if (idx < m->ntasks && m->tasks[idx] == t->t) {
-		struct sched_task *last = m->tasks[m->ntasks - 1];
+		struct sched_task_info *last = m->tasks[m->ntasks - 1];
 
 		m->tasks[idx] = last;
 		if (last->ssn)
@@ -120,12 +118,12 @@ static void node_remove(struct sched_session *ssn, struct sched_stask *t)
 	if (s == SCHED_TASK_RELEASING)
 		for (d = 0; d < ssn->ndims; d++)
 			n->releasing[d] -= t->req[d];
-	n->nz_cpu -= t->req[0] > 0 ? t->req[0] : DEFAULT_MILLI_CPU;
-	n->nz_mem -= t->req[1] > 0 ? t->req[1] : DEFAULT_MEMORY;
+	n->nz_cpu -= t->req[0] > 0 ? t->req[0] : SCHED_DEFAULT_MILLI_CPU;
+	n->nz_mem -= t->req[1] > 0 ? t->req[1] : SCHED_DEFAULT_MEMORY;
 }
 
 /* Pending -> Allocated/Pipelined on node. */
-static int place(struct sched_session *ssn, struct sched_stask *t, uint32_t node,
+static int place(struct sched_session *ssn, struct sched_ssn_task *t, uint32_t node,
 		 enum sched_task_status s)
 {
 	enum sched_task_status old = t->t->status;
@@ -142,7 +140,7 @@ static int place(struct sched_session *ssn, struct sched_stask *t, uint32_t node
 	return 0;
 }
 
-static void unplace(struct sched_session *ssn, struct sched_stask *t)
+static void unplace(struct sched_session *ssn, struct sched_ssn_task *t)
 {
 	t->has_last = true;
 	t->last_status = t->t->status;
@@ -153,9 +151,9 @@ static void unplace(struct sched_session *ssn, struct sched_stask *t)
 }
 
 /* Running/Bound -> Releasing (node: used stays, releasing grows). */
-static void evict(struct sched_session *ssn, struct sched_stask *t)
+static void evict(struct sched_session *ssn, struct sched_ssn_task *t)
 {
-	struct sched_snode *n = &ssn->nodes[t->node];
+	struct sched_ssn_node *n = &ssn->nodes[t->node];
 	size_t d;
 
 	sched_ssn_set_status(ssn, t, SCHED_TASK_RELEASING);
@@ -165,9 +163,9 @@ static void evict(struct sched_session *ssn, struct sched_stask *t)
 	fire(ssn, t, false);
 }
 
-static void unevict(struct sched_session *ssn, struct sched_stask *t)
+static void unevict(struct sched_session *ssn, struct sched_ssn_task *t)
 {
-	struct sched_snode *n = &ssn->nodes[t->node];
+	struct sched_ssn_node *n = &ssn->nodes[t->node];
 	size_t d;
 
 	sched_ssn_set_status(ssn, t, SCHED_TASK_RUNNING);
@@ -177,7 +175,7 @@ static void unevict(struct sched_session *ssn, struct sched_stask *t)
 	fire(ssn, t, true);
 }
 
-void sched_ssn_dispatch(struct sched_session *ssn, struct sched_stask *t)
+void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t)
 {
 	struct sched_result *r = ssn->priv->res;
 
@@ -189,9 +187,9 @@ void sched_ssn_dispatch(struct sched_session *ssn, struct sched_stask *t)
 	}
 }
 
-int sched_ssn_allocate(struct sched_session *ssn, struct sched_stask *t, uint32_t node)
+int sched_ssn_allocate(struct sched_session *ssn, struct sched_ssn_task *t, uint32_t node)
 {
-	struct sched_sjob *j = t->job;
+	struct sched_ssn_job *j = t->job;
 	size_t i;
 	int rc = place(ssn, t, node, SCHED_TASK_ALLOCATED);
 
@@ -234,7 +232,7 @@ static int reserve(struct sched_stmt *s, size_t more)
 	return 0;
 }
 
-static int record(struct sched_stmt *s, enum sched_op_kind kind, struct sched_stask *t,
+static int record(struct sched_stmt *s, enum sched_op_kind kind, struct sched_ssn_task *t,
 		  const char *reason)
 {
 	int rc = reserve(s, 1);
@@ -248,7 +246,7 @@ static int record(struct sched_stmt *s, enum sched_op_kind kind, struct sched_st
 	return 0;
 }
 
-int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 			uint32_t node)
 {
 	int rc = reserve(s, 1);
@@ -262,7 +260,7 @@ int sched_stmt_allocate(struct sched_session *ssn, struct sched_stmt *s, struct 
 	return rc;
 }
 
-int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 			uint32_t node, bool eviction_occurred)
 {
 	int rc = reserve(s, 1);
@@ -276,7 +274,7 @@ int sched_stmt_pipeline(struct sched_session *ssn, struct sched_stmt *s, struct 
 	return rc;
 }
 
-int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_stask *t,
+int sched_stmt_evict(struct sched_session *ssn, struct sched_stmt *s, struct sched_ssn_task *t,
 		     const char *reason)
 {
 	int rc = reserve(s, 1);

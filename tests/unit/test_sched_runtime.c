@@ -256,7 +256,7 @@ static int fake_run(const struct sched_conf *conf, struct sched_snapshot *snap,
 	return 0;
 }
 
-static struct sched_task *task_named(const struct sched_snapshot *snap, const char *name)
+static struct sched_task_info *task_named(const struct sched_snapshot *snap, const char *name)
 {
 	size_t i, k;
 
@@ -267,7 +267,7 @@ static struct sched_task *task_named(const struct sched_snapshot *snap, const ch
 	return NULL;
 }
 
-static void add_bind(struct sched_result *r, struct sched_task *t, const char *node)
+static void add_bind(struct sched_result *r, struct sched_task_info *t, const char *node)
 {
 	struct sched_bind *b;
 
@@ -283,7 +283,7 @@ static void add_bind(struct sched_result *r, struct sched_task *t, const char *n
 	r->binds[r->nbinds++] = (struct sched_bind){ t, t->node_name };
 }
 
-static void add_job_result(struct sched_result *r, struct sched_job *j, enum vc_pg_phase phase,
+static void add_job_result(struct sched_result *r, struct sched_job_info *j, enum vc_pg_phase phase,
 			   const char *conditions, int32_t running, const char *ev_type,
 			   const char *ev_reason, const char *ev_message)
 {
@@ -303,7 +303,7 @@ static void add_job_result(struct sched_result *r, struct sched_job *j, enum vc_
 	jr->event_message = ev_message ? vc_strdup(ev_message) : NULL;
 }
 
-static void add_task_result(struct sched_result *r, struct sched_task *t, const char *reason,
+static void add_task_result(struct sched_result *r, struct sched_task_info *t, const char *reason,
 			    const char *message, const char *nominated)
 {
 	struct sched_task_result *tr = vc_realloc(r->tasks, (r->ntasks + 1) * sizeof(*r->tasks));
@@ -415,7 +415,7 @@ static void describe_snapshot(struct sched_snapshot *snap, struct sched_result *
 	seen.jobs[0] = '\0';
 	seen.nodes[0] = '\0';
 	for (i = 0; i < snap->njobs; i++) {
-		const struct sched_job *j =
+		const struct sched_job_info *j =
 			sched_snapshot_job(snap, i == 0 ? "ns/pg-a" : "ns/pg-b");
 
 		assert_non_null(j);
@@ -442,7 +442,7 @@ static void describe_snapshot(struct sched_snapshot *snap, struct sched_result *
 	off = 0;
 	for (i = 0; i < snap->nnodes; i++) {
 		const char *name = i == 0 ? "n1" : "n2";
-		const struct sched_node *n = sched_snapshot_node(snap, name);
+		const struct sched_node_info *n = sched_snapshot_node(snap, name);
 
 		assert_non_null(n);
 		off += (size_t)snprintf(seen.nodes + off, sizeof(seen.nodes) - off,
@@ -543,7 +543,7 @@ static void describe_tasks(struct sched_snapshot *snap, struct sched_result *out
 
 static void bind_pending(struct sched_snapshot *snap, struct sched_result *out)
 {
-	struct sched_task *t = task_named(snap, "p-0");
+	struct sched_task_info *t = task_named(snap, "p-0");
 
 	assert_non_null(t);
 	snprintf(seen_status, sizeof(seen_status), "%s@%s", sched_task_status_name(t->status),
@@ -680,7 +680,7 @@ static const char *want_conditions;
 
 static void pg_result(struct sched_snapshot *snap, struct sched_result *out)
 {
-	struct sched_job *j = sched_snapshot_job(snap, "ns/pg");
+	struct sched_job_info *j = sched_snapshot_job(snap, "ns/pg");
 
 	assert_non_null(j);
 	add_job_result(out, j, want_phase, want_conditions, want_running,
@@ -917,7 +917,7 @@ static double want_cpu, want_gpu;
 
 static void queue_result(struct sched_snapshot *snap, struct sched_result *out)
 {
-	struct sched_queue *q = sched_snapshot_queue(snap, "default");
+	struct sched_queue_info *q = sched_snapshot_queue(snap, "default");
 
 	assert_non_null(q);
 	out->queues = vc_calloc(1, sizeof(*out->queues));
@@ -976,7 +976,7 @@ static void test_queue_status(void **state)
 
 static void evict_result(struct sched_snapshot *snap, struct sched_result *out)
 {
-	struct sched_task *t = task_named(snap, "r-0");
+	struct sched_task_info *t = task_named(snap, "r-0");
 
 	assert_non_null(t);
 	snprintf(seen_status, sizeof(seen_status), "%s", sched_task_status_name(t->status));
@@ -1226,7 +1226,7 @@ static const char *reject_message;
 
 static void reject_result(struct sched_snapshot *snap, struct sched_result *out)
 {
-	struct sched_job *j = sched_snapshot_job(snap, "ns/pg");
+	struct sched_job_info *j = sched_snapshot_job(snap, "ns/pg");
 
 	assert_non_null(j);
 	add_job_result(out, j, VC_PG_PENDING, NULL, 0, NULL, NULL, NULL);
@@ -1722,8 +1722,8 @@ static void test_real_session_reject(void **state)
 
 static void everything(struct sched_snapshot *snap, struct sched_result *out)
 {
-	struct sched_task *p = task_named(snap, "p-0"), *r = task_named(snap, "r-0");
-	struct sched_job *j = sched_snapshot_job(snap, "ns/pg");
+	struct sched_task_info *p = task_named(snap, "p-0"), *r = task_named(snap, "r-0");
+	struct sched_job_info *j = sched_snapshot_job(snap, "ns/pg");
 
 	if (p && p->status == SCHED_TASK_PENDING)
 		add_bind(out, p, "n1");

@@ -28,10 +28,10 @@ static void res(struct vc_resource *r, double cpu, double mem, double gpu)
 		assert_int_equal(vc_resource_set_scalar(r, GPU, gpu), 0);
 }
 
-static struct sched_node *add_node(struct sched_snapshot *s, const char *name, double cpu,
-				   double gpus, int64_t pods)
+static struct sched_node_info *add_node(struct sched_snapshot *s, const char *name, double cpu,
+					double gpus, int64_t pods)
 {
-	struct sched_node *n = vc_malloc(sizeof(*n));
+	struct sched_node_info *n = vc_malloc(sizeof(*n));
 	struct vc_resource r;
 
 	assert_non_null(n);
@@ -43,9 +43,10 @@ static struct sched_node *add_node(struct sched_snapshot *s, const char *name, d
 	return n;
 }
 
-static struct sched_queue *add_queue(struct sched_snapshot *s, const char *name, int32_t weight)
+static struct sched_queue_info *add_queue(struct sched_snapshot *s, const char *name,
+					  int32_t weight)
 {
-	struct sched_queue *q = vc_malloc(sizeof(*q));
+	struct sched_queue_info *q = vc_malloc(sizeof(*q));
 
 	assert_non_null(q);
 	assert_int_equal(sched_queue_init(q, name, weight), 0);
@@ -53,10 +54,10 @@ static struct sched_queue *add_queue(struct sched_snapshot *s, const char *name,
 	return q;
 }
 
-static struct sched_job *add_job(struct sched_snapshot *s, const char *name, const char *queue,
-				 int32_t min, enum vc_pg_phase phase)
+static struct sched_job_info *add_job(struct sched_snapshot *s, const char *name, const char *queue,
+				      int32_t min, enum vc_pg_phase phase)
 {
-	struct sched_job *j = vc_malloc(sizeof(*j));
+	struct sched_job_info *j = vc_malloc(sizeof(*j));
 
 	assert_non_null(j);
 	assert_int_equal(sched_job_init(j, "ns", name, queue, min), 0);
@@ -65,7 +66,7 @@ static struct sched_job *add_job(struct sched_snapshot *s, const char *name, con
 	return j;
 }
 
-static void set_min_res(struct sched_job *j, double cpu, double gpus)
+static void set_min_res(struct sched_job_info *j, double cpu, double gpus)
 {
 	struct vc_resource r;
 
@@ -75,10 +76,10 @@ static void set_min_res(struct sched_job *j, double cpu, double gpus)
 }
 
 /* A task of j named "<job>-<i>" (or `name`), asking cpu millicores and whole GPUs. */
-static struct sched_task *add_task(struct sched_job *j, const char *name, double cpu, double gpus,
-				   enum sched_task_status st, const char *node)
+static struct sched_task_info *add_task(struct sched_job_info *j, const char *name, double cpu,
+					double gpus, enum sched_task_status st, const char *node)
 {
-	struct sched_task *t = vc_malloc(sizeof(*t));
+	struct sched_task_info *t = vc_malloc(sizeof(*t));
 	struct vc_resource r;
 
 	assert_non_null(t);
@@ -92,7 +93,7 @@ static struct sched_task *add_task(struct sched_job *j, const char *name, double
 	return t;
 }
 
-static void add_tasks(struct sched_job *j, const char *prefix, int n, double cpu, double gpus,
+static void add_tasks(struct sched_job_info *j, const char *prefix, int n, double cpu, double gpus,
 		      enum sched_task_status st, const char *node)
 {
 	char name[64];
@@ -123,7 +124,7 @@ static void run(struct sched_conf *c, struct sched_snapshot *s, struct sched_res
 		fail_msg("run: %s", err.text);
 }
 
-static size_t binds_of(const struct sched_result *r, const struct sched_job *j)
+static size_t binds_of(const struct sched_result *r, const struct sched_job_info *j)
 {
 	size_t i, n = 0;
 
@@ -132,7 +133,8 @@ static size_t binds_of(const struct sched_result *r, const struct sched_job *j)
 	return n;
 }
 
-static const struct sched_job_result *jr_of(const struct sched_result *r, const struct sched_job *j)
+static const struct sched_job_result *jr_of(const struct sched_result *r,
+					    const struct sched_job_info *j)
 {
 	size_t i;
 
@@ -214,7 +216,7 @@ static void test_gang_deadlock(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *a, *b;
+	struct sched_job_info *a, *b;
 	const struct sched_job_result *jb;
 	const struct sched_task_result *tr;
 	const char *want = "4/4 tasks in gang unschedulable: pod group is not ready, 4 Pending, "
@@ -286,7 +288,7 @@ static void test_gang_deadlock_default_conf(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *a, *b;
+	struct sched_job_info *a, *b;
 
 	(void)state;
 	assert_int_equal(sched_conf_default(&c), 0);
@@ -318,7 +320,7 @@ static void test_five_groups(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j[5];
+	struct sched_job_info *j[5];
 	char name[16];
 	int i;
 
@@ -351,7 +353,7 @@ static void test_weights_1_3(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *a, *b;
+	struct sched_job_info *a, *b;
 
 	(void)state;
 	assert_int_equal(sched_conf_default(&c), 0);
@@ -382,7 +384,7 @@ static void test_elastic_one_per_pop(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *a, *b;
+	struct sched_job_info *a, *b;
 	const char *order;
 	char got[64] = "";
 	size_t i, len = 0;
@@ -409,7 +411,7 @@ static void test_elastic_one_per_pop(void **state)
 	sched_conf_release(&c);
 }
 
-static void set_min_task_member(struct sched_job *j, json_t **holder, const char *text)
+static void set_min_task_member(struct sched_job_info *j, json_t **holder, const char *text)
 {
 	*holder = json_loads(text, 0, NULL);
 	assert_non_null(*holder);
@@ -421,8 +423,8 @@ static void test_min_task_member(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j;
-	struct sched_task *t;
+	struct sched_job_info *j;
+	struct sched_task_info *t;
 	json_t *mtm;
 	const char *roles[4] = { "ps", "worker", "worker", "worker" };
 	const char *names[4] = { "job-ps-0", "job-worker-0", "job-worker-1", "job-worker-2" };
@@ -474,7 +476,7 @@ static void test_enqueue(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *big, *quota, *empty, *nomin;
+	struct sched_job_info *big, *quota, *empty, *nomin;
 	const struct sched_job_result *jr;
 
 	(void)state;
@@ -529,7 +531,7 @@ static void test_no_enqueue_promotes(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j, *orphan;
+	struct sched_job_info *j, *orphan;
 
 	(void)state;
 	conf_of(&c, "actions: allocate\n"
@@ -559,7 +561,7 @@ static void test_backfill_best_effort(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j;
+	struct sched_job_info *j;
 
 	(void)state;
 	assert_int_equal(sched_conf_default(&c), 0);
@@ -585,7 +587,7 @@ static void test_pipeline_on_releasing(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *old, *j;
+	struct sched_job_info *old, *j;
 	const struct sched_task_result *tr;
 
 	(void)state;
@@ -620,7 +622,7 @@ static void test_phases(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *run2, *done, *inq, *unknown, *pend, *mixed;
+	struct sched_job_info *run2, *done, *inq, *unknown, *pend, *mixed;
 	const struct sched_job_result *jr;
 
 	(void)state;
@@ -677,7 +679,7 @@ static void test_conditions_replaced(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j = vc_malloc(sizeof(*j));
+	struct sched_job_info *j = vc_malloc(sizeof(*j));
 	struct vc_podgroup pg;
 	struct vc_error err;
 	const struct sched_job_result *jr;
@@ -731,7 +733,7 @@ static void test_fit_errors_histogram(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *busy, *j;
+	struct sched_job_info *busy, *j;
 
 	(void)state;
 	conf_of(&c, conf_no_proportion);
@@ -762,7 +764,7 @@ static void test_preempt_priority(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *low, *high;
+	struct sched_job_info *low, *high;
 	const struct sched_task_result *tr;
 	char buf[1024];
 
@@ -813,7 +815,7 @@ static void test_preempt_whole_gang(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *low, *high;
+	struct sched_job_info *low, *high;
 	char buf[1024];
 	size_t i;
 
@@ -845,8 +847,9 @@ static void test_preempt_whole_gang(void **state)
 	sched_conf_release(&c);
 }
 
-static void elastic_snapshot(struct sched_snapshot *s, struct sched_job **j11,
-			     struct sched_job **j2, const char *q2, bool reclaimable, int32_t min1)
+static void elastic_snapshot(struct sched_snapshot *s, struct sched_job_info **j11,
+			     struct sched_job_info **j2, const char *q2, bool reclaimable,
+			     int32_t min1)
 {
 	assert_int_equal(sched_snapshot_init(s), 0);
 	add_node(s, "n1", 64000, 10, 110);
@@ -866,7 +869,7 @@ static void test_preempt_equal_priority_elastic(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j11, *j2;
+	struct sched_job_info *j11, *j2;
 	char buf[1024];
 	size_t i;
 
@@ -896,7 +899,7 @@ static void test_reclaim(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j11, *j2;
+	struct sched_job_info *j11, *j2;
 	char buf[1024];
 	int round;
 
@@ -929,7 +932,7 @@ static void test_reclaim_respects_deserved(void **state)
 	struct sched_snapshot s;
 	struct sched_conf c;
 	struct sched_result r;
-	struct sched_job *j1, *j2;
+	struct sched_job_info *j1, *j2;
 	char buf[1024];
 
 	(void)state;
@@ -957,7 +960,7 @@ static void test_reclaim_respects_deserved(void **state)
 
 static void build_mixed(struct sched_snapshot *s)
 {
-	struct sched_job *j11, *j2, *be, *g;
+	struct sched_job_info *j11, *j2, *be, *g;
 
 	elastic_snapshot(s, &j11, &j2, "queue2", false, 5);
 	add_node(s, "n2", 4000, 2, 110);
@@ -1036,7 +1039,7 @@ static void test_class_cache(void **state)
 	struct sched_result r;
 	struct vc_pod pods[8];
 	json_t *objs[8], *labels[4];
-	struct sched_job *ja, *jb, *jc;
+	struct sched_job_info *ja, *jb, *jc;
 	size_t i;
 
 	(void)state;
@@ -1044,7 +1047,7 @@ static void test_class_cache(void **state)
 	assert_int_equal(sched_snapshot_init(&s), 0);
 	for (i = 0; i < 4; i++) {
 		char name[8];
-		struct sched_node *n;
+		struct sched_node_info *n;
 
 		snprintf(name, sizeof(name), "n%zu", i + 1);
 		n = add_node(&s, name, 2000, 0, 110);
@@ -1057,7 +1060,7 @@ static void test_class_cache(void **state)
 	jb = add_job(&s, "jb", "default", 4, VC_PG_INQUEUE);
 	jc = add_job(&s, "jc", "default", 2, VC_PG_INQUEUE);
 	for (i = 0; i < 8; i++) {
-		struct sched_task *t = vc_malloc(sizeof(*t));
+		struct sched_task_info *t = vc_malloc(sizeof(*t));
 		char name[16];
 
 		snprintf(name, sizeof(name), "%s-%zu", i < 4 ? "ja" : "jb", i % 4);
@@ -1077,7 +1080,7 @@ static void test_class_cache(void **state)
 	run(&c, &s, &r);
 	assert_int_equal(r.nbinds, 10);
 	for (i = 0; i < r.nbinds; i++) {
-		const struct sched_task *t = r.binds[i].task;
+		const struct sched_task_info *t = r.binds[i].task;
 		const char *node = r.binds[i].node;
 
 		if (t->job == ja)
@@ -1128,12 +1131,12 @@ static void scale_case(int nodes, int groups, int per_group)
 	}
 	add_queue(&s, "default", 1);
 	for (i = 0; i < groups; i++) {
-		struct sched_job *j;
+		struct sched_job_info *j;
 
 		snprintf(name, sizeof(name), "pg-%d", i);
 		j = add_job(&s, name, "default", per_group, VC_PG_INQUEUE);
 		for (k = 0; k < per_group; k++) {
-			struct sched_task *t;
+			struct sched_task_info *t;
 
 			snprintf(name, sizeof(name), "pg-%d-pod-%d", i, k);
 			t = add_task(j, name, 100, 0, SCHED_TASK_PENDING, NULL);

@@ -14,7 +14,7 @@
 
 /* A job ns/job1 whose PodGroup view carries annotations (NULL: no view). */
 struct fixture {
-	struct sched_job job;
+	struct sched_job_info job;
 	struct vc_podgroup pg;
 	json_t *ann;
 };
@@ -48,10 +48,11 @@ static void fx_release(struct fixture *f)
 }
 
 /* A heap task job1-<role>-<i>, of role, cpu millicores (memory, GPU optional). */
-static struct sched_task *task_full(struct sched_job *j, const char *role, int i, double cpu,
-				    double mem, double gpu, struct sched_node *n)
+static struct sched_task_info *task_full(struct sched_job_info *j, const char *role, int i,
+					 double cpu, double mem, double gpu,
+					 struct sched_node_info *n)
 {
-	struct sched_task *t = vc_malloc(sizeof(*t));
+	struct sched_task_info *t = vc_malloc(sizeof(*t));
 	struct vc_resource r;
 	char name[64];
 
@@ -76,12 +77,12 @@ static struct sched_task *task_full(struct sched_job *j, const char *role, int i
 	return t;
 }
 
-static struct sched_task *task(struct sched_job *j, const char *role, int i, double cpu)
+static struct sched_task_info *task(struct sched_job_info *j, const char *role, int i, double cpu)
 {
 	return task_full(j, role, i, cpu, 0, 0, NULL);
 }
 
-static void node_init(struct sched_node *n, const char *name, double cpu)
+static void node_init(struct sched_node_info *n, const char *name, double cpu)
 {
 	struct vc_resource r;
 
@@ -93,7 +94,8 @@ static void node_init(struct sched_node *n, const char *name, double cpu)
 }
 
 /* Place t on n as the allocate action would, and tell the plugin. */
-static void allocate(struct tasktopo_session *s, struct sched_task *t, struct sched_node *n)
+static void allocate(struct tasktopo_session *s, struct sched_task_info *t,
+		     struct sched_node_info *n)
 {
 	assert_int_equal(sched_job_set_status(t->job, t, SCHED_TASK_ALLOCATED), 0);
 	assert_int_equal(sched_task_set_node(t, n->name), 0);
@@ -101,8 +103,8 @@ static void allocate(struct tasktopo_session *s, struct sched_task *t, struct sc
 	assert_int_equal(tasktopo_session_allocated(s, t, n->name), 0);
 }
 
-static double score(const struct tasktopo_session *s, const struct sched_task *t,
-		    const struct sched_node *n)
+static double score(const struct tasktopo_session *s, const struct sched_task_info *t,
+		    const struct sched_node_info *n)
 {
 	double v = -1;
 
@@ -390,9 +392,9 @@ static void test_design_example(void **state)
 {
 	struct fixture f;
 	struct tasktopo_session s;
-	struct sched_job *jobs[1];
-	struct sched_task *ps0, *ps1, *w0, *w1, *w2, *w3;
-	struct sched_node n1, n2, n3;
+	struct sched_job_info *jobs[1];
+	struct sched_task_info *ps0, *ps1, *w0, *w1, *w2, *w3;
+	struct sched_node_info n1, n2, n3;
 	const struct tasktopo_job *m;
 	const struct tasktopo_bucket *b0, *b1;
 
@@ -479,9 +481,9 @@ static void test_weight_and_deallocate(void **state)
 {
 	struct fixture f;
 	struct tasktopo_session s;
-	struct sched_job *jobs[1];
-	struct sched_task *ps0, *ps1, *w0, *w1;
-	struct sched_node n1, n2;
+	struct sched_job_info *jobs[1];
+	struct sched_task_info *ps0, *ps1, *w0, *w1;
+	struct sched_node_info n1, n2;
 	const struct tasktopo_job *m;
 
 	(void)state;
@@ -532,9 +534,9 @@ static void test_placed_tasks(void **state)
 {
 	struct fixture f;
 	struct tasktopo_session s;
-	struct sched_job *jobs[1];
-	struct sched_task *ps0, *ps1, *w2;
-	struct sched_node n1, n2;
+	struct sched_job_info *jobs[1];
+	struct sched_task_info *ps0, *ps1, *w2;
+	struct sched_node_info n1, n2;
 	const struct tasktopo_job *m;
 
 	(void)state;
@@ -594,8 +596,8 @@ static void test_task_order_and_anti(void **state)
 {
 	struct fixture f, g;
 	struct tasktopo_session s;
-	struct sched_job *jobs[2];
-	struct sched_task *ps, *w0, *w1, *chief, *ev, *x;
+	struct sched_job_info *jobs[2];
+	struct sched_task_info *ps, *w0, *w1, *chief, *ev, *x;
 	const struct tasktopo_job *m;
 
 	(void)state;
@@ -628,7 +630,7 @@ static void test_task_order_and_anti(void **state)
 	assert_int_equal(tasktopo_task_order(&s, x, ps), 0);
 	assert_int_equal(tasktopo_task_order(&s, ps, x), 0);
 	{
-		struct sched_node n;
+		struct sched_node_info n;
 
 		node_init(&n, "n", 8000);
 		assert_true(score(&s, ev, &n) == 0);
@@ -645,9 +647,9 @@ static void test_request_score_and_fit(void **state)
 {
 	struct fixture f;
 	struct tasktopo_session s;
-	struct sched_job *jobs[1];
-	struct sched_task *a, *b, *c;
-	struct sched_node n;
+	struct sched_job_info *jobs[1];
+	struct sched_task_info *a, *b, *c;
+	struct sched_node_info n;
 	const struct tasktopo_job *m;
 
 	(void)state;
@@ -675,8 +677,8 @@ static void test_session_skips(void **state)
 {
 	struct fixture f, g, h;
 	struct tasktopo_session s;
-	struct sched_job *jobs[3];
-	struct sched_task *t;
+	struct sched_job_info *jobs[3];
+	struct sched_task_info *t;
 
 	(void)state;
 	fx_init(&f, "default", "ps,worker", NULL, NULL);
@@ -702,8 +704,8 @@ static void test_session_skips(void **state)
 static void test_alloc_failures(void **state)
 {
 	struct fixture f;
-	struct sched_job *jobs[1];
-	struct sched_node n1, n3;
+	struct sched_job_info *jobs[1];
+	struct sched_node_info n1, n3;
 	int n, rc;
 
 	(void)state;
@@ -718,7 +720,7 @@ static void test_alloc_failures(void **state)
 	node_init(&n3, "node3", 4000);
 	for (n = 0;; n++) {
 		struct tasktopo_session s;
-		struct sched_task *t0 = f.job.tasks[0], *t2 = f.job.tasks[2];
+		struct sched_task_info *t0 = f.job.tasks[0], *t2 = f.job.tasks[2];
 		double v = 0;
 
 		vc_alloc_fail_after(n);

@@ -25,8 +25,8 @@ struct world {
 /* A PodGroup ns/job1 (Inqueue, minMember min) with the given annotations object text. */
 static void world_init(struct world *w, const char *annotations, int min, const char *conf)
 {
-	struct sched_queue *q = vc_malloc(sizeof(*q));
-	struct sched_job *j = vc_malloc(sizeof(*j));
+	struct sched_queue_info *q = vc_malloc(sizeof(*q));
+	struct sched_job_info *j = vc_malloc(sizeof(*j));
 	struct vc_error err;
 	char text[1024];
 
@@ -63,7 +63,7 @@ static void world_release(struct world *w)
 
 static void add_node(struct world *w, const char *name, double cpu)
 {
-	struct sched_node *n = vc_malloc(sizeof(*n));
+	struct sched_node_info *n = vc_malloc(sizeof(*n));
 	struct vc_resource r;
 
 	vc_resource_init(&r);
@@ -77,7 +77,7 @@ static void add_node(struct world *w, const char *name, double cpu)
 
 static void add_task(struct world *w, const char *role, int i)
 {
-	struct sched_task *t = vc_malloc(sizeof(*t));
+	struct sched_task_info *t = vc_malloc(sizeof(*t));
 	struct vc_resource r;
 	char name[64];
 

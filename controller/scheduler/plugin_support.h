@@ -1,0 +1,71 @@
+/*
+ * plugin_support.h - bookkeeping the built-in session plugins share (scheduler.md §4): a per-job
+ * victim budget for the preemptable/reclaimable filters and a per-node score cache for the
+ * node_order callbacks. Both are sized when the plugin opens and freed when it closes.
+ */
+#ifndef SCHED_PLUGIN_SUPPORT_H
+#define SCHED_PLUGIN_SUPPORT_H
+
+#include "sched_framework.h"
+
+/* Per-job counters for victim filters, reset lazily by a call stamp. */
+struct job_budget {
+	uint32_t *stamp;
+	int64_t *left;
+	uint32_t now;
+	size_t njobs;
+};
+
+/* Room for njobs jobs. 0 or VC_ENOMEM (release b either way). */
+int budget_init(struct job_budget *b, size_t njobs) VC_WARN_UNUSED;
+void budget_release(struct job_budget *b);
+
+/* Take one from the job's surplus (Ready − minMember), counted from the start of this call. */
+static inline bool budget_take(struct job_budget *b, const struct sched_ssn_job *j)
+{
+	if (b->stamp[j->index] != b->now) {
+		b->stamp[j->index] = b->now;
+		b->left[j->index] = (int64_t)sched_ssn_job_nready(j) - j->j->min_member;
+	}
+	if (b->left[j->index] <= 0)
+		return false;
+	b->left[j->index]--;
+	return true;
+}
+
+/* Start a new filter call: every job's surplus is counted afresh. */
+void budget_next_call(struct job_budget *b);
+
+/*
+ * A per-node score cache keyed by (node version, task shape): a node's score for a request only
+ * changes when the node's accounting does, so identical pods scanning the same nodes reuse it.
+ */
+struct score_cache {
+	uint32_t *ver; /* node version + 1; 0 = empty */
+	uint32_t *shape;
+	double *score;
+};
+
+/* Room for nnodes nodes. 0 or VC_ENOMEM (release c either way). */
+int cache_init(struct score_cache *c, size_t nnodes) VC_WARN_UNUSED;
+void cache_release(struct score_cache *c);
+
+static inline bool cache_get(const struct score_cache *c, const struct sched_ssn_task *t,
+			     const struct sched_ssn_node *n, double *out)
+{
+	if (c->ver[n->index] != n->version + 1 || c->shape[n->index] != t->shape)
+		return false;
+	*out = c->score[n->index];
+	return true;
+}
+
+static inline double cache_put(struct score_cache *c, const struct sched_ssn_task *t,
+			       const struct sched_ssn_node *n, double score)
+{
+	c->ver[n->index] = n->version + 1;
+	c->shape[n->index] = t->shape;
+	c->score[n->index] = score;
+	return score;
+}
+
+#endif /* SCHED_PLUGIN_SUPPORT_H */
