@@ -16,6 +16,7 @@
 
 #include "vc_alloc.h"
 #include "vc_buf.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_log.h"
 
@@ -44,32 +45,15 @@ struct table {
 
 typedef bool tbl_eq_fn(const void *item, const void *key);
 
-/* MurmurHash3's 64-bit finalizer: spreads every input bit over the low bits used as index. */
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
-/* FNV-1a over the bytes of s, finalized. */
+/* FNV-1a over the bytes of s, finalized so that every bit reaches the low bits used as index. */
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(0x100000001b3);
-	}
-	return mix64(h);
+	return vc_hash_mix64(vc_fnv1a64(s));
 }
 
 static uint64_t hash_ptr(const void *p)
 {
-	return mix64((uint64_t)(uintptr_t)p);
+	return vc_hash_mix64((uint64_t)(uintptr_t)p);
 }
 
 static size_t tbl_find(const struct table *t, uint64_t hash, tbl_eq_fn *eq, const void *key)

@@ -9,6 +9,7 @@
 #include "vc_selector.h"
 
 #include "vc_alloc.h"
+#include "vc_str.h"
 
 struct vc_selector {
 	bool nothing;
@@ -491,18 +492,13 @@ static int nomem(struct parser *p)
 }
 
 /* Sort and deduplicate a list of values (sets.String.List()). */
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void values_sort_unique(struct vc_strlist *v)
 {
 	size_t i, j = 0;
 
 	if (v->len < 2)
 		return;
-	qsort(v->items, v->len, sizeof(*v->items), cmp_str);
+	qsort(v->items, v->len, sizeof(*v->items), vc_str_cmp_ptr);
 	for (i = 1; i < v->len; i++) {
 		if (!strcmp(v->items[i], v->items[j]))
 			vc_free(v->items[i]);
@@ -1239,7 +1235,7 @@ static int format_requirement(const struct vc_requirement *r, struct vc_buf *out
 		if (!sorted)
 			return VC_ENOMEM;
 		memcpy(sorted, r->values, r->nvalues * sizeof(*sorted));
-		qsort(sorted, r->nvalues, sizeof(*sorted), cmp_str);
+		qsort(sorted, r->nvalues, sizeof(*sorted), vc_str_cmp_ptr);
 		for (i = 0, rc = 0; i < r->nvalues && !rc; i++) {
 			if (i)
 				rc = vc_buf_addc(out, ',');

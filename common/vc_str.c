@@ -84,6 +84,11 @@ bool vc_str_has_suffix(const char *s, const char *suffix)
 	return n >= m && !memcmp(s + n - m, suffix, m);
 }
 
+int vc_str_cmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 bool vc_str_eq(const char *a, const char *b)
 {
 	if (!a || !b)

@@ -19,5 +19,7 @@ bool vc_str_has_prefix(const char *s, const char *prefix);
 bool vc_str_has_suffix(const char *s, const char *suffix);
 /* NULL-safe equality: two NULLs are equal. */
 bool vc_str_eq(const char *a, const char *b);
+/* qsort/bsearch comparator for an array of C strings (char * or const char *): strcmp order. */
+int vc_str_cmp_ptr(const void *a, const void *b);
 
 #endif /* VC_STR_H */

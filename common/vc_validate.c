@@ -11,6 +11,7 @@
 
 #include "vc_alloc.h"
 #include "vc_err.h"
+#include "vc_str.h"
 
 /* ---------------------------------------------------------------------------------------------
  * String lists
@@ -897,11 +898,6 @@ static int go_json_string(const char *s, size_t n, struct vc_buf *out)
 	return vc_buf_addc(out, '"');
 }
 
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int go_json_value(const json_t *v, struct vc_buf *out, int depth);
 
 static int go_json_object(const json_t *v, struct vc_buf *out, int depth)
@@ -920,7 +916,7 @@ static int go_json_object(const json_t *v, struct vc_buf *out, int depth)
 		if (i < n)
 			keys[i++] = key;
 	}
-	qsort(keys, i, sizeof(*keys), cmp_cstr);
+	qsort(keys, i, sizeof(*keys), vc_str_cmp_ptr);
 	for (n = 0; n < i && !rc; n++) {
 		if (n && (rc = vc_buf_addc(out, ',')))
 			break;
