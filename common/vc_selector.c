@@ -160,26 +160,10 @@ nomem:
  * Validation (labels.NewRequirement)
  */
 
-/* Go's strconv.ParseInt(s, 10, 64). */
+/* Go's strconv.ParseInt(s, 10, 64) succeeds. */
 static bool go_parse_int64(const char *s, int64_t *out)
 {
-	bool neg = false;
-	uint64_t v = 0, limit;
-
-	if (*s == '+' || *s == '-')
-		neg = *s++ == '-';
-	if (!*s)
-		return false;
-	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (d > 9 || v > (limit - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return true;
+	return vc_strconv_parse_int(s, strlen(s), 10, out) == 0;
 }
 
 /* validateLabelKey: one Invalid error at path with the messages joined by "; ". */
