@@ -22,13 +22,7 @@ uint64_t vc_fnv1a64_bytes(uint64_t h, const void *p, size_t n)
 
 uint64_t vc_fnv1a64(const char *s)
 {
-	uint64_t h = VC_FNV64_OFFSET;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= VC_FNV64_PRIME;
-	}
-	return h;
+	return vc_fnv1a64_bytes(VC_FNV64_OFFSET, s, strlen(s));
 }
 
 uint32_t vc_fnv1a32(const char *s)
