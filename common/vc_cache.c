@@ -1,5 +1,6 @@
 /*
- * vc_cache.c - the informer's store: a hash map of immutable objects plus secondary indexes.
+ * vc_cache.c - the informer's store: a hash map of immutable objects plus secondary indexes. The
+ * staged relists (vc_cache_stage_*, vc_cache_changes_*) are in vc_cache_stage.c.
  *
  * Everything is open-addressing hash tables with linear probing and backward-shift deletion (no
  * tombstones, so a table that sees millions of updates never degrades). There are three kinds:
@@ -16,60 +17,22 @@
 
 #include "vc_alloc.h"
 #include "vc_buf.h"
+#include "vc_cache_internal.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_log.h"
 
-/* An index function's values for one object may not exceed this many bytes in total. */
-#define INDEX_VALUES_MAX ((size_t)1 << 20)
-#define MAX_INDEXES	 16
-#define TBL_MIN_CAP	 8
-#define NO_POS		 SIZE_MAX
-#define SNAPSHOT_FLAGS	 (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
-#define PACK_FLAGS	 JSON_COMPACT
-#define UNPACK_FLAGS	 JSON_ALLOW_NUL
-#define PACK_SCRATCH	 8192 /* bytes of stack a packed write serializes into first */
-
 /* ---- hash tables --------------------------------------------------------------------------- */
 
-struct slot {
-	uint64_t hash;
-	void *item; /* NULL: empty */
-};
-
-struct table {
-	struct slot *slots;
-	size_t cap; /* 0 or a power of two */
-	size_t count;
-};
-
-typedef bool tbl_eq_fn(const void *item, const void *key);
-
-/* MurmurHash3's 64-bit finalizer: spreads every input bit over the low bits used as index. */
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
-/* FNV-1a over the bytes of s, finalized. */
+/* FNV-1a over the bytes of s, finalized so that every bit reaches the low bits used as index. */
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(0x100000001b3);
-	}
-	return mix64(h);
+	return vc_hash_mix64(vc_fnv1a64(s));
 }
 
 static uint64_t hash_ptr(const void *p)
 {
-	return mix64((uint64_t)(uintptr_t)p);
+	return vc_hash_mix64((uint64_t)(uintptr_t)p);
 }
 
 static size_t tbl_find(const struct table *t, uint64_t hash, tbl_eq_fn *eq, const void *key)
@@ -119,7 +82,7 @@ static int tbl_resize(struct table *t, size_t cap)
 }
 
 /* Make room for n items in all (load factor at most 3/4). */
-static int tbl_reserve(struct table *t, size_t n)
+int vc_cache_tbl_reserve(struct table *t, size_t n)
 {
 	size_t cap = t->cap ? t->cap : TBL_MIN_CAP;
 
@@ -134,7 +97,7 @@ static int tbl_reserve(struct table *t, size_t n)
 /* Insert an item whose key is not in the table yet. */
 static int tbl_insert(struct table *t, uint64_t hash, void *item)
 {
-	int rc = tbl_reserve(t, t->count + 1);
+	int rc = vc_cache_tbl_reserve(t, t->count + 1);
 
 	if (rc)
 		return rc;
@@ -148,7 +111,7 @@ static int tbl_insert(struct table *t, uint64_t hash, void *item)
  * never need tombstones. A table that became sparse shrinks when memory allows; when it does
  * not, it simply stays large.
  */
-static void tbl_remove_at(struct table *t, size_t pos)
+void vc_cache_tbl_remove_at(struct table *t, size_t pos)
 {
 	size_t mask = t->cap - 1, i = pos, j = pos, k;
 
@@ -181,56 +144,6 @@ static void tbl_release(struct table *t)
 }
 
 /* ---- entries, index values, stores ---------------------------------------------------------- */
-
-struct entry {
-	json_t *obj;	/* the cache's reference; NULL in a packed cache */
-	char *snapshot; /* mutation check: obj serialized when it was stored, or NULL */
-	/*
-	 * Index values, one block: size_t off[nidx + 1], then char *val[off[nidx]], then the
-	 * strings. Index i's values are val[off[i]] .. val[off[i + 1] - 1]. NULL when nidx is 0.
-	 */
-	void *iv;
-	size_t pos; /* vc_cache_replace: position in objs, NO_POS once superseded */
-	uint64_t hash;
-	/*
-	 * A packed cache: key[] holds the key, its NUL, the resourceVersion ("" for none), its
-	 * NUL, then the object's compact serialization and a NUL (klen, rvlen and len bytes).
-	 */
-	uint32_t klen, rvlen, len;
-	bool unchanged; /* vc_cache_replace, staged commits: kept the cached version */
-	bool kept;	/* staged commit: an old entry handed over to the changes */
-	char key[];
-};
-
-/* One value of one index, and the set of entries filed under it. */
-struct ivalue {
-	struct table members; /* entries, hashed by address */
-	uint64_t hash;
-	char value[];
-};
-
-struct store {
-	struct table entries;		  /* key -> struct entry */
-	struct table values[MAX_INDEXES]; /* per index: value -> struct ivalue */
-};
-
-struct cache_index {
-	const char *name;
-	vc_cache_index_fn *fn;
-	const void *arg;
-};
-
-struct vc_cache {
-	pthread_rwlock_t lock;
-	struct cache_index idx[MAX_INDEXES];
-	size_t nidx;
-	struct store st;
-	uint64_t gen; /* bumped by every write (under the write lock) */
-	bool check;
-	bool packed;
-	vc_cache_mutation_fn *on_mutation;
-	void *mutation_ctx;
-};
 
 struct vc_index_values {
 	struct vc_buf buf; /* all values so far, each with its NUL */
@@ -275,7 +188,7 @@ static const char *ent_data(const struct entry *e)
 }
 
 /* A packed entry's object, freshly parsed; NULL only when memory runs out. */
-static json_t *entry_load(const struct entry *e)
+json_t *vc_cache_entry_load(const struct entry *e)
 {
 	json_error_t err;
 
@@ -292,7 +205,7 @@ static void json_free_str(char *s)
 	free_fn(s);
 }
 
-static void entry_free(struct entry *e)
+void vc_cache_entry_free(struct entry *e)
 {
 	if (!e)
 		return;
@@ -406,7 +319,7 @@ out_release:
  * exactly as large as it must be. The object is serialized once into a stack buffer and copied;
  * one larger than the buffer is serialized a second time, straight into the block.
  */
-static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
+int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 {
 	const char *ns, *name, *rv = NULL;
 	char scratch[PACK_SCRATCH];
@@ -481,11 +394,11 @@ static int entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 	*out = e;
 	return 0;
 out_free:
-	entry_free(e);
+	vc_cache_entry_free(e);
 	return rc;
 }
 
-static void check_entry(const struct vc_cache *c, const struct entry *e)
+void vc_cache_check_entry(const struct vc_cache *c, const struct entry *e)
 {
 	char *now;
 
@@ -503,8 +416,8 @@ static void check_entry(const struct vc_cache *c, const struct entry *e)
 static json_t *entry_read(const struct vc_cache *c, const struct entry *e)
 {
 	if (c->packed)
-		return entry_load(e);
-	check_entry(c, e);
+		return vc_cache_entry_load(e);
+	vc_cache_check_entry(c, e);
 	return json_incref(e->obj);
 }
 
@@ -558,10 +471,10 @@ static void ivalue_del(struct table *values, const char *v, struct entry *e)
 	iv = values->slots[i].item;
 	j = tbl_find(&iv->members, hash_ptr(e), ptr_eq, e);
 	if (j != NO_POS)
-		tbl_remove_at(&iv->members, j);
+		vc_cache_tbl_remove_at(&iv->members, j);
 	if (iv->members.count)
 		return;
-	tbl_remove_at(values, i);
+	vc_cache_tbl_remove_at(values, i);
 	tbl_release(&iv->members);
 	vc_free(iv);
 }
@@ -579,7 +492,7 @@ static void entry_unindex_n(const struct vc_cache *c, struct store *st, struct e
 		}
 }
 
-static void entry_unindex(const struct vc_cache *c, struct store *st, struct entry *e)
+void vc_cache_entry_unindex(const struct vc_cache *c, struct store *st, struct entry *e)
 {
 	entry_unindex_n(c, st, e, SIZE_MAX);
 }
@@ -603,7 +516,7 @@ static int entry_index(const struct vc_cache *c, struct store *st, struct entry 
 }
 
 /* Free st's tables and value sets; its entries too when free_entries is set. */
-static void store_release(const struct vc_cache *c, struct store *st, bool free_entries)
+void vc_cache_store_release(const struct vc_cache *c, struct store *st, bool free_entries)
 {
 	size_t i, k;
 
@@ -620,11 +533,11 @@ static void store_release(const struct vc_cache *c, struct store *st, bool free_
 	}
 	if (free_entries)
 		for (k = 0; k < st->entries.cap; k++)
-			entry_free(st->entries.slots[k].item);
+			vc_cache_entry_free(st->entries.slots[k].item);
 	tbl_release(&st->entries);
 }
 
-static struct entry *store_get(const struct store *st, const char *key, size_t *pos)
+struct entry *vc_cache_store_get(const struct store *st, const char *key, size_t *pos)
 {
 	size_t i = tbl_find(&st->entries, hash_str(key), entry_eq, key);
 
@@ -699,7 +612,7 @@ void vc_cache_free(struct vc_cache *c)
 {
 	if (!c)
 		return;
-	store_release(c, &c->st, true);
+	vc_cache_store_release(c, &c->st, true);
 	pthread_rwlock_destroy(&c->lock);
 	vc_free(c);
 }
@@ -715,17 +628,17 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 	if (!c || !obj)
 		return VC_EINVAL;
 	/* Index functions and the snapshot run before the lock is taken. */
-	rc = entry_new(c, obj, &e);
+	rc = vc_cache_entry_new(c, obj, &e);
 	if (rc)
 		return rc;
 	pthread_rwlock_wrlock(&c->lock);
-	prev = store_get(&c->st, e->key, &pos);
+	prev = vc_cache_store_get(&c->st, e->key, &pos);
 	if (prev)
-		check_entry(c, prev);
+		vc_cache_check_entry(c, prev);
 	/* Packed: parse the replaced object before anything changes, so a failure changes nothing.
 	 */
 	if (prev && old && c->packed) {
-		*old = entry_load(prev);
+		*old = vc_cache_entry_load(prev);
 		if (!*old) {
 			rc = VC_ENOMEM;
 			goto out_unlock;
@@ -735,12 +648,12 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 	if (rc)
 		goto out_unlock;
 	if (prev) {
-		entry_unindex(c, &c->st, prev);
+		vc_cache_entry_unindex(c, &c->st, prev);
 		c->st.entries.slots[pos].item = e; /* same key, same hash */
 	} else {
 		rc = tbl_insert(&c->st.entries, e->hash, e);
 		if (rc) {
-			entry_unindex(c, &c->st, e);
+			vc_cache_entry_unindex(c, &c->st, e);
 			goto out_unlock;
 		}
 	}
@@ -751,12 +664,12 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 			*old = prev->obj; /* the cache's reference becomes the caller's */
 			prev->obj = NULL;
 		}
-		entry_free(prev);
+		vc_cache_entry_free(prev);
 	}
 	return 0;
 out_unlock:
 	pthread_rwlock_unlock(&c->lock);
-	entry_free(e);
+	vc_cache_entry_free(e);
 	if (old) {
 		json_decref(*old);
 		*old = NULL;
@@ -774,28 +687,28 @@ int vc_cache_delete(struct vc_cache *c, const char *key, json_t **old)
 	if (!c || !key)
 		return VC_EINVAL;
 	pthread_rwlock_wrlock(&c->lock);
-	e = store_get(&c->st, key, &pos);
+	e = vc_cache_store_get(&c->st, key, &pos);
 	if (!e) {
 		pthread_rwlock_unlock(&c->lock);
 		return VC_ENOTFOUND;
 	}
-	check_entry(c, e);
+	vc_cache_check_entry(c, e);
 	if (old && c->packed) {
-		*old = entry_load(e);
+		*old = vc_cache_entry_load(e);
 		if (!*old) {
 			pthread_rwlock_unlock(&c->lock);
 			return VC_ENOMEM;
 		}
 	}
-	entry_unindex(c, &c->st, e);
-	tbl_remove_at(&c->st.entries, pos);
+	vc_cache_entry_unindex(c, &c->st, e);
+	vc_cache_tbl_remove_at(&c->st.entries, pos);
 	c->gen++;
 	pthread_rwlock_unlock(&c->lock);
 	if (old && !c->packed) {
 		*old = e->obj;
 		e->obj = NULL;
 	}
-	entry_free(e);
+	vc_cache_entry_free(e);
 	return 0;
 }
 
@@ -853,7 +766,7 @@ static bool same_index_values(const struct vc_cache *c, const struct entry *a,
 	return true;
 }
 
-static int cmp_entry_key(const void *a, const void *b)
+int vc_cache_cmp_entry_key(const void *a, const void *b)
 {
 	const struct entry *ea = *(const struct entry *const *)a;
 	const struct entry *eb = *(const struct entry *const *)b;
@@ -920,9 +833,9 @@ static void deltas_drop(struct vc_cache_delta *d, size_t n)
  * the relist's new store: an entry whose key is cached unchanged takes the cached version (and
  * is marked unchanged), a key listed twice keeps its later entry (the earlier one gets pos
  * NO_POS and stays out of ns). On failure ns may hold part of the entries: release it with
- * store_release(c, ns, false); the entries themselves stay the caller's.
+ * vc_cache_store_release(c, ns, false); the entries themselves stay the caller's.
  */
-static int store_build(const struct vc_cache *c, struct entry **ents, size_t n, struct store *ns)
+int vc_cache_store_build(const struct vc_cache *c, struct entry **ents, size_t n, struct store *ns)
 {
 	struct entry *e, *prev;
 	size_t i, pos;
@@ -930,7 +843,7 @@ static int store_build(const struct vc_cache *c, struct entry **ents, size_t n, 
 
 	for (i = 0; i < n; i++) {
 		e = ents[i];
-		prev = store_get(&c->st, e->key, NULL);
+		prev = vc_cache_store_get(&c->st, e->key, NULL);
 		if (prev && c->packed && same_packed_version(prev, e) &&
 		    same_index_values(c, prev, e)) {
 			rc = entry_reuse_packed(&ents[i], prev);
@@ -947,16 +860,16 @@ static int store_build(const struct vc_cache *c, struct entry **ents, size_t n, 
 		rc = entry_index(c, ns, e);
 		if (rc)
 			return rc;
-		prev = store_get(ns, e->key, &pos);
+		prev = vc_cache_store_get(ns, e->key, &pos);
 		if (prev) {
 			/* A key listed twice: the later object wins. */
-			entry_unindex(c, ns, prev);
+			vc_cache_entry_unindex(c, ns, prev);
 			prev->pos = NO_POS;
 			ns->entries.slots[pos].item = e;
 		} else {
 			rc = tbl_insert(&ns->entries, e->hash, e);
 			if (rc) {
-				entry_unindex(c, ns, e);
+				vc_cache_entry_unindex(c, ns, e);
 				return rc;
 			}
 		}
@@ -989,26 +902,26 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 		}
 	}
 	for (i = 0; i < n; i++) {
-		rc = entry_new(c, objs[i], &ents[i]);
+		rc = vc_cache_entry_new(c, objs[i], &ents[i]);
 		if (rc)
 			goto out_free;
 		ents[i]->pos = i;
 	}
-	rc = tbl_reserve(&ns.entries, n);
+	rc = vc_cache_tbl_reserve(&ns.entries, n);
 	if (rc)
 		goto out_free;
 
 	pthread_rwlock_wrlock(&c->lock);
 	for (k = 0; c->check && k < c->st.entries.cap; k++)
 		if (c->st.entries.slots[k].item)
-			check_entry(c, c->st.entries.slots[k].item);
-	rc = store_build(c, ents, n, &ns);
+			vc_cache_check_entry(c, c->st.entries.slots[k].item);
+	rc = vc_cache_store_build(c, ents, n, &ns);
 	if (rc)
 		goto out_rollback;
 	/* The keys that vanished, sorted. */
 	for (k = 0; k < c->st.entries.cap; k++) {
 		prev = c->st.entries.slots[k].item;
-		if (prev && !store_get(&ns, prev->key, NULL))
+		if (prev && !vc_cache_store_get(&ns, prev->key, NULL))
 			ngone++;
 	}
 	if (ngone && out) {
@@ -1021,22 +934,22 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 		d = grown;
 		for (k = 0, i = 0; k < c->st.entries.cap; k++) {
 			prev = c->st.entries.slots[k].item;
-			if (prev && !store_get(&ns, prev->key, NULL))
+			if (prev && !vc_cache_store_get(&ns, prev->key, NULL))
 				gone[i++] = prev;
 		}
-		qsort(gone, ngone, sizeof(struct entry *), cmp_entry_key);
+		qsort(gone, ngone, sizeof(struct entry *), vc_cache_cmp_entry_key);
 	}
 	if (out) {
 		for (i = 0; i < n; i++) {
 			e = ents[i];
 			if (e->pos == NO_POS)
 				continue;
-			prev = store_get(&c->st, e->key, NULL);
+			prev = vc_cache_store_get(&c->st, e->key, NULL);
 			if (c->packed) {
 				/* new_obj is the listed object, as unpacked; old_obj a parse. */
 				if (e->unchanged)
 					continue;
-				d[nd].old_obj = prev ? entry_load(prev) : NULL;
+				d[nd].old_obj = prev ? vc_cache_entry_load(prev) : NULL;
 				if (prev && !d[nd].old_obj)
 					goto out_nomem_deltas;
 				d[nd++].new_obj = json_incref(objs[e->pos]);
@@ -1049,7 +962,8 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 			nd++;
 		}
 		for (i = 0; i < ngone; i++) {
-			d[nd].old_obj = c->packed ? entry_load(gone[i]) : json_incref(gone[i]->obj);
+			d[nd].old_obj = c->packed ? vc_cache_entry_load(gone[i])
+						  : json_incref(gone[i]->obj);
 			if (!d[nd].old_obj)
 				goto out_nomem_deltas;
 			d[nd].new_obj = NULL;
@@ -1057,13 +971,13 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 		}
 	}
 	/* Commit: nothing below can fail. */
-	store_release(c, &c->st, true);
+	vc_cache_store_release(c, &c->st, true);
 	c->st = ns;
 	c->gen++;
 	pthread_rwlock_unlock(&c->lock);
 	for (i = 0; i < n; i++)
 		if (ents[i]->pos == NO_POS)
-			entry_free(ents[i]);
+			vc_cache_entry_free(ents[i]);
 	vc_free(ents);
 	vc_free(gone);
 	if (out && nd) {
@@ -1078,293 +992,20 @@ out_nomem_deltas:
 	deltas_drop(d, nd);
 	rc = VC_ENOMEM;
 out_rollback:
-	store_release(c, &ns, false);
+	vc_cache_store_release(c, &ns, false);
 	pthread_rwlock_unlock(&c->lock);
 	memset(&ns, 0, sizeof(ns));
 out_free:
-	store_release(c, &ns, false);
+	vc_cache_store_release(c, &ns, false);
 	for (i = 0; ents && i < n; i++)
-		entry_free(ents[i]);
+		vc_cache_entry_free(ents[i]);
 	vc_free(ents);
 	vc_free(gone);
 	vc_free(d);
 	return rc;
 }
 
-/* ---- staged relists ------------------------------------------------------------------------- */
-
-struct vc_cache_staging {
-	struct vc_cache *c;
-	struct entry **ents; /* in the order they were added; ents[i]->pos == i */
-	size_t n, cap;
-};
-
-/* One change of a staged commit: old is owned by the changes, new lives in the cache. */
-struct change {
-	struct entry *old; /* NULL: an add */
-	struct entry *new; /* NULL: a delete */
-	bool failed;	   /* the last vc_cache_changes_get of it ran out of memory */
-};
-
-struct vc_cache_changes {
-	struct vc_cache *c;
-	uint64_t gen; /* the cache's generation right after the commit */
-	size_t count;
-	struct change items[];
-};
-
-int vc_cache_stage_begin(struct vc_cache *c, struct vc_cache_staging **out)
-{
-	if (!out)
-		return VC_EINVAL;
-	*out = NULL;
-	if (!c)
-		return VC_EINVAL;
-	*out = vc_calloc(1, sizeof(**out));
-	if (!*out)
-		return VC_ENOMEM;
-	(*out)->c = c;
-	return 0;
-}
-
-int vc_cache_stage_add(struct vc_cache_staging *st, json_t *obj)
-{
-	struct entry *e, **grown;
-	size_t cap;
-	int rc;
-
-	if (!st || !obj)
-		return VC_EINVAL;
-	if (st->n == st->cap) {
-		cap = st->cap ? st->cap * 2 : 64;
-		if (cap > SIZE_MAX / sizeof(struct entry *))
-			return VC_ENOMEM;
-		grown = vc_realloc(st->ents, cap * sizeof(struct entry *));
-		if (!grown)
-			return VC_ENOMEM;
-		st->ents = grown;
-		st->cap = cap;
-	}
-	/* Serialization and index functions: no lock, as for vc_cache_upsert. */
-	rc = entry_new(st->c, obj, &e);
-	if (rc)
-		return rc;
-	e->pos = st->n;
-	st->ents[st->n++] = e;
-	return 0;
-}
-
-size_t vc_cache_stage_count(const struct vc_cache_staging *st)
-{
-	return st ? st->n : 0;
-}
-
-void vc_cache_stage_abort(struct vc_cache_staging *st)
-{
-	size_t i;
-
-	if (!st)
-		return;
-	for (i = 0; i < st->n; i++)
-		entry_free(st->ents[i]);
-	vc_free(st->ents);
-	vc_free(st);
-}
-
-int vc_cache_stage_commit(struct vc_cache_staging *st, struct vc_cache_changes **out)
-{
-	struct vc_cache_changes *ch = NULL;
-	struct entry **gone = NULL, *e, *prev;
-	struct vc_cache *c;
-	struct store ns, old;
-	size_t i, k, n, nch = 0, ngone = 0;
-	int rc;
-
-	if (out)
-		*out = NULL;
-	if (!st)
-		return VC_EINVAL;
-	c = st->c;
-	n = st->n;
-	memset(&ns, 0, sizeof(ns));
-	rc = tbl_reserve(&ns.entries, n);
-	if (rc)
-		goto out_abort;
-
-	pthread_rwlock_wrlock(&c->lock);
-	for (k = 0; c->check && k < c->st.entries.cap; k++)
-		if (c->st.entries.slots[k].item)
-			check_entry(c, c->st.entries.slots[k].item);
-	rc = store_build(c, st->ents, n, &ns);
-	if (rc)
-		goto out_rollback;
-	if (out) {
-		/* The changes: adds and updates in staging order, then deletes sorted by key. */
-		for (i = 0; i < n; i++)
-			if (st->ents[i]->pos != NO_POS && !st->ents[i]->unchanged)
-				nch++;
-		for (k = 0; k < c->st.entries.cap; k++) {
-			prev = c->st.entries.slots[k].item;
-			if (prev && !store_get(&ns, prev->key, NULL))
-				ngone++;
-		}
-		ch = vc_calloc(1, sizeof(*ch) + (nch + ngone) * sizeof(struct change));
-		if (ngone)
-			gone = vc_calloc(ngone, sizeof(struct entry *));
-		if (!ch || (ngone && !gone)) {
-			rc = VC_ENOMEM;
-			goto out_rollback;
-		}
-		for (k = 0, i = 0; i < ngone && k < c->st.entries.cap; k++) {
-			prev = c->st.entries.slots[k].item;
-			if (prev && !store_get(&ns, prev->key, NULL))
-				gone[i++] = prev;
-		}
-		if (ngone)
-			qsort(gone, ngone, sizeof(struct entry *), cmp_entry_key);
-	}
-	/* Commit: nothing below can fail. */
-	for (i = 0; ch && i < n; i++) {
-		e = st->ents[i];
-		if (e->pos == NO_POS || e->unchanged)
-			continue;
-		prev = store_get(&c->st, e->key, NULL);
-		if (prev)
-			prev->kept = true;
-		ch->items[ch->count].old = prev;
-		ch->items[ch->count++].new = e;
-	}
-	for (i = 0; i < ngone; i++) {
-		gone[i]->kept = true;
-		ch->items[ch->count].old = gone[i];
-		ch->items[ch->count++].new = NULL;
-	}
-	old = c->st;
-	c->st = ns;
-	c->gen++;
-	if (ch) {
-		ch->c = c;
-		ch->gen = c->gen;
-	}
-	pthread_rwlock_unlock(&c->lock);
-	/* The old store's entries no change refers to, and its tables, outside the lock. */
-	for (k = 0; k < old.entries.cap; k++) {
-		prev = old.entries.slots[k].item;
-		if (prev && !prev->kept)
-			entry_free(prev);
-	}
-	store_release(c, &old, false);
-	for (i = 0; i < n; i++)
-		if (st->ents[i]->pos == NO_POS)
-			entry_free(st->ents[i]);
-	vc_free(st->ents);
-	vc_free(st);
-	vc_free(gone);
-	if (out)
-		*out = ch;
-	return 0;
-
-out_rollback:
-	pthread_rwlock_unlock(&c->lock);
-out_abort:
-	store_release(c, &ns, false);
-	vc_free(ch);
-	vc_free(gone);
-	vc_cache_stage_abort(st);
-	return rc;
-}
-
-size_t vc_cache_changes_count(const struct vc_cache_changes *ch)
-{
-	return ch ? ch->count : 0;
-}
-
-/* A reader's copy of an entry no store holds any more (it belongs to the changes). */
-static json_t *entry_read_owned(const struct vc_cache *c, const struct entry *e)
-{
-	return c->packed ? entry_load(e) : json_incref(e->obj);
-}
-
-int vc_cache_changes_get(struct vc_cache_changes *ch, size_t i, json_t **old_obj, json_t **new_obj)
-{
-	const struct change *d;
-	struct vc_cache *c;
-	json_t *o = NULL, *nw = NULL;
-	int rc = 0;
-
-	if (old_obj)
-		*old_obj = NULL;
-	if (new_obj)
-		*new_obj = NULL;
-	if (!ch || !old_obj || !new_obj || i >= ch->count)
-		return VC_EINVAL;
-	c = ch->c;
-	d = &ch->items[i];
-	if (d->old) {
-		o = entry_read_owned(c, d->old);
-		if (!o) {
-			ch->items[i].failed = true;
-			return VC_ENOMEM;
-		}
-	}
-	if (d->new) {
-		pthread_rwlock_rdlock(&c->lock);
-		if (c->gen != ch->gen)
-			rc = VC_ECONFLICT;
-		else if (!(nw = c->packed ? entry_load(d->new) : json_incref(d->new->obj)))
-			rc = VC_ENOMEM;
-		pthread_rwlock_unlock(&c->lock);
-	}
-	if (rc) {
-		if (rc == VC_ENOMEM)
-			ch->items[i].failed = true;
-		json_decref(o);
-		return rc;
-	}
-	ch->items[i].failed = false;
-	*old_obj = o;
-	*new_obj = nw;
-	return 0;
-}
-
-size_t vc_cache_changes_drop_failed(struct vc_cache_changes *ch)
-{
-	struct vc_cache *c;
-	struct entry *e;
-	size_t i, pos, dropped = 0;
-
-	if (!ch)
-		return 0;
-	c = ch->c;
-	pthread_rwlock_wrlock(&c->lock);
-	for (i = 0; c->gen == ch->gen && i < ch->count; i++) {
-		e = ch->items[i].new;
-		if (!ch->items[i].failed || !e || store_get(&c->st, e->key, &pos) != e)
-			continue;
-		entry_unindex(c, &c->st, e);
-		tbl_remove_at(&c->st.entries, pos);
-		ch->items[i].new = NULL;
-		ch->items[i].failed = false;
-		entry_free(e);
-		dropped++;
-	}
-	if (dropped)
-		c->gen++;
-	ch->gen = c->gen;
-	pthread_rwlock_unlock(&c->lock);
-	return dropped;
-}
-
-void vc_cache_changes_free(struct vc_cache_changes *ch)
-{
-	size_t i;
-
-	if (!ch)
-		return;
-	for (i = 0; i < ch->count; i++)
-		entry_free(ch->items[i].old);
-	vc_free(ch);
-}
+/* ---- reads ------------------------------------------------------------------------------- */
 
 json_t *vc_cache_get(struct vc_cache *c, const char *key)
 {
@@ -1374,7 +1015,7 @@ json_t *vc_cache_get(struct vc_cache *c, const char *key)
 	if (!c || !key)
 		return NULL;
 	pthread_rwlock_rdlock(&c->lock);
-	e = store_get(&c->st, key, NULL);
+	e = vc_cache_store_get(&c->st, key, NULL);
 	if (e)
 		obj = entry_read(c, e);
 	pthread_rwlock_unlock(&c->lock);
@@ -1516,7 +1157,7 @@ bool vc_cache_has_version(struct vc_cache *c, const char *key, const char *rv)
 	if (!c || !key || !rv || !*rv)
 		return false;
 	pthread_rwlock_rdlock(&c->lock);
-	e = store_get(&c->st, key, NULL);
+	e = vc_cache_store_get(&c->st, key, NULL);
 	if (e) {
 		cur = c->packed ? ent_rv(e)
 				: json_string_value(json_object_get(

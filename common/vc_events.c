@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "vc_alloc.h"
+#include "vc_hash.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_log.h"
@@ -41,17 +42,6 @@ struct lru {
 	struct lru_node head;
 	void (*free_val)(void *val);
 };
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = UINT64_C(14695981039346656037);
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
-}
 
 static int lru_init(struct lru *l, size_t cap, void (*free_val)(void *val))
 {
@@ -87,7 +77,7 @@ static void lru_unlink(struct lru_node *n)
 /* The entry for key, made the most recent; NULL when absent. */
 static struct lru_node *lru_find(struct lru *l, const char *key)
 {
-	uint64_t h = hash_str(key);
+	uint64_t h = vc_fnv1a64(key);
 	struct lru_node *n;
 
 	for (n = l->buckets[h & l->mask]; n; n = n->hnext) {
@@ -137,7 +127,7 @@ static int lru_put(struct lru *l, const char *key, void *val)
 	}
 	if (l->count >= l->cap)
 		lru_drop(l, l->head.prev);
-	n->hash = hash_str(key);
+	n->hash = vc_fnv1a64(key);
 	n->val = val;
 	n->hnext = l->buckets[n->hash & l->mask];
 	l->buckets[n->hash & l->mask] = n;

@@ -1,5 +1,6 @@
 #include "vc_flags.h"
 
+#include "vc_alloc.h"
 #include "vc_log.h"
 #include "vc_str.h"
 #include "vc_time.h"
@@ -334,4 +335,32 @@ void vc_flags_dump(const struct vc_flag *flags, size_t n, const void *cfg)
 			break;
 		}
 	}
+}
+
+int vc_flag_list_split(const struct vc_flag_list *l, char **store, const char **out, size_t max,
+		       size_t *n)
+{
+	int i;
+
+	*n = 0;
+	for (i = 0; i < l->n; i++) {
+		const char *s = l->items[i];
+
+		while (*s) {
+			const char *end = strchr(s, ',');
+			size_t len = end ? (size_t)(end - s) : strlen(s);
+
+			if (len) {
+				if (*n >= max)
+					return VC_E2BIG;
+				store[*n] = vc_strndup(s, len);
+				if (!store[*n])
+					return VC_ENOMEM;
+				out[*n] = store[*n];
+				(*n)++;
+			}
+			s += len + (end ? 1 : 0);
+		}
+	}
+	return 0;
 }

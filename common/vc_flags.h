@@ -60,6 +60,15 @@ int vc_flags_parse(const struct vc_flag *flags, size_t n, void *cfg, int argc, c
 /* Write `Usage: prog [flags]` and one line per flag with its type, help and default. */
 void vc_flags_usage(const struct vc_flag *flags, size_t n, const char *prog, FILE *out);
 
+/*
+ * Split every value of a repeatable, comma-separated flag (`--x=a,b --x=c`) at the commas, in
+ * order, skipping empty pieces: store[i] is a vc_malloc'd copy of piece i (the caller frees each)
+ * and out[i] the same pointer as const. At most max pieces: VC_E2BIG when there are more,
+ * VC_ENOMEM when a copy fails; either way *n counts the pieces stored so far.
+ */
+int vc_flag_list_split(const struct vc_flag_list *l, char **store, const char **out, size_t max,
+		       size_t *n) VC_WARN_UNUSED;
+
 /* Log the effective value of every flag at V(1) (Volcano logs its loaded configuration). */
 void vc_flags_dump(const struct vc_flag *flags, size_t n, const void *cfg);
 

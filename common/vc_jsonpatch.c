@@ -3,6 +3,7 @@
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
+#include "vc_str.h"
 
 /* What is known about the operation being applied, for messages. */
 struct patch_ctx {
@@ -566,11 +567,6 @@ static int push_key(struct diff_ctx *d, const char *key)
 	return rc ? rc : vc_json_pointer_escape(key, &d->path);
 }
 
-static int cmp_keys(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The keys of obj in strcmp order, as a new vc_malloc'd array of borrowed strings. */
 static const char **sorted_keys(const json_t *obj)
 {
@@ -584,7 +580,7 @@ static const char **sorted_keys(const json_t *obj)
 	json_object_foreach ((json_t *)obj, key, v) {
 		keys[i++] = key;
 	}
-	qsort(keys, n, sizeof(*keys), cmp_keys);
+	qsort(keys, n, sizeof(*keys), vc_str_cmp_ptr);
 	return keys;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "vc_alloc.h"
+#include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_log.h"
@@ -124,83 +125,6 @@ out:
 	vc_buf_release(&b);
 	close(fd);
 	return rc;
-}
-
-/* ---- base64 (Go's base64.StdEncoding, which also skips CR and LF) ------------------------ */
-
-static int b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/*
- * Decode base64 text into a new NUL-terminated string. On bad input returns VC_EPARSE with Go's
- * wording, "illegal base64 data at input byte N", N counting from 0 in the input.
- */
-static int b64_decode(const char *in, char **out, struct vc_error *err)
-{
-	size_t len = strlen(in), i, o = 0;
-	unsigned int acc = 0, q = 0, pad = 0;
-	char *buf;
-	int v;
-
-	*out = NULL;
-	buf = vc_malloc(len / 4 * 3 + 3);
-	if (!buf)
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)in[i];
-
-		if (c == '\r' || c == '\n')
-			continue;
-		/* Nothing may follow a padded quantum. */
-		if (pad && q == 0)
-			goto bad;
-		if (c == '=') {
-			/* Padding fills the last one or two places of a quantum. */
-			if (q < 2)
-				goto bad;
-			pad++;
-			q = (q + 1) % 4;
-			continue;
-		}
-		v = b64_value(c);
-		if (pad || v < 0)
-			goto bad;
-		acc = (acc << 6) | (unsigned int)v;
-		if (++q == 4) {
-			buf[o++] = (char)(acc >> 16);
-			buf[o++] = (char)(acc >> 8);
-			buf[o++] = (char)acc;
-			acc = 0;
-			q = 0;
-		}
-	}
-	if (q != 0)
-		goto bad; /* i == len: the input ends inside a quantum */
-	if (pad == 1) {
-		/* Three characters: 18 bits, two bytes. */
-		buf[o++] = (char)(acc >> 10);
-		buf[o++] = (char)(acc >> 2);
-	} else if (pad == 2) {
-		buf[o++] = (char)(acc >> 4);
-	}
-	buf[o] = '\0';
-	*out = buf;
-	return 0;
-bad:
-	vc_free(buf);
-	return vc_error_set(err, VC_EPARSE, "illegal base64 data at input byte %zu", i);
 }
 
 /* ---- kubeconfig files ---------------------------------------------------------------------- */
@@ -441,7 +365,7 @@ static int opt_b64(const json_t *obj, const char *key, const struct where *w, ch
 	rc = opt_str(obj, key, w, &s, err);
 	if (rc || !s)
 		return rc;
-	rc = b64_decode(s, out, err);
+	rc = vc_base64_decode(s, strlen(s), out, NULL, err);
 	if (rc == VC_EPARSE)
 		vc_error_prefix(err, "cannot decode %s of %s \"%s\" in %s", key, w->kind, w->name,
 				w->file);

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "vc_alloc.h"
+#include "vc_strconv.h"
 
 const double vc_metrics_default_buckets[VC_METRICS_DEFAULT_NBUCKETS] = {
 	.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10,
@@ -154,37 +155,8 @@ static bool valid_utf8(const char *str)
 
 int vc_metrics_format_value(double v, char *buf, size_t len)
 {
-	char tmp[40];
-	int prec, exp, n;
-
-	if (isnan(v))
-		n = snprintf(tmp, sizeof(tmp), "NaN");
-	else if (isinf(v))
-		n = snprintf(tmp, sizeof(tmp), "%s", v > 0 ? "+Inf" : "-Inf");
-	else if (v == 0)
-		n = snprintf(tmp, sizeof(tmp), "0");
-	else {
-		/* The fewest significant digits that read back as v: Go's shortest form. */
-		for (prec = 1; prec < 17; prec++) {
-			snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
-			if (strtod(tmp, NULL) == v)
-				break;
-		}
-		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
-		exp = (int)strtol(strchr(tmp, 'e') + 1, NULL, 10);
-		/* 'g' with the shortest precision switches to %e below 1e-4 and from 1e+06 on. */
-		if (exp < -4 || exp >= 6)
-			n = (int)strlen(tmp);
-		else
-			n = snprintf(tmp, sizeof(tmp), "%.*f", VC_MAX(prec - 1 - exp, 0), v);
-	}
-	if ((size_t)n >= len) {
-		if (len > 0)
-			buf[0] = '\0';
-		return VC_E2BIG;
-	}
-	memcpy(buf, tmp, (size_t)n + 1);
-	return 0;
+	/* Go's strconv.FormatFloat(v, 'g', -1, 64), except that a negative zero prints "0". */
+	return vc_strconv_format_float_buf(v == 0 ? 0 : v, 'g', buf, len);
 }
 
 int vc_metrics_exponential_buckets(double start, double factor, size_t count, double *out)

@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "vc_strconv.h"
+
 typedef unsigned __int128 u128;
 
 #define NANO_PER_UNIT ((u128)1000000000u)
@@ -121,24 +123,11 @@ static size_t scan_quantity(const char *s, size_t end, struct scan *sc)
 /* strconv.ParseInt(s, 10, 64) for the exponent suffix, then the int32 scale bound. */
 static bool parse_exponent(const char *s, size_t len, int64_t *out)
 {
-	bool neg = false;
-	uint64_t v = 0;
-	size_t i = 0;
+	int64_t v;
 
-	if (i < len && (s[i] == '+' || s[i] == '-')) {
-		neg = s[i] == '-';
-		i++;
-	}
-	if (i == len)
+	if (vc_strconv_parse_int(s, len, 10, &v) || v > INT32_MAX || v < -INT32_MAX)
 		return false;
-	for (; i < len; i++) {
-		if (!is_digit(s[i]))
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > INT32_MAX)
-			return false;
-	}
-	*out = neg ? -(int64_t)v : (int64_t)v;
+	*out = v;
 	return true;
 }
 

@@ -1,5 +1,6 @@
 /*
- * vc_selector.c - label selectors (parser, validation, matching, String()) and field selectors.
+ * vc_selector.c - label selectors: parser, validation, selectors from objects, matching and
+ * String(). Node affinity matching is in vc_nodeaffinity.c, field selectors in vc_fieldselector.c.
  *
  * The label selector parser follows apimachinery's labels/selector.go token for token: the same
  * lexer (identifiers end at whitespace or one of = ! ( ) , > <; "in" and "notin" are keywords
@@ -9,6 +10,8 @@
 #include "vc_selector.h"
 
 #include "vc_alloc.h"
+#include "vc_selector_internal.h"
+#include "vc_str.h"
 
 struct vc_selector {
 	bool nothing;
@@ -159,26 +162,10 @@ nomem:
  * Validation (labels.NewRequirement)
  */
 
-/* Go's strconv.ParseInt(s, 10, 64). */
+/* Go's strconv.ParseInt(s, 10, 64) succeeds. */
 static bool go_parse_int64(const char *s, int64_t *out)
 {
-	bool neg = false;
-	uint64_t v = 0, limit;
-
-	if (*s == '+' || *s == '-')
-		neg = *s++ == '-';
-	if (!*s)
-		return false;
-	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (d > 9 || v > (limit - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return true;
+	return vc_strconv_parse_int(s, strlen(s), 10, out) == 0;
 }
 
 /* validateLabelKey: one Invalid error at path with the messages joined by "; ". */
@@ -296,7 +283,7 @@ static int requirement_validate(const char *key, enum vc_selector_op op, const c
 }
 
 /* Put the aggregate text of errs into err; returns VC_EINVALID, or VC_ENOMEM. */
-static int errors_to_error(const struct vc_field_errors *errs, struct vc_error *err)
+int vc_sel_errors_to_error(const struct vc_field_errors *errs, struct vc_error *err)
 {
 	struct vc_buf b;
 	int rc;
@@ -323,7 +310,7 @@ static int add_checked(struct vc_selector *s, const char *key, enum vc_selector_
 	vc_field_errors_init(&errs);
 	rc = requirement_validate(key, op, vals, n, NULL, &errs);
 	if (!rc && errs.len)
-		rc = errors_to_error(&errs, err);
+		rc = vc_sel_errors_to_error(&errs, err);
 	vc_field_errors_release(&errs);
 	if (rc == VC_ENOMEM)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
@@ -491,18 +478,13 @@ static int nomem(struct parser *p)
 }
 
 /* Sort and deduplicate a list of values (sets.String.List()). */
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void values_sort_unique(struct vc_strlist *v)
 {
 	size_t i, j = 0;
 
 	if (v->len < 2)
 		return;
-	qsort(v->items, v->len, sizeof(*v->items), cmp_str);
+	qsort(v->items, v->len, sizeof(*v->items), vc_str_cmp_ptr);
 	for (i = 1; i < v->len; i++) {
 		if (!strcmp(v->items[i], v->items[j]))
 			vc_free(v->items[i]);
@@ -856,7 +838,7 @@ int vc_selector_from_set(const json_t *set, struct vc_selector **out, struct vc_
  * is NULL, Go's nil slice, when the field is missing or null; otherwise a new array the caller
  * frees). Returns 0, VC_EINVALID for a non-array or non-string item, or VC_ENOMEM.
  */
-static int read_values(const json_t *expr, const char ***vals, size_t *n)
+int vc_sel_read_values(const json_t *expr, const char ***vals, size_t *n)
 {
 	const json_t *arr = json_object_get(expr, "values");
 	size_t i;
@@ -883,7 +865,7 @@ static int read_values(const json_t *expr, const char ***vals, size_t *n)
 }
 
 /* A string member, "" when missing; NULL when present with another type. */
-static const char *member_string(const json_t *obj, const char *name)
+const char *vc_sel_member_string(const json_t *obj, const char *name)
 {
 	const json_t *v = json_object_get(obj, name);
 
@@ -952,8 +934,8 @@ int vc_label_selector_from_json(const json_t *ls, struct vc_selector **out, stru
 		struct vc_buf q;
 		size_t n;
 
-		if (!json_is_object(expr) || !(key = member_string(expr, "key")) ||
-		    !(op_name = member_string(expr, "operator"))) {
+		if (!json_is_object(expr) || !(key = vc_sel_member_string(expr, "key")) ||
+		    !(op_name = vc_sel_member_string(expr, "operator"))) {
 			rc = vc_error_set(
 				err, VC_EINVALID,
 				"matchExpressions[%zu] is not a label selector requirement", i);
@@ -978,7 +960,7 @@ int vc_label_selector_from_json(const json_t *ls, struct vc_selector **out, stru
 			vc_buf_release(&q);
 			goto fail;
 		}
-		rc = read_values(expr, &vals, &n);
+		rc = vc_sel_read_values(expr, &vals, &n);
 		if (rc) {
 			rc = rc == VC_ENOMEM
 				     ? vc_error_set(err, rc, "out of memory")
@@ -1032,8 +1014,8 @@ int vc_node_selector_requirements(const json_t *reqs, const struct vc_field_path
 		struct vc_requirement r;
 		size_t n = 0, errs_before = errs->len;
 
-		key = json_is_object(expr) ? member_string(expr, "key") : NULL;
-		op_name = json_is_object(expr) ? member_string(expr, "operator") : NULL;
+		key = json_is_object(expr) ? vc_sel_member_string(expr, "key") : NULL;
+		op_name = json_is_object(expr) ? vc_sel_member_string(expr, "operator") : NULL;
 		if (!key || !op_name) {
 			rc = vc_field_invalid(errs, &ip, vc_fv_json(expr),
 					      "must be a node selector requirement");
@@ -1056,7 +1038,7 @@ int vc_node_selector_requirements(const json_t *reqs, const struct vc_field_path
 						    valid_ops, VC_ARRAY_SIZE(valid_ops));
 			continue;
 		}
-		rc = read_values(expr, &vals, &n);
+		rc = vc_sel_read_values(expr, &vals, &n);
 		if (rc == VC_EINVALID) {
 			struct vc_field_path vp = vc_field_path_child(&ip, "values");
 
@@ -1239,7 +1221,7 @@ static int format_requirement(const struct vc_requirement *r, struct vc_buf *out
 		if (!sorted)
 			return VC_ENOMEM;
 		memcpy(sorted, r->values, r->nvalues * sizeof(*sorted));
-		qsort(sorted, r->nvalues, sizeof(*sorted), cmp_str);
+		qsort(sorted, r->nvalues, sizeof(*sorted), vc_str_cmp_ptr);
 		for (i = 0, rc = 0; i < r->nvalues && !rc; i++) {
 			if (i)
 				rc = vc_buf_addc(out, ',');
@@ -1264,445 +1246,6 @@ int vc_selector_format(const struct vc_selector *s, struct vc_buf *out)
 		if (i && (rc = vc_buf_addc(out, ',')))
 			return rc;
 		if ((rc = format_requirement(&s->reqs[i], out)))
-			return rc;
-	}
-	return 0;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Node affinity (component-helpers nodeaffinity)
- */
-
-struct field_term {
-	const char *field;
-	const char *value;
-	bool neq;
-};
-
-/* nodeSelectorRequirementsAsFieldSelector into terms[] (borrowed from reqs). */
-static int node_field_terms(const json_t *reqs, const struct vc_field_path *path,
-			    struct field_term *terms, struct vc_field_errors *errs)
-{
-	static const char *const valid_ops[] = { "In", "NotIn" };
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < json_array_size(reqs) && !rc; i++) {
-		const json_t *expr = json_array_get(reqs, i);
-		struct vc_field_path ip = vc_field_path_index(path, (long)i);
-		struct vc_field_path vp = vc_field_path_child(&ip, "values");
-		struct vc_field_path op_path = vc_field_path_child(&ip, "operator");
-		const char *key, *op_name, **vals = NULL;
-		size_t n = 0;
-
-		key = json_is_object(expr) ? member_string(expr, "key") : NULL;
-		op_name = json_is_object(expr) ? member_string(expr, "operator") : NULL;
-		if (!key || !op_name) {
-			rc = vc_field_invalid(errs, &ip, vc_fv_json(expr),
-					      "must be a node selector requirement");
-			continue;
-		}
-		if (strcmp(op_name, "In") && strcmp(op_name, "NotIn")) {
-			rc = vc_field_not_supported(errs, &op_path, vc_fv_named_str(op_name),
-						    valid_ops, VC_ARRAY_SIZE(valid_ops));
-			continue;
-		}
-		rc = read_values(expr, &vals, &n);
-		if (rc == VC_EINVALID) {
-			rc = vc_field_invalid(errs, &vp,
-					      vc_fv_json(json_object_get(expr, "values")),
-					      "must be a list of strings");
-			continue;
-		}
-		if (!rc && n != 1)
-			rc = vc_field_invalid(errs, &vp, vc_fv_strings(vals, n),
-					      "must have one element");
-		else if (!rc) {
-			terms[i].field = key;
-			terms[i].value = vals[0];
-			terms[i].neq = op_name[0] == 'N';
-		}
-		vc_free(vals);
-	}
-	return rc;
-}
-
-int vc_node_selector_match(const json_t *ns, const json_t *labels, const char *node_name,
-			   const struct vc_field_path *path, bool *matched, struct vc_error *err)
-{
-	struct vc_field_path tpath = vc_field_path_child(path, "nodeSelectorTerms");
-	const json_t *terms = ns ? json_object_get(ns, "nodeSelectorTerms") : NULL;
-	struct vc_field_errors errs;
-	size_t i;
-	int rc = 0;
-
-	*matched = false;
-	vc_field_errors_init(&errs);
-	for (i = 0; i < json_array_size(terms) && !rc && !*matched; i++) {
-		const json_t *term = json_array_get(terms, i);
-		const json_t *me = json_object_get(term, "matchExpressions");
-		const json_t *mf = json_object_get(term, "matchFields");
-		struct vc_field_path ip = vc_field_path_index(&tpath, (long)i);
-		struct vc_field_path mp = vc_field_path_child(&ip, "matchExpressions");
-		struct vc_field_path fp = vc_field_path_child(&ip, "matchFields");
-		struct vc_selector *sel = NULL;
-		struct field_term *ft = NULL;
-		size_t nf = json_array_size(mf), before = errs.len, j;
-		bool ok = true;
-
-		if (!json_array_size(me) && !nf)
-			continue; /* an empty term selects nothing */
-		if (json_array_size(me)) {
-			rc = vc_node_selector_requirements(me, &mp, &sel, &errs);
-			if (rc == VC_EINVALID)
-				rc = 0;
-		}
-		if (!rc && nf) {
-			if (!(ft = vc_calloc(nf, sizeof(*ft))))
-				rc = VC_ENOMEM;
-			else
-				rc = node_field_terms(mf, &fp, ft, &errs);
-		}
-		if (!rc && errs.len == before) {
-			if (sel && !vc_selector_matches(sel, labels))
-				ok = false;
-			/* Only metadata.name is a node field, and only when the name is set. */
-			for (j = 0; ok && j < nf && node_name && node_name[0]; j++) {
-				const char *have =
-					strcmp(ft[j].field, "metadata.name") ? "" : node_name;
-
-				ok = ft[j].neq != !strcmp(have, ft[j].value);
-			}
-			*matched = ok;
-		}
-		vc_selector_free(sel);
-		vc_free(ft);
-	}
-	if (rc) {
-		vc_field_errors_release(&errs);
-		return vc_error_set(err, rc, "out of memory");
-	}
-	if (!*matched && errs.len) {
-		rc = errors_to_error(&errs, err);
-		if (rc == VC_ENOMEM)
-			vc_error_set(err, rc, "out of memory");
-	}
-	vc_field_errors_release(&errs);
-	return rc;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Field selectors
- */
-
-struct fs_term {
-	char *field;
-	char *value;
-	bool neq;
-};
-
-struct vc_field_selector {
-	struct fs_term *terms;
-	size_t n;
-};
-
-void vc_field_selector_free(struct vc_field_selector *s)
-{
-	size_t i;
-
-	if (!s)
-		return;
-	/* A parse that failed to allocate terms frees s with no array (and n still 0). */
-	for (i = 0; s->terms && i < s->n; i++) {
-		vc_free(s->terms[i].field);
-		vc_free(s->terms[i].value);
-	}
-	vc_free(s->terms);
-	vc_free(s);
-}
-
-struct fs_part {
-	const char *s;
-	size_t off;
-	size_t len;
-};
-
-static int cmp_part(const void *a, const void *b)
-{
-	const struct fs_part *x = a, *y = b;
-	int c = memcmp(x->s + x->off, y->s + y->off, VC_MIN(x->len, y->len));
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* Append the UTF-8 encoding of r (Go's WriteRune: invalid runes become U+FFFD). */
-static int add_rune(struct vc_buf *b, int32_t r)
-{
-	char tmp[4];
-	size_t n;
-
-	if (r < 0)
-		r = 0xFFFD;
-	if (r < 0x80) {
-		tmp[0] = (char)r;
-		n = 1;
-	} else if (r < 0x800) {
-		tmp[0] = (char)(0xC0 | (r >> 6));
-		tmp[1] = (char)(0x80 | (r & 0x3F));
-		n = 2;
-	} else if (r < 0x10000) {
-		tmp[0] = (char)(0xE0 | (r >> 12));
-		tmp[1] = (char)(0x80 | ((r >> 6) & 0x3F));
-		tmp[2] = (char)(0x80 | (r & 0x3F));
-		n = 3;
-	} else {
-		tmp[0] = (char)(0xF0 | (r >> 18));
-		tmp[1] = (char)(0x80 | ((r >> 12) & 0x3F));
-		tmp[2] = (char)(0x80 | ((r >> 6) & 0x3F));
-		tmp[3] = (char)(0x80 | (r & 0x3F));
-		n = 4;
-	}
-	return vc_buf_add(b, tmp, n);
-}
-
-/*
- * fields.UnescapeValue of s[0..n) into out. A value without '\', ',' or '=' is copied as it is;
- * otherwise Go rebuilds it rune by rune, which turns invalid UTF-8 into U+FFFD, and so do we.
- * Returns 0, VC_EPARSE (message in msg), or VC_ENOMEM.
- */
-static int unescape_value(const char *s, size_t n, struct vc_buf *out, struct vc_buf *msg)
-{
-	bool in_slash = false;
-	size_t i = 0, w;
-	int rc;
-
-	if (!memchr(s, '\\', n) && !memchr(s, ',', n) && !memchr(s, '=', n))
-		return vc_buf_add(out, s, n);
-	while (i < n) {
-		int32_t r = vc_utf8_decode(s + i, n - i, &w);
-
-		i += w;
-		if (in_slash) {
-			if (r != '\\' && r != ',' && r != '=') {
-				if ((rc = vc_buf_adds(msg, "invalid field selector: invalid escape "
-							   "sequence: \\")) ||
-				    (rc = add_rune(msg, r)))
-					return rc;
-				return VC_EPARSE;
-			}
-			if ((rc = add_rune(out, r)))
-				return rc;
-			in_slash = false;
-			continue;
-		}
-		if (r == '\\') {
-			in_slash = true;
-		} else if (r == ',' || r == '=') {
-			rc = vc_buf_addf(msg,
-					 "invalid field selector: unescaped character in value: %d",
-					 (int)r);
-			return rc ? rc : VC_EPARSE;
-		} else if ((rc = add_rune(out, r))) {
-			return rc;
-		}
-	}
-	if (in_slash) {
-		rc = vc_buf_adds(msg, "invalid field selector: invalid escape sequence: \\");
-		return rc ? rc : VC_EPARSE;
-	}
-	return 0;
-}
-
-/* Position of a parse error as line and column. */
-static int field_error_at(const char *text, size_t off, struct vc_error *err, const char *msg)
-{
-	int line = 1, col = 1;
-	size_t i;
-
-	for (i = 0; i < off; i++) {
-		if (text[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	return vc_error_set_at(err, VC_EPARSE, line, col, off, "%s", msg);
-}
-
-/* Parse one term (a non-empty part) into t; see splitTerm. */
-static int parse_field_term(const char *text, const struct fs_part *part, struct fs_term *t,
-			    struct vc_error *err)
-{
-	const char *s = text + part->off;
-	size_t i, oplen = 0;
-	struct vc_buf value, msg;
-	int rc;
-
-	for (i = 0; i < part->len; i++) {
-		if (i + 1 < part->len && (s[i] == '!' || s[i] == '=') && s[i + 1] == '=')
-			oplen = 2;
-		else if (s[i] == '=')
-			oplen = 1;
-		if (oplen)
-			break;
-	}
-	if (!oplen) {
-		struct vc_buf b;
-
-		vc_buf_init(&b, 0);
-		rc = vc_buf_addf(&b, "invalid selector: '%s'; can't understand '%.*s'", text,
-				 (int)VC_MIN(part->len, (size_t)INT_MAX), s);
-		if (!rc)
-			rc = field_error_at(text, part->off, err, vc_buf_str(&b));
-		vc_buf_release(&b);
-		return rc == VC_E2BIG || rc == VC_ENOMEM ? vc_error_set(err, rc, "out of memory")
-							 : rc;
-	}
-	t->neq = s[i] == '!';
-	vc_buf_init(&value, 0);
-	vc_buf_init(&msg, 0);
-	rc = unescape_value(s + i + oplen, part->len - i - oplen, &value, &msg);
-	if (rc == VC_EPARSE) {
-		rc = field_error_at(text, part->off, err, vc_buf_str(&msg));
-	} else if (rc) {
-		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
-	} else {
-		t->field = vc_strndup(s, i);
-		t->value = vc_buf_take(&value);
-		if (!t->field || !t->value)
-			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
-	}
-	vc_buf_release(&value);
-	vc_buf_release(&msg);
-	return rc;
-}
-
-int vc_field_selector_parse(const char *text, struct vc_field_selector **out, struct vc_error *err)
-{
-	size_t n = strlen(text), i, nparts = 0, start = 0;
-	struct vc_field_selector *s;
-	struct fs_part *parts = NULL;
-	bool in_slash = false;
-	int rc = 0;
-
-	*out = NULL;
-	if (!(s = vc_calloc(1, sizeof(*s))))
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	/* splitTerms: commas split, except a backslash-escaped one. */
-	for (i = 0; i < n; i++)
-		if (text[i] == ',')
-			nparts++;
-	parts = vc_calloc(nparts + 1, sizeof(*parts));
-	s->terms = vc_calloc(nparts + 1, sizeof(*s->terms));
-	if (!parts || !s->terms) {
-		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
-		goto out;
-	}
-	nparts = 0;
-	for (i = 0; n && i <= n; i++) {
-		if (i < n) {
-			if (in_slash) {
-				in_slash = false;
-				continue;
-			}
-			if (text[i] == '\\') {
-				in_slash = true;
-				continue;
-			}
-			if (text[i] != ',')
-				continue;
-		}
-		parts[nparts++] = (struct fs_part){ .s = text, .off = start, .len = i - start };
-		start = i + 1;
-	}
-	qsort(parts, nparts, sizeof(*parts), cmp_part);
-	for (i = 0; i < nparts && !rc; i++) {
-		if (!parts[i].len)
-			continue;
-		rc = parse_field_term(text, &parts[i], &s->terms[s->n], err);
-		if (s->terms[s->n].field || s->terms[s->n].value)
-			s->n++;
-	}
-out:
-	vc_free(parts);
-	if (rc) {
-		vc_field_selector_free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
-}
-
-static const char *field_get(const struct vc_field *fields, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (fields[i].name && !strcmp(fields[i].name, name))
-			return fields[i].value ? fields[i].value : "";
-	return "";
-}
-
-bool vc_field_selector_matches(const struct vc_field_selector *s, const struct vc_field *fields,
-			       size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		bool eq = !strcmp(field_get(fields, n, s->terms[i].field), s->terms[i].value);
-
-		if (eq == s->terms[i].neq)
-			return false;
-	}
-	return true;
-}
-
-bool vc_field_selector_is_empty(const struct vc_field_selector *s)
-{
-	return s->n == 0;
-}
-
-bool vc_field_selector_requires_exact_match(const struct vc_field_selector *s, const char *field,
-					    const char **value)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		if (!s->terms[i].neq && !strcmp(s->terms[i].field, field)) {
-			if (value)
-				*value = s->terms[i].value;
-			return true;
-		}
-	}
-	return false;
-}
-
-int vc_field_escape_value(const char *s, struct vc_buf *out)
-{
-	int rc;
-
-	for (; *s; s++) {
-		if ((*s == '\\' || *s == ',' || *s == '=') && (rc = vc_buf_addc(out, '\\')))
-			return rc;
-		if ((rc = vc_buf_addc(out, *s)))
-			return rc;
-	}
-	return 0;
-}
-
-int vc_field_selector_format(const struct vc_field_selector *s, struct vc_buf *out)
-{
-	size_t i;
-	int rc;
-
-	for (i = 0; i < s->n; i++) {
-		if ((i && (rc = vc_buf_addc(out, ','))) ||
-		    (rc = vc_buf_adds(out, s->terms[i].field)) ||
-		    (rc = vc_buf_adds(out, s->terms[i].neq ? "!=" : "=")) ||
-		    (rc = vc_field_escape_value(s->terms[i].value, out)))
 			return rc;
 	}
 	return 0;

@@ -8,8 +8,8 @@
  *     which returns a list of messages (struct vc_strlist);
  *   - field paths (field.Path) and field errors (field.Error) with their Error() texts, and the
  *     error list aggregate (ErrorList.ToAggregate().Error());
- *   - Go's formatting helpers the messages are built with: strconv.Quote (%q), encoding/json
- *     for "other" values, and %v of a []string.
+ *   - %v of a []string. Go's other formatting helpers the messages are built with
+ *     (strconv.Quote, encoding/json for "other" values) are in vc_strconv.h, included here.
  *
  * Inputs are C strings. Callers holding a JSON string with an embedded NUL must reject it first:
  * the checks here see only the part before the NUL.
@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "vc_buf.h"
+#include "vc_strconv.h"
 
 /* ---------------------------------------------------------------------------------------------
  * String lists
@@ -94,34 +95,6 @@ int vc_validate_c_identifier(const char *value, struct vc_strlist *msgs) VC_WARN
  * "..".
  */
 int vc_validate_env_var_name(const char *value, struct vc_strlist *msgs) VC_WARN_UNUSED;
-
-/* ---------------------------------------------------------------------------------------------
- * Go formatting helpers
- */
-
-/*
- * Append Go's strconv.Quote(s) (what %q prints) to out: double quotes around s, with \a \b \f \n
- * \r \t \v \\ \" escaped, other control bytes and invalid UTF-8 bytes as \xNN, non-printable runes
- * as \uNNNN or \UNNNNNNNN (lowercase hex), and printable UTF-8 runes (Unicode 15.0, Go's
- * unicode.IsPrint) kept as they are. vc_go_quote_n quotes exactly n bytes, NULs included.
- */
-int vc_go_quote(const char *s, struct vc_buf *out) VC_WARN_UNUSED;
-int vc_go_quote_n(const char *s, size_t n, struct vc_buf *out) VC_WARN_UNUSED;
-
-/*
- * Decode one rune from s[0..n) (n >= 1) as Go's utf8.DecodeRuneInString does and store its byte
- * width in *width: invalid or truncated sequences, overlong forms, surrogates and values past
- * U+10FFFF decode as -1 with width 1 (Go's RuneError, 1).
- */
-int32_t vc_utf8_decode(const char *s, size_t n, size_t *width);
-
-/*
- * Append Go's encoding/json.Marshal of a JSON value (borrowed; NULL prints "null") to out:
- * compact, strings escaped as Go does (<, > and & as \u003c \u003e \u0026, U+2028/U+2029 escaped,
- * invalid UTF-8 as \ufffd), reals in Go's shortest form, and object keys sorted, as Go marshals a
- * map. This is how a field error prints a value that is neither a string nor a number.
- */
-int vc_go_json(const json_t *value, struct vc_buf *out) VC_WARN_UNUSED;
 
 /* ---------------------------------------------------------------------------------------------
  * Field paths (field.Path)

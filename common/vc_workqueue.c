@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "vc_alloc.h"
+#include "vc_hash.h"
 #include "vc_ratelimit.h"
 #include "vc_time.h"
 
@@ -60,18 +61,6 @@ void vc_workqueue_opts_init(struct vc_workqueue_opts *opts)
 	opts->payload_free = NULL;
 }
 
-/* FNV-1a, 64-bit. */
-static uint64_t key_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static struct wq_item *item_find(const struct vc_workqueue *q, const char *key, uint64_t h)
 {
 	struct wq_item *it;
@@ -109,7 +98,7 @@ static void table_maybe_grow(struct vc_workqueue *q)
 /* Find the key's item or create an idle one; NULL when out of memory. */
 static struct wq_item *item_get(struct vc_workqueue *q, const char *key)
 {
-	uint64_t h = key_hash(key);
+	uint64_t h = vc_fnv1a64(key);
 	struct wq_item *it = item_find(q, key, h);
 	size_t b;
 
@@ -597,7 +586,7 @@ void vc_workqueue_done(struct vc_workqueue *q, const char *key)
 	if (!key)
 		return;
 	pthread_mutex_lock(&q->lock);
-	it = item_find(q, key, key_hash(key));
+	it = item_find(q, key, vc_fnv1a64(key));
 	if (it && it->processing) {
 		it->processing = false;
 		q->nprocessing--;
@@ -621,7 +610,7 @@ void vc_workqueue_forget(struct vc_workqueue *q, const char *key)
 	if (!key)
 		return;
 	pthread_mutex_lock(&q->lock);
-	it = item_find(q, key, key_hash(key));
+	it = item_find(q, key, vc_fnv1a64(key));
 	if (it) {
 		it->failures = 0;
 		item_release_if_idle(q, it);
@@ -637,7 +626,7 @@ unsigned vc_workqueue_num_requeues(struct vc_workqueue *q, const char *key)
 	if (!key)
 		return 0;
 	pthread_mutex_lock(&q->lock);
-	it = item_find(q, key, key_hash(key));
+	it = item_find(q, key, vc_fnv1a64(key));
 	if (it)
 		n = it->failures;
 	pthread_mutex_unlock(&q->lock);

@@ -16,6 +16,7 @@
 
 #include "vc_alloc.h"
 #include "vc_buf.h"
+#include "vc_strconv.h"
 
 #define YAML_TAG_PREFIX "tag:yaml.org,2002:"
 /* Scalars shorter than this are resolved in a stack buffer. */
@@ -241,70 +242,6 @@ static int parser_error(struct loader *ld, const yaml_parser_t *parser)
 
 /* ---- scalar resolution (go-yaml v2's resolve.go) ------------------------------------------ */
 
-static int go_lower(int c)
-{
-	return c | ('x' - 'X');
-}
-
-/* strconv.ParseUint(s, base, 64): base 0 reads a 0b/0o/0x/0 prefix; no sign, no '_' left. */
-static bool go_parse_uint(const char *s, size_t n, unsigned int base, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0)
-		return false;
-	if (base == 0) {
-		base = 10;
-		if (s[0] == '0') {
-			int prefix = n >= 3 ? go_lower(s[1]) : 0;
-
-			base = prefix == 'b' ? 2 : prefix == 'x' ? 16 : 8;
-			i = prefix == 'b' || prefix == 'o' || prefix == 'x' ? 2 : 1;
-			s += i;
-			n -= i;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		int c = (unsigned char)s[i];
-		unsigned int d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned int)(c - '0');
-		else if (go_lower(c) >= 'a' && go_lower(c) <= 'z')
-			d = (unsigned int)(go_lower(c) - 'a' + 10);
-		else
-			return false;
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
-/* strconv.ParseInt(s, base, 64): an optional sign, then ParseUint. */
-static bool go_parse_int(const char *s, size_t n, unsigned int base, int64_t *out)
-{
-	bool neg = false;
-	uint64_t u;
-
-	if (n > 0 && (s[0] == '+' || s[0] == '-')) {
-		neg = s[0] == '-';
-		s++;
-		n--;
-	}
-	if (!go_parse_uint(s, n, base, &u))
-		return false;
-	if (u > (uint64_t)INT64_MAX + (neg ? 1 : 0))
-		return false;
-	if (neg)
-		*out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
-	else
-		*out = (int64_t)u;
-	return true;
-}
-
 static size_t skip_digits(const char *s, size_t n, size_t *i)
 {
 	size_t start = *i;
@@ -465,10 +402,10 @@ static int resolve_plain(struct scalar *sc)
 			sc->kind = SC_FLOAT;
 			sc->real = dv;
 		}
-	} else if (go_parse_int(plain, pn, 0, &iv)) {
+	} else if (vc_strconv_parse_int(plain, pn, 0, &iv) == 0) {
 		sc->kind = SC_INT;
 		sc->integer = iv;
-	} else if (go_parse_uint(plain, pn, 0, &uv)) {
+	} else if (vc_strconv_parse_uint(plain, pn, 0, &uv) == 0) {
 		sc->kind = SC_UINT;
 		sc->uinteger = uv;
 	} else if (is_yaml_float(plain, pn) && parse_float(plain, &dv)) {
@@ -476,10 +413,10 @@ static int resolve_plain(struct scalar *sc)
 		sc->real = dv;
 	} else if (pn >= 2 && plain[0] == '0' && plain[1] == 'b') {
 		/* go-yaml retries base 2 without the prefix, which lets a sign through. */
-		if (go_parse_int(plain + 2, pn - 2, 2, &iv)) {
+		if (vc_strconv_parse_int(plain + 2, pn - 2, 2, &iv) == 0) {
 			sc->kind = SC_INT;
 			sc->integer = iv;
-		} else if (go_parse_uint(plain + 2, pn - 2, 2, &uv)) {
+		} else if (vc_strconv_parse_uint(plain + 2, pn - 2, 2, &uv) == 0) {
 			sc->kind = SC_UINT;
 			sc->uinteger = uv;
 		}

@@ -6,6 +6,7 @@
 #include "kubelet.h"
 #include "vc_alloc.h"
 #include "vc_cache.h"
+#include "vc_hash.h"
 #include "vc_informer.h"
 #include "vc_json.h"
 #include "vc_log.h"
@@ -244,136 +245,6 @@ json_t *sim_node_status(const json_t *capacity, const char *name, int index, int
 
 /* ---- the simulator ------------------------------------------------------------------------ */
 
-/* A small string-keyed hash map (open addressing), for nodes and pods. */
-struct smap {
-	char **keys;
-	void **vals;
-	size_t cap, n;
-	size_t tomb; /* deleted slots, reclaimed when the table is rebuilt */
-};
-
-static size_t smap_hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-static void **smap_slot(struct smap *m, const char *key, bool *found)
-{
-	size_t i;
-
-	*found = false;
-	if (!m->cap)
-		return NULL;
-	for (i = smap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->keys[i])
-			return &m->vals[i];
-		if (m->keys[i] != (char *)m && !strcmp(m->keys[i], key)) {
-			*found = true;
-			return &m->vals[i];
-		}
-	}
-}
-
-static void *smap_get(struct smap *m, const char *key)
-{
-	bool found;
-	void **slot = smap_slot(m, key, &found);
-
-	return found ? *slot : NULL;
-}
-
-static int smap_put(struct smap *m, const char *key, void *val);
-
-static int smap_grow(struct smap *m)
-{
-	struct smap bigger = { 0 };
-	size_t i;
-
-	/* Rebuild at the same size when mostly tombstones, else double. */
-	bigger.cap = !m->cap ? 64 : (m->n + 1) * 4 > m->cap ? m->cap * 2 : m->cap;
-	bigger.keys = vc_calloc(bigger.cap, sizeof(*bigger.keys));
-	bigger.vals = vc_calloc(bigger.cap, sizeof(*bigger.vals));
-	if (!bigger.keys || !bigger.vals) {
-		vc_free(bigger.keys);
-		vc_free(bigger.vals);
-		return VC_ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] && m->keys[i] != (char *)m) {
-			bool found;
-			void **slot = smap_slot(&bigger, m->keys[i], &found);
-
-			bigger.keys[slot - bigger.vals] = m->keys[i];
-			*slot = m->vals[i];
-			bigger.n++;
-		}
-	}
-	vc_free(m->keys);
-	vc_free(m->vals);
-	*m = bigger;
-	return 0;
-}
-
-static int smap_put(struct smap *m, const char *key, void *val)
-{
-	bool found;
-	void **slot;
-
-	if ((m->n + m->tomb + 1) * 2 > m->cap && smap_grow(m))
-		return VC_ENOMEM;
-	slot = smap_slot(m, key, &found);
-	if (!found) {
-		char *k = vc_strdup(key);
-
-		if (!k)
-			return VC_ENOMEM;
-		m->keys[slot - m->vals] = k;
-		m->n++;
-	}
-	*slot = val;
-	return 0;
-}
-
-/* Remove key; returns its value. Deleted slots are marked with the map's own address. */
-static void *smap_del(struct smap *m, const char *key)
-{
-	bool found;
-	void **slot = smap_slot(m, key, &found);
-	void *val;
-	size_t i;
-
-	if (!found)
-		return NULL;
-	i = (size_t)(slot - m->vals);
-	val = m->vals[i];
-	vc_free(m->keys[i]);
-	m->keys[i] = (char *)m;
-	m->vals[i] = NULL;
-	m->n--;
-	m->tomb++;
-	return val;
-}
-
-static void smap_release(struct smap *m, void (*free_val)(void *))
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] && m->keys[i] != (char *)m) {
-			if (free_val)
-				free_val(m->vals[i]);
-			vc_free(m->keys[i]);
-		}
-	}
-	vc_free(m->keys);
-	vc_free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 struct sim_node {
 	int index;
 	unsigned ip_seq;
@@ -393,10 +264,10 @@ struct nodesim {
 	pthread_t lease_thread;
 	bool lease_started;
 	volatile int stop;
-	pthread_mutex_t lock; /* guards node_map, pod_map, next_index, the counts */
-	pthread_cond_t wake;  /* the lease thread's sleep */
-	struct smap node_map; /* name -> struct sim_node */
-	struct smap pod_map;  /* "ns/name" -> struct sim_pod */
+	pthread_mutex_t lock;	 /* guards node_map, pod_map, next_index, the counts */
+	pthread_cond_t wake;	 /* the lease thread's sleep */
+	struct vc_hmap node_map; /* name -> struct sim_node */
+	struct vc_hmap pod_map;	 /* "ns/name" -> struct sim_pod */
 	int next_index;
 	size_t ready_nodes;
 };
@@ -460,7 +331,7 @@ static void node_delete(void *ctx, json_t *obj, bool unknown)
 /* The node record for name, made on first sight; NULL when out of memory. Lock held. */
 static struct sim_node *node_record(struct nodesim *s, const char *name, int index, bool ours)
 {
-	struct sim_node *n = smap_get(&s->node_map, name);
+	struct sim_node *n = vc_hmap_get(&s->node_map, name);
 
 	if (n)
 		return n;
@@ -469,7 +340,7 @@ static struct sim_node *node_record(struct nodesim *s, const char *name, int ind
 		return NULL;
 	n->index = index >= 0 ? index : s->next_index++;
 	n->ours = ours;
-	if (smap_put(&s->node_map, name, n)) {
+	if (vc_hmap_put(&s->node_map, name, n, NULL)) {
 		vc_free(n);
 		return NULL;
 	}
@@ -510,13 +381,15 @@ static int sync_node(struct nodesim *s, const char *name)
 	const json_t *cap, *t;
 	struct vc_error err;
 	struct sim_node *rec;
+	void *gone = NULL;
 	size_t i;
 	int rc = 0, index;
 
 	vc_error_clear(&err);
 	pthread_mutex_lock(&s->lock);
 	if (!node) {
-		rec = smap_del(&s->node_map, name);
+		(void)vc_hmap_remove(&s->node_map, name, &gone);
+		rec = gone;
 		if (rec && rec->ready)
 			s->ready_nodes--;
 		pthread_mutex_unlock(&s->lock);
@@ -635,6 +508,7 @@ static int sync_pod(struct nodesim *s, const char *key)
 	struct sim_action act = { 0 };
 	struct sim_pod *sp;
 	struct sim_node *rec;
+	void *gone;
 	struct vc_error err;
 	char pod_ip[32], host_ip[32];
 	int64_t now;
@@ -642,29 +516,31 @@ static int sync_pod(struct nodesim *s, const char *key)
 
 	vc_error_clear(&err);
 	pthread_mutex_lock(&s->lock);
-	sp = smap_get(&s->pod_map, key);
+	sp = vc_hmap_get(&s->pod_map, key);
 	md = vc_json_get_obj(pod, "metadata");
 	spec = vc_json_get_obj(pod, "spec");
 	node_name = vc_json_get_str(spec, "nodeName");
 	uid = vc_json_get_str(md, "uid");
-	rec = node_name ? smap_get(&s->node_map, node_name) : NULL;
+	rec = node_name ? vc_hmap_get(&s->node_map, node_name) : NULL;
 	if (!pod || !rec) {
 		/* Gone, or not on one of our nodes: forget it. */
-		sim_pod_free(smap_del(&s->pod_map, key));
+		if (vc_hmap_remove(&s->pod_map, key, &gone))
+			sim_pod_free(gone);
 		pthread_mutex_unlock(&s->lock);
 		json_decref(pod);
 		return 0;
 	}
 	if (sp && !vc_str_eq(sp->uid, uid)) {
 		/* A new pod under an old name. */
-		sim_pod_free(smap_del(&s->pod_map, key));
+		if (vc_hmap_remove(&s->pod_map, key, &gone))
+			sim_pod_free(gone);
 		sp = NULL;
 	}
 	if (!sp) {
 		sim_pod_ip(rec->index, rec->ip_seq++, pod_ip, sizeof(pod_ip));
 		sim_host_ip(rec->index, host_ip, sizeof(host_ip));
 		rc = sim_pod_new(pod, node_name, pod_ip, host_ip, &sp, &err);
-		if (!rc && smap_put(&s->pod_map, key, sp)) {
+		if (!rc && vc_hmap_put(&s->pod_map, key, sp, NULL)) {
 			sim_pod_free(sp);
 			rc = VC_ENOMEM;
 		}
@@ -778,7 +654,7 @@ static void renew_lease(struct nodesim *s, const char *name)
 	vc_error_clear(&err);
 	/* The node may be deleted meanwhile: its record is only touched under the lock. */
 	pthread_mutex_lock(&s->lock);
-	rec = smap_get(&s->node_map, name);
+	rec = vc_hmap_get(&s->node_map, name);
 	leased = rec && rec->leased;
 	pthread_mutex_unlock(&s->lock);
 	if (!rec)
@@ -804,7 +680,7 @@ static void renew_lease(struct nodesim *s, const char *name)
 		rc = 0;
 	if (!rc) {
 		pthread_mutex_lock(&s->lock);
-		rec = smap_get(&s->node_map, name);
+		rec = vc_hmap_get(&s->node_map, name);
 		if (rec)
 			rec->leased = true;
 		pthread_mutex_unlock(&s->lock);
@@ -813,6 +689,31 @@ done:
 	if (rc)
 		VC_LOG(VC_LOG_V(1), "cannot renew node lease", "node=%s err=\"%s\"", name,
 		       err.text);
+}
+
+/*
+ * Copies of the names in node_map (only our own nodes when ours_only) in name order, so that the
+ * requests made per node do not follow the map's slot order; *n of them, NULL-terminated. Names
+ * that cannot be copied are skipped; NULL when out of memory. Lock held (or no threads running).
+ */
+static char **node_names(struct nodesim *s, bool ours_only, size_t *n)
+{
+	char **names = vc_calloc(vc_hmap_count(&s->node_map) + 1, sizeof(*names));
+	const void *name;
+	void *val;
+	size_t pos = 0;
+
+	*n = 0;
+	while (names && vc_hmap_next(&s->node_map, &pos, &name, &val)) {
+		if (ours_only && !((struct sim_node *)val)->ours)
+			continue;
+		names[*n] = vc_strdup(name);
+		if (names[*n])
+			(*n)++;
+	}
+	if (*n)
+		qsort(names, *n, sizeof(*names), vc_str_cmp_ptr);
+	return names;
 }
 
 static void *lease_main(void *arg)
@@ -826,15 +727,7 @@ static void *lease_main(void *arg)
 
 		/* Snapshot the node list, then renew without holding the lock. */
 		pthread_mutex_lock(&s->lock);
-		names = vc_calloc(s->node_map.n + 1, sizeof(*names));
-		n = 0;
-		for (i = 0; names && i < s->node_map.cap; i++) {
-			if (s->node_map.keys[i] && s->node_map.keys[i] != (char *)&s->node_map) {
-				names[n] = vc_strdup(s->node_map.keys[i]);
-				if (names[n])
-					n++;
-			}
-		}
+		names = node_names(s, false, &n);
 		pthread_mutex_unlock(&s->lock);
 		for (i = 0; i < n && !s->stop; i++)
 			renew_lease(s, names[i]);
@@ -872,6 +765,8 @@ int nodesim_new(struct vc_kube *kube, struct sim_options *opts, struct nodesim *
 	s = vc_calloc(1, sizeof(*s));
 	if (!s)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	vc_hmap_init_str(&s->node_map);
+	vc_hmap_init_str(&s->pod_map);
 	s->kube = kube;
 	s->opts = opts;
 	s->cfg.default_run_ns = opts->default_run_ns;
@@ -976,23 +871,18 @@ void nodesim_stop(struct nodesim *s)
 		pthread_join(s->workers[i], NULL);
 	s->nworkers = 0;
 	if (s->opts->delete_nodes_on_exit) {
-		size_t k;
+		size_t k, n;
+		char **names = node_names(s, true, &n);
 
-		for (k = 0; k < s->node_map.cap; k++) {
-			struct sim_node *rec;
-
-			if (!s->node_map.keys[k] || s->node_map.keys[k] == (char *)&s->node_map)
-				continue;
-			rec = s->node_map.vals[k];
-			if (!rec->ours)
-				continue;
+		for (k = 0; k < n; k++) {
 			vc_error_clear(&err);
-			if (vc_kube_delete(s->kube, &vc_gvr_nodes, NULL, s->node_map.keys[k], NULL,
-					   &err) &&
+			if (vc_kube_delete(s->kube, &vc_gvr_nodes, NULL, names[k], NULL, &err) &&
 			    err.code != VC_ENOTFOUND)
-				VC_WARN("cannot delete node", "node=%s err=\"%s\"",
-					s->node_map.keys[k], err.text);
+				VC_WARN("cannot delete node", "node=%s err=\"%s\"", names[k],
+					err.text);
+			vc_free(names[k]);
 		}
+		vc_free(names);
 	}
 }
 
@@ -1005,8 +895,8 @@ void nodesim_free(struct nodesim *s)
 	vc_informer_free(s->nodes);
 	vc_workqueue_free(s->queue);
 	vc_free(s->workers);
-	smap_release(&s->pod_map, free_sim_pod);
-	smap_release(&s->node_map, vc_free);
+	vc_hmap_release(&s->pod_map, free_sim_pod);
+	vc_hmap_release(&s->node_map, vc_free);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
 	vc_free(s);
@@ -1016,6 +906,6 @@ void nodesim_counts(struct nodesim *s, size_t *nodes, size_t *pods)
 {
 	pthread_mutex_lock(&s->lock);
 	*nodes = s->ready_nodes;
-	*pods = s->pod_map.n;
+	*pods = vc_hmap_count(&s->pod_map);
 	pthread_mutex_unlock(&s->lock);
 }

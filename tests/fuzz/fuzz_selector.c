@@ -9,6 +9,7 @@
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_err.h"
+#include "vc_fieldselector.h"
 #include "vc_selector.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "vc_alloc.h"
+#include "vc_err.h"
 #include "vc_flags.h"
 #include "vc_log.h"
 
@@ -224,6 +226,41 @@ static void test_help_and_usage(void **state)
 	assert_non_null(strstr(out, "--logtostderr"));
 }
 
+/* vc_flag_list_split: the form controller and webhook give --scheduler-name and its kin. */
+static void test_flag_list_split(void **state)
+{
+	struct vc_flag_list l = { { "a,b", ",,c,", "", "d" }, 4 };
+	char *store[8];
+	const char *out[8];
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(vc_flag_list_split(&l, store, out, 8, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(out[0], "a");
+	assert_string_equal(out[1], "b");
+	assert_string_equal(out[2], "c");
+	assert_string_equal(out[3], "d");
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(out[i], store[i]);
+		vc_free(store[i]);
+	}
+	assert_int_equal(vc_flag_list_split(&l, store, out, 3, &n), VC_E2BIG);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++)
+		vc_free(store[i]);
+	l.n = 0;
+	assert_int_equal(vc_flag_list_split(&l, store, out, 3, &n), 0);
+	assert_int_equal(n, 0);
+	l.items[0] = "x,y";
+	l.n = 1;
+	vc_alloc_fail_after(1);
+	assert_int_equal(vc_flag_list_split(&l, store, out, 3, &n), VC_ENOMEM);
+	vc_alloc_fail_reset();
+	assert_int_equal(n, 1);
+	vc_free(store[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_klog_flags_always_accepted),
 		cmocka_unit_test(test_repeatable_flag),
 		cmocka_unit_test(test_help_and_usage),
+		cmocka_unit_test(test_flag_list_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

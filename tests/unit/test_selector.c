@@ -10,6 +10,7 @@
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_err.h"
+#include "vc_fieldselector.h"
 #include "vc_selector.h"
 
 #define NAME_PART_MSG                                                                             \

@@ -1,0 +1,104 @@
+/*
+ * vc_cache_internal.h - the cache's tables, entries and store, shared by vc_cache.c (the table,
+ * writes, full relists, reads) and vc_cache_stage.c (staged relists). Private to those two files.
+ */
+#ifndef VC_CACHE_INTERNAL_H
+#define VC_CACHE_INTERNAL_H
+
+#include "vc_cache.h"
+
+#include <pthread.h>
+
+/* An index function's values for one object may not exceed this many bytes in total. */
+#define INDEX_VALUES_MAX ((size_t)1 << 20)
+#define MAX_INDEXES	 16
+#define TBL_MIN_CAP	 8
+#define NO_POS		 SIZE_MAX
+#define SNAPSHOT_FLAGS	 (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+#define PACK_FLAGS	 JSON_COMPACT
+#define UNPACK_FLAGS	 JSON_ALLOW_NUL
+#define PACK_SCRATCH	 8192 /* bytes of stack a packed write serializes into first */
+
+struct slot {
+	uint64_t hash;
+	void *item; /* NULL: empty */
+};
+
+struct table {
+	struct slot *slots;
+	size_t cap; /* 0 or a power of two */
+	size_t count;
+};
+
+typedef bool tbl_eq_fn(const void *item, const void *key);
+
+struct entry {
+	json_t *obj;	/* the cache's reference; NULL in a packed cache */
+	char *snapshot; /* mutation check: obj serialized when it was stored, or NULL */
+	/*
+	 * Index values, one block: size_t off[nidx + 1], then char *val[off[nidx]], then the
+	 * strings. Index i's values are val[off[i]] .. val[off[i + 1] - 1]. NULL when nidx is 0.
+	 */
+	void *iv;
+	size_t pos; /* vc_cache_replace: position in objs, NO_POS once superseded */
+	uint64_t hash;
+	/*
+	 * A packed cache: key[] holds the key, its NUL, the resourceVersion ("" for none), its
+	 * NUL, then the object's compact serialization and a NUL (klen, rvlen and len bytes).
+	 */
+	uint32_t klen, rvlen, len;
+	bool unchanged; /* vc_cache_replace, staged commits: kept the cached version */
+	bool kept;	/* staged commit: an old entry handed over to the changes */
+	char key[];
+};
+
+/* One value of one index, and the set of entries filed under it. */
+struct ivalue {
+	struct table members; /* entries, hashed by address */
+	uint64_t hash;
+	char value[];
+};
+
+struct store {
+	struct table entries;		  /* key -> struct entry */
+	struct table values[MAX_INDEXES]; /* per index: value -> struct ivalue */
+};
+
+struct cache_index {
+	const char *name;
+	vc_cache_index_fn *fn;
+	const void *arg;
+};
+
+struct vc_cache {
+	pthread_rwlock_t lock;
+	struct cache_index idx[MAX_INDEXES];
+	size_t nidx;
+	struct store st;
+	uint64_t gen; /* bumped by every write (under the write lock) */
+	bool check;
+	bool packed;
+	vc_cache_mutation_fn *on_mutation;
+	void *mutation_ctx;
+};
+
+/* Make room for n items in all (load factor at most 3/4). */
+int vc_cache_tbl_reserve(struct table *t, size_t n);
+/* Remove the item in slot pos (see vc_cache.c: backward-shift deletion, shrinking). */
+void vc_cache_tbl_remove_at(struct table *t, size_t pos);
+/* A packed entry's object, freshly parsed; NULL only when memory runs out. */
+json_t *vc_cache_entry_load(const struct entry *e);
+void vc_cache_entry_free(struct entry *e);
+/* A new entry for obj, with its key, index values and snapshot (see vc_cache.c). */
+int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out);
+void vc_cache_check_entry(const struct vc_cache *c, const struct entry *e);
+void vc_cache_entry_unindex(const struct vc_cache *c, struct store *st, struct entry *e);
+/* Free st's tables and value sets; its entries too when free_entries is set. */
+void vc_cache_store_release(const struct vc_cache *c, struct store *st, bool free_entries);
+struct entry *vc_cache_store_get(const struct store *st, const char *key, size_t *pos);
+/* qsort comparator of struct entry * by key. */
+int vc_cache_cmp_entry_key(const void *a, const void *b);
+/* File ents[0..n-1] in ns as a relist's new store, with c's write lock held (see vc_cache.c). */
+int vc_cache_store_build(const struct vc_cache *c, struct entry **ents, size_t n, struct store *ns);
+
+#endif /* VC_CACHE_INTERNAL_H */

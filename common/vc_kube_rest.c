@@ -1,0 +1,1342 @@
+/*
+ * vc_kube_rest.c - the Kubernetes REST client over libcurl: the transport behind the ops of a
+ * client made by vc_kube_new (the verbs and resource paths are in vc_kube.c).
+ *
+ * Connection reuse: each calling thread gets its own CURL easy handle (a pthread key; the handle
+ * is freed when the thread exits or with the client), and all of them share one CURLSH for the
+ * connection cache and DNS, so N sequential requests from a thread cost one TCP and TLS
+ * handshake and threads pick up each other's idle connections. A thread that calls the client
+ * from inside a watch callback gets a temporary handle, since its own is busy.
+ *
+ * TLS sessions are not shared between threads (each easy handle resumes its own): libcurl before
+ * curl PR #14751 (2024; Debian 12 ships 7.88) hands one OpenSSL SSL_SESSION to handshakes on
+ * several threads at once, and OpenSSL changes the object during a handshake. Under load, with
+ * connections opened on many threads, that corrupted vc-controller's heap; test_kube's
+ * test_tls_threads_reconnect shows the race under `make tsan`.
+ *
+ * HTTP/1.1 is forced: sharing HTTP/2 connections between easy handles driven from different
+ * threads is not something libcurl supports well, and one connection per concurrent request is
+ * what client-go does over HTTP/1.1 too.
+ */
+#include "vc_kube.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "vc_alloc.h"
+#include "vc_buf.h"
+#include "vc_json.h"
+#include "vc_kube_internal.h"
+#include "vc_log.h"
+#include "vc_ratelimit.h"
+#include "vc_str.h"
+#include "vc_time.h"
+#include "vc_watch.h"
+
+/* ---- the REST client's state -------------------------------------------------------------- */
+
+/* One easy handle, owned by a thread (or temporary, for a call nested in a watch callback). */
+struct rest_handle {
+	CURL *easy;
+	struct rest *owner;
+	struct rest_handle *prev, *next; /* the owner's list of per-thread handles */
+	bool busy;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct rest {
+	struct vc_kube_config cfg;
+	int64_t timeout_ns;
+	size_t max_body;
+
+	CURLSH *share;
+	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+	pthread_key_t key;
+	pthread_mutex_t lock; /* handles and the token */
+	struct rest_handle *handles;
+
+	struct vc_bucket bucket;
+	vc_sleep_fn *sleep;
+	void *sleep_ctx;
+
+	char *token;	       /* the bearer token in use, or NULL */
+	int64_t token_checked; /* monotonic ns of the last look at token_file */
+	struct stat token_st;  /* token_file as it was when last read */
+	bool token_recheck;    /* a 401 came back: look at the file on the next request */
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void share_lock(CURL *easy, curl_lock_data data, curl_lock_access access, void *userp)
+{
+	struct rest *r = userp;
+
+	(void)easy;
+	(void)access;
+	if ((unsigned)data < CURL_LOCK_DATA_LAST)
+		pthread_mutex_lock(&r->share_locks[data]);
+}
+
+static void share_unlock(CURL *easy, curl_lock_data data, void *userp)
+{
+	struct rest *r = userp;
+
+	(void)easy;
+	if ((unsigned)data < CURL_LOCK_DATA_LAST)
+		pthread_mutex_unlock(&r->share_locks[data]);
+}
+
+static void real_sleep(void *ctx, int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / VC_NSEC_PER_SEC, .tv_nsec = ns % VC_NSEC_PER_SEC };
+
+	(void)ctx;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void rest_sleep(struct rest *r, int64_t ns)
+{
+	if (ns > 0)
+		r->sleep(r->sleep_ctx, ns);
+}
+
+/* The client-side rate limit: take a token, sleep until it is ours. */
+static void throttle(struct rest *r)
+{
+	rest_sleep(r, vc_bucket_reserve(&r->bucket));
+}
+
+/* ---- the bearer token ---------------------------------------------------------------------- */
+
+static void wipe_free(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		vc_free(s);
+	}
+}
+
+/* Read the token file; *out is the trimmed token (never empty) or NULL with err filled. */
+static int read_token(const char *path, char **out, struct stat *st, struct vc_error *err)
+{
+	struct vc_buf b;
+	char chunk[4096];
+	FILE *f;
+	size_t n, start = 0;
+	int rc = 0;
+
+	*out = NULL;
+	f = fopen(path, "re");
+	if (!f) {
+		rc = -errno;
+		return vc_error_set(err, rc, "cannot read token file '%s': %s", path,
+				    strerror(-rc));
+	}
+	if (fstat(fileno(f), st)) {
+		rc = -errno;
+		fclose(f);
+		return vc_error_set(err, rc, "cannot read token file '%s': %s", path,
+				    strerror(-rc));
+	}
+	vc_buf_init(&b, (size_t)64 << 10);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		rc = vc_buf_add(&b, chunk, n);
+		if (rc)
+			break;
+	}
+	explicit_bzero(chunk, sizeof(chunk));
+	if (!rc && ferror(f))
+		rc = VC_EIO;
+	fclose(f);
+	while (!rc && b.len > 0 && strchr(" \t\r\n", b.data[b.len - 1]))
+		vc_buf_truncate(&b, b.len - 1);
+	while (!rc && start < b.len && strchr(" \t\r\n", b.data[start]))
+		start++;
+	if (!rc && start == b.len)
+		rc = VC_EINVAL;
+	if (!rc) {
+		vc_buf_consume(&b, start);
+		*out = vc_buf_take(&b);
+		if (!*out)
+			rc = VC_ENOMEM;
+	}
+	if (b.data)
+		explicit_bzero(b.data, b.alloc);
+	vc_buf_release(&b);
+	if (rc)
+		vc_error_set(err, rc, "cannot read token file '%s': %s", path,
+			     rc == VC_EINVAL   ? "the file is empty"
+			     : rc == VC_E2BIG  ? "file too large"
+			     : rc == VC_ENOMEM ? "out of memory"
+					       : "read error");
+	return rc;
+}
+
+/*
+ * Re-read the token file when it may have rotated: at most every VC_KUBE_TOKEN_RECHECK_NS
+ * (or at once after a 401), and only when its inode, size or mtime changed. A file that cannot
+ * be read keeps the old token (and says so in the log). Called with r->lock held.
+ */
+static void token_refresh(struct rest *r)
+{
+	struct vc_error err;
+	struct stat st;
+	int64_t now;
+	char *tok;
+
+	if (!r->cfg.token_file)
+		return;
+	now = vc_time_mono_ns();
+	if (!r->token_recheck && now - r->token_checked < VC_KUBE_TOKEN_RECHECK_NS)
+		return;
+	r->token_checked = now;
+	r->token_recheck = false;
+	if (stat(r->cfg.token_file, &st)) {
+		VC_WARN("cannot look at the token file, keeping the token", "file=%s errno=%d",
+			r->cfg.token_file, errno);
+		return;
+	}
+	if (st.st_ino == r->token_st.st_ino && st.st_size == r->token_st.st_size &&
+	    st.st_mtim.tv_sec == r->token_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == r->token_st.st_mtim.tv_nsec)
+		return;
+	if (read_token(r->cfg.token_file, &tok, &st, &err)) {
+		VC_WARN("cannot read the token file, keeping the token", "err=\"%s\"", err.text);
+		return;
+	}
+	wipe_free(r->token);
+	r->token = tok;
+	r->token_st = st;
+	VC_LOG(VC_LOG_V(2), "read the bearer token", "file=%s", r->cfg.token_file);
+}
+
+/* The Authorization header for the next request into b ("" when there is no token). */
+static int auth_header(struct rest *r, struct vc_buf *b)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	token_refresh(r);
+	if (r->token)
+		rc = vc_buf_addf(b, "Authorization: Bearer %s", r->token);
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+/* ---- easy handles --------------------------------------------------------------------------- */
+
+#define SETOPT(h, opt, val)                                                 \
+	do {                                                                \
+		if ((cc = curl_easy_setopt((h), (opt), (val))) != CURLE_OK) \
+			goto fail;                                          \
+	} while (0)
+
+static void handle_free(struct rest_handle *h)
+{
+	if (!h)
+		return;
+	curl_easy_cleanup(h->easy);
+	vc_free(h);
+}
+
+/*
+ * A new easy handle with everything that is the same for every request of this client; NULL
+ * with *rc (and err) set on failure.
+ */
+static struct rest_handle *handle_new(struct rest *r, int *rc, struct vc_error *err)
+{
+	const struct vc_kube_config *cfg = &r->cfg;
+	struct rest_handle *h;
+	struct curl_blob blob;
+	CURLcode cc = CURLE_OUT_OF_MEMORY;
+	long connect_ms = 10000;
+
+	h = vc_calloc(1, sizeof(*h));
+	if (!h) {
+		*rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		return NULL;
+	}
+	h->owner = r;
+	h->easy = curl_easy_init();
+	if (!h->easy)
+		goto fail;
+	if (r->timeout_ns / VC_NSEC_PER_MSEC < connect_ms)
+		connect_ms = (long)VC_MAX(r->timeout_ns / VC_NSEC_PER_MSEC, 1);
+	SETOPT(h->easy, CURLOPT_SHARE, r->share);
+	SETOPT(h->easy, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(h->easy, CURLOPT_ERRORBUFFER, h->errbuf);
+	SETOPT(h->easy, CURLOPT_USERAGENT, cfg->user_agent ? cfg->user_agent : "caldera");
+	SETOPT(h->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	SETOPT(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	/*
+	 * The shared cache counts connections in use too: below the process's concurrency
+	 * (vc-controller: up to 64 job pool threads, 32 binders, status writers, watches) every
+	 * finished request closed an idle connection and the next one paid a TLS handshake on
+	 * both ends (14,000 handshakes in a 10,000-pod run at 64).
+	 */
+	SETOPT(h->easy, CURLOPT_MAXCONNECTS, 256L);
+	SETOPT(h->easy, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+	/* A dead peer is noticed by keep-alive probes, also on a silent watch. */
+	SETOPT(h->easy, CURLOPT_TCP_KEEPALIVE, 1L);
+	SETOPT(h->easy, CURLOPT_TCP_KEEPIDLE, 30L);
+	SETOPT(h->easy, CURLOPT_TCP_KEEPINTVL, 10L);
+	if (cfg->insecure) {
+		SETOPT(h->easy, CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(h->easy, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else if (cfg->ca_data || cfg->ca_file) {
+		/* Only the cluster's CA is trusted, as in client-go. */
+		SETOPT(h->easy, CURLOPT_CAPATH, (char *)NULL);
+		if (cfg->ca_data) {
+			blob = (struct curl_blob){ cfg->ca_data, strlen(cfg->ca_data),
+						   CURL_BLOB_COPY };
+			SETOPT(h->easy, CURLOPT_CAINFO_BLOB, &blob);
+		} else {
+			SETOPT(h->easy, CURLOPT_CAINFO, cfg->ca_file);
+		}
+	}
+	if (cfg->client_cert_data) {
+		blob = (struct curl_blob){ cfg->client_cert_data, strlen(cfg->client_cert_data),
+					   CURL_BLOB_COPY };
+		SETOPT(h->easy, CURLOPT_SSLCERT_BLOB, &blob);
+		SETOPT(h->easy, CURLOPT_SSLCERTTYPE, "PEM");
+	} else if (cfg->client_cert_file) {
+		SETOPT(h->easy, CURLOPT_SSLCERT, cfg->client_cert_file);
+	}
+	if (cfg->client_key_data) {
+		blob = (struct curl_blob){ cfg->client_key_data, strlen(cfg->client_key_data),
+					   CURL_BLOB_COPY };
+		SETOPT(h->easy, CURLOPT_SSLKEY_BLOB, &blob);
+		SETOPT(h->easy, CURLOPT_SSLKEYTYPE, "PEM");
+	} else if (cfg->client_key_file) {
+		SETOPT(h->easy, CURLOPT_SSLKEY, cfg->client_key_file);
+	}
+	return h;
+fail:
+	*rc = vc_error_set(err, cc == CURLE_OUT_OF_MEMORY ? VC_ENOMEM : VC_EINVAL,
+			   "cannot set up a libcurl handle: %s", curl_easy_strerror(cc));
+	handle_free(h);
+	return NULL;
+}
+
+/* Runs at the exit of a thread that used the client. */
+static void handle_thread_exit(void *p)
+{
+	struct rest_handle *h = p;
+	struct rest *r = h->owner;
+
+	pthread_mutex_lock(&r->lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		r->handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&r->lock);
+	handle_free(h);
+}
+
+/*
+ * The calling thread's handle, made on first use; a temporary one (*temp set) when the
+ * thread's own handle is in use further up the stack (a call from a watch callback).
+ */
+static struct rest_handle *handle_get(struct rest *r, bool *temp, int *rc, struct vc_error *err)
+{
+	struct rest_handle *h = pthread_getspecific(r->key), *own = h;
+
+	*temp = false;
+	if (h && !h->busy) {
+		h->busy = true;
+		return h;
+	}
+	h = handle_new(r, rc, err);
+	if (!h)
+		return NULL;
+	if (own || pthread_setspecific(r->key, h)) {
+		*temp = true;
+	} else {
+		pthread_mutex_lock(&r->lock);
+		h->next = r->handles;
+		if (h->next)
+			h->next->prev = h;
+		r->handles = h;
+		pthread_mutex_unlock(&r->lock);
+	}
+	h->busy = true;
+	return h;
+}
+
+static void handle_put(struct rest_handle *h, bool temp)
+{
+	h->busy = false;
+	if (temp)
+		handle_free(h);
+}
+
+/* ---- one HTTP exchange ---------------------------------------------------------------------- */
+
+struct xfer {
+	/* the request */
+	const char *method;
+	const char *path; /* for messages and logs; never the query (continue tokens are long) */
+	const char *url;
+	const char *body;
+	size_t body_len;
+	const char *content_type;
+	bool idempotent; /* a transport failure after sending may be retried */
+	size_t cap;	 /* response body cap */
+	/* a watch: events go to dec while the status is 200; stop ends it */
+	struct vc_watch_decoder *dec;
+	const volatile int *stop;
+	struct vc_error *dec_err;
+	int dec_rc;
+	bool stopped;
+	/* the answer */
+	CURL *easy;
+	CURLcode cc;
+	long status;
+	struct vc_buf resp;
+	int write_rc;		/* VC_E2BIG / VC_ENOMEM from the body buffer */
+	int64_t retry_after_ns; /* -1 when absent */
+};
+
+static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userp)
+{
+	struct xfer *x = userp;
+	size_t n = size * nmemb;
+	int rc;
+
+	if (x->dec) {
+		if (!x->status)
+			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+		if (x->status == 200) {
+			rc = vc_watch_decoder_feed(x->dec, ptr, n, x->dec_err);
+			if (rc) {
+				x->dec_rc = rc;
+				return 0;
+			}
+			return n;
+		}
+	}
+	rc = vc_buf_add(&x->resp, ptr, n);
+	if (rc) {
+		x->write_rc = rc;
+		return 0;
+	}
+	return n;
+}
+
+static size_t header_cb(char *ptr, size_t size, size_t nmemb, void *userp)
+{
+	struct xfer *x = userp;
+	size_t n = size * nmemb, i;
+	static const char name[] = "retry-after:";
+	int64_t secs = 0;
+
+	if (n >= 5 && !strncmp(ptr, "HTTP/", 5)) {
+		/* A new response (after a 100 Continue, say): forget the previous headers. */
+		x->retry_after_ns = -1;
+		return n;
+	}
+	if (n <= sizeof(name) - 1 || strncasecmp(ptr, name, sizeof(name) - 1))
+		return n;
+	for (i = sizeof(name) - 1; i < n && (ptr[i] == ' ' || ptr[i] == '\t'); i++)
+		;
+	if (i == n || ptr[i] < '0' || ptr[i] > '9')
+		return n; /* an HTTP-date: not something the API server sends */
+	for (; i < n && ptr[i] >= '0' && ptr[i] <= '9'; i++) {
+		secs = secs * 10 + (ptr[i] - '0');
+		if (secs > 86400)
+			secs = 86400;
+	}
+	x->retry_after_ns = secs * VC_NSEC_PER_SEC;
+	return n;
+}
+
+/* Drive a watch through a multi handle so that *stop is looked at every 100 ms. */
+static CURLcode perform_watch(struct xfer *x)
+{
+	CURLcode cc = CURLE_OK;
+	CURLM *m = curl_multi_init();
+	CURLMsg *msg;
+	int running = 1, left;
+
+	if (!m)
+		return CURLE_OUT_OF_MEMORY;
+	if (curl_multi_add_handle(m, x->easy) != CURLM_OK) {
+		curl_multi_cleanup(m);
+		return CURLE_OUT_OF_MEMORY;
+	}
+	while (running) {
+		if (x->stop && __atomic_load_n(x->stop, __ATOMIC_ACQUIRE)) {
+			x->stopped = true;
+			break;
+		}
+		if (curl_multi_perform(m, &running) != CURLM_OK) {
+			cc = CURLE_OUT_OF_MEMORY;
+			break;
+		}
+		if (running && curl_multi_poll(m, NULL, 0, 100, NULL) != CURLM_OK) {
+			cc = CURLE_OUT_OF_MEMORY;
+			break;
+		}
+	}
+	if (!running && !x->stopped) {
+		while ((msg = curl_multi_info_read(m, &left))) {
+			if (msg->msg == CURLMSG_DONE)
+				cc = msg->data.result;
+		}
+	}
+	curl_multi_remove_handle(m, x->easy);
+	curl_multi_cleanup(m);
+	return cc;
+}
+
+/* Append s to *l; false (and *l unchanged) when out of memory. */
+static bool header_add(struct curl_slist **l, const char *s)
+{
+	struct curl_slist *n = curl_slist_append(*l, s);
+
+	if (!n)
+		return false;
+	*l = n;
+	return true;
+}
+
+/*
+ * One attempt. Returns 0 when an HTTP answer came back (x->status, x->resp), or a negative
+ * transport error with err filled (x->cc tells which libcurl error, for the retry decision).
+ */
+static int perform_once(struct rest *r, struct xfer *x, struct vc_error *err)
+{
+	struct curl_slist *headers = NULL;
+	struct rest_handle *h;
+	struct vc_buf auth;
+	CURLcode cc = CURLE_OK;
+	bool temp;
+	int rc = 0;
+
+	x->cc = CURLE_OK;
+	x->status = 0;
+	x->write_rc = 0;
+	x->retry_after_ns = -1;
+	vc_buf_reset(&x->resp);
+
+	vc_buf_init(&auth, 0);
+	rc = auth_header(r, &auth);
+	if (rc)
+		goto nomem;
+	/* No "Expect: 100-continue" round trip for large bodies. */
+	if (!header_add(&headers, "Accept: application/json") || !header_add(&headers, "Expect:"))
+		goto nomem;
+	if (x->content_type) {
+		char ct[96];
+
+		snprintf(ct, sizeof(ct), "Content-Type: %s", x->content_type);
+		if (!header_add(&headers, ct))
+			goto nomem;
+	}
+	if (auth.len && !header_add(&headers, auth.data))
+		goto nomem;
+	if (auth.data)
+		explicit_bzero(auth.data, auth.len);
+	vc_buf_release(&auth);
+
+	h = handle_get(r, &temp, &rc, err);
+	if (!h) {
+		curl_slist_free_all(headers);
+		return rc;
+	}
+	x->easy = h->easy;
+	h->errbuf[0] = '\0';
+	SETOPT(h->easy, CURLOPT_URL, x->url);
+	SETOPT(h->easy, CURLOPT_HTTPHEADER, headers);
+	SETOPT(h->easy, CURLOPT_WRITEFUNCTION, write_cb);
+	SETOPT(h->easy, CURLOPT_WRITEDATA, x);
+	SETOPT(h->easy, CURLOPT_HEADERFUNCTION, header_cb);
+	SETOPT(h->easy, CURLOPT_HEADERDATA, x);
+	SETOPT(h->easy, CURLOPT_TIMEOUT_MS,
+	       x->dec ? 0L : (long)VC_MAX(r->timeout_ns / VC_NSEC_PER_MSEC, 1));
+	SETOPT(h->easy, CURLOPT_MAXFILESIZE_LARGE, x->dec ? (curl_off_t)0 : (curl_off_t)x->cap);
+	if (x->body) {
+		SETOPT(h->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
+		SETOPT(h->easy, CURLOPT_POSTFIELDS, x->body);
+		SETOPT(h->easy, CURLOPT_CUSTOMREQUEST, x->method);
+	} else {
+		SETOPT(h->easy, CURLOPT_HTTPGET, 1L);
+		SETOPT(h->easy, CURLOPT_CUSTOMREQUEST,
+		       strcmp(x->method, "GET") ? x->method : (const char *)NULL);
+	}
+	cc = x->dec ? perform_watch(x) : curl_easy_perform(h->easy);
+	x->cc = cc;
+	if (!x->stopped)
+		curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &x->status);
+	if (x->stopped || x->dec_rc) {
+		rc = 0;
+	} else if (x->write_rc) {
+		rc = x->write_rc == VC_E2BIG
+			     ? vc_error_set(err, VC_E2BIG,
+					    "response to %s %s exceeds the limit of %zu bytes",
+					    x->method, x->path, x->cap)
+			     : vc_error_set(err, x->write_rc, "out of memory");
+	} else if (cc == CURLE_FILESIZE_EXCEEDED) {
+		rc = vc_error_set(err, VC_E2BIG, "response to %s %s exceeds the limit of %zu bytes",
+				  x->method, x->path, x->cap);
+	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
+		rc = vc_error_set(err, VC_ETIMEDOUT, "%s %s: %s", x->method, x->path,
+				  h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc));
+	} else if (cc == CURLE_OUT_OF_MEMORY) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+	} else if (cc != CURLE_OK) {
+		rc = vc_error_set(err, VC_EIO, "%s %s: %s", x->method, x->path,
+				  h->errbuf[0] ? h->errbuf : curl_easy_strerror(cc));
+	}
+	goto done;
+fail:
+	rc = vc_error_set(err, cc == CURLE_OUT_OF_MEMORY ? VC_ENOMEM : VC_EINVAL,
+			  "cannot set up the request %s %s: %s", x->method, x->path,
+			  curl_easy_strerror(cc));
+done:
+	/* Nothing of this request may linger in the handle. */
+	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+	curl_easy_setopt(h->easy, CURLOPT_POSTFIELDS, (char *)NULL);
+	curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, (void *)NULL);
+	curl_easy_setopt(h->easy, CURLOPT_HEADERDATA, (void *)NULL);
+	curl_slist_free_all(headers);
+	handle_put(h, temp);
+	x->easy = NULL;
+	return rc;
+nomem:
+	curl_slist_free_all(headers);
+	if (auth.data)
+		explicit_bzero(auth.data, auth.len);
+	vc_buf_release(&auth);
+	return vc_error_set(err, VC_ENOMEM, "out of memory");
+}
+
+/* The typed error for a non-2xx answer, with the server's Status message when it sent one. */
+static int status_error(struct rest *r, const struct xfer *x, struct vc_error *err)
+{
+	const char *msg = NULL, *reason = NULL;
+	json_t *st = NULL;
+	int code;
+	size_t n;
+
+	if (x->resp.len && vc_json_parse(x->resp.data, x->resp.len, x->cap, &st, NULL) == 0) {
+		msg = vc_json_get_str(st, "message");
+		reason = vc_json_get_str(st, "reason");
+	}
+	switch (x->status) {
+	case 401:
+		code = VC_EUNAUTHORIZED;
+		/* Perhaps the token rotated under us: look at the file on the next request. */
+		pthread_mutex_lock(&r->lock);
+		r->token_recheck = true;
+		pthread_mutex_unlock(&r->lock);
+		break;
+	case 403:
+		code = VC_EFORBIDDEN;
+		break;
+	case 404:
+		code = VC_ENOTFOUND;
+		break;
+	case 409:
+		code = vc_str_eq(reason, "AlreadyExists") ? VC_EALREADYEXISTS : VC_ECONFLICT;
+		break;
+	case 410:
+		code = VC_EGONE;
+		break;
+	case 422:
+		code = VC_EUNPROCESSABLE;
+		break;
+	case 429:
+		code = VC_ETOOMANYREQUESTS;
+		break;
+	default:
+		if (x->status >= 500)
+			code = VC_ESERVER;
+		else if (x->status >= 400)
+			code = VC_EINVAL;
+		else
+			code = VC_EIO;
+	}
+	if (msg && *msg) {
+		vc_error_set(err, code, "%s", msg);
+	} else {
+		/* Not a Status: say what came back, with a little of a text body. */
+		n = x->resp.len;
+		while (n > 0 && strchr(" \t\r\n", x->resp.data[n - 1]))
+			n--;
+		if (n && !st)
+			vc_error_set(err, code, "the server responded with HTTP %ld to %s %s: %.*s",
+				     x->status, x->method, x->path, (int)VC_MIN(n, 200),
+				     x->resp.data);
+		else
+			vc_error_set(err, code, "the server responded with HTTP %ld to %s %s",
+				     x->status, x->method, x->path);
+	}
+	json_decref(st);
+	return code;
+}
+
+/* libcurl errors where the request never left: safe to retry for any verb. */
+static bool not_sent(CURLcode cc)
+{
+	return cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
+	       cc == CURLE_COULDNT_RESOLVE_PROXY;
+}
+
+/* libcurl errors a GET may be retried after: the connection broke. */
+static bool broken(CURLcode cc)
+{
+	return cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR || cc == CURLE_GOT_NOTHING ||
+	       cc == CURLE_PARTIAL_FILE;
+}
+
+/*
+ * Answers worth another attempt: 429 and the gateway/availability 5xx always; other 5xx only
+ * when the server says so with Retry-After. kube-apiserver also answers 500 for requests that
+ * can never succeed ("resourceVersion should not be set on objects to be created"), and
+ * repeating those only delays the error.
+ */
+static bool retryable_status(long status, bool has_retry_after)
+{
+	if (status == 429 || status == 502 || status == 503 || status == 504)
+		return true;
+	return status >= 500 && status <= 599 && has_retry_after;
+}
+
+/* The wait before attempt n+1 when the server gave no Retry-After: 250 ms doubling. */
+static int64_t backoff_ns(int attempt)
+{
+	return (250 * VC_NSEC_PER_MSEC) << (attempt - 1);
+}
+
+/*
+ * Send a request with retries (see retryable_status, for every verb, honouring Retry-After;
+ * transport failures for requests that never left or are idempotent), then map the answer: 2xx
+ * bodies are parsed into *out (when out is not NULL), anything else becomes a typed error.
+ */
+static int rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_error *err)
+{
+	int64_t start = vc_time_mono_ns(), wait;
+	bool retry;
+	int attempt, rc;
+
+	for (attempt = 1;; attempt++) {
+		throttle(r);
+		rc = perform_once(r, x, err);
+		retry = false;
+		wait = backoff_ns(attempt);
+		if (rc) {
+			retry = not_sent(x->cc) || (x->idempotent && broken(x->cc));
+		} else if (retryable_status(x->status, x->retry_after_ns >= 0)) {
+			retry = true;
+			if (x->retry_after_ns >= 0)
+				wait = x->retry_after_ns;
+		}
+		if (!retry || attempt >= VC_KUBE_MAX_ATTEMPTS ||
+		    vc_time_mono_ns() - start + wait > VC_KUBE_RETRY_BUDGET_NS)
+			break;
+		VC_WARN("retrying API request",
+			"verb=%s path=%s status=%ld attempt=%d wait_ms=%" PRId64 " err=\"%s\"",
+			x->method, x->path, x->status, attempt, wait / VC_NSEC_PER_MSEC,
+			rc && err ? err->text : "");
+		rest_sleep(r, wait);
+	}
+	if (rc)
+		return rc;
+	if (x->status < 200 || x->status > 299)
+		return status_error(r, x, err);
+	if (!out)
+		return 0;
+	rc = vc_json_parse(x->resp.data ? x->resp.data : "", x->resp.len, x->cap, out, err);
+	if (rc == VC_EPARSE)
+		vc_error_prefix(err, "cannot parse the response to %s %s", x->method, x->path);
+	return rc;
+}
+
+/* ---- the verbs ------------------------------------------------------------------------------ */
+
+static size_t rest_cap(const struct rest *r)
+{
+	return r->max_body;
+}
+
+static int dump_cb(const char *buf, size_t size, void *data)
+{
+	return vc_buf_add(data, buf, size) ? -1 : 0;
+}
+
+/* Serialise obj into b (compact). */
+static int encode_body(struct rest *r, const json_t *obj, struct vc_buf *b, struct vc_error *err)
+{
+	vc_buf_init(b, rest_cap(r));
+	if (!obj)
+		return vc_error_set(err, VC_EINVAL, "no object to send");
+	if (json_dump_callback(obj, dump_cb, b, JSON_COMPACT)) {
+		vc_buf_release(b);
+		return vc_error_set(err, VC_ENOMEM, "cannot encode the request body");
+	}
+	return 0;
+}
+
+/* server + path + query into url. */
+static int make_url(struct rest *r, const struct vc_buf *path, const struct vc_buf *query,
+		    struct vc_buf *url, struct vc_error *err)
+{
+	int rc;
+
+	vc_buf_init(url, 0);
+	rc = vc_buf_adds(url, r->cfg.server);
+	if (!rc)
+		rc = vc_buf_adds(url, vc_buf_str(path));
+	if (!rc && query)
+		rc = vc_buf_adds(url, vc_buf_str(query));
+	return rc ? vc_error_set(err, rc, "out of memory") : 0;
+}
+
+/* Build and send one request with a body (or none), parse the answer into *out. */
+static int simple_request(struct rest *r, const char *method, const struct vc_gvr *gvr,
+			  const char *ns, const char *name, const char *sub, const json_t *body,
+			  const char *content_type, json_t **out, struct vc_error *err)
+{
+	struct vc_buf path, url, b;
+	struct xfer x = { 0 };
+	int rc;
+
+	vc_buf_init(&path, 0);
+	vc_buf_init(&b, 0);
+	vc_buf_init(&url, 0);
+	vc_buf_init(&x.resp, rest_cap(r) + 1);
+	rc = vc_kube_build_path(&path, gvr, ns, name, sub, err);
+	if (!rc)
+		rc = make_url(r, &path, NULL, &url, err);
+	if (!rc && body)
+		rc = encode_body(r, body, &b, err);
+	if (rc)
+		goto out;
+	x.method = method;
+	x.path = vc_buf_str(&path);
+	x.url = vc_buf_str(&url);
+	x.body = body ? vc_buf_str(&b) : NULL;
+	x.body_len = b.len;
+	x.content_type = body ? content_type : NULL;
+	x.idempotent = !strcmp(method, "GET");
+	x.cap = rest_cap(r);
+	rc = rest_do(r, &x, out, err);
+out:
+	vc_buf_release(&x.resp);
+	vc_buf_release(&b);
+	vc_buf_release(&url);
+	vc_buf_release(&path);
+	return rc;
+}
+
+static int rest_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		    const char *subresource, json_t **out, struct vc_error *err)
+{
+	if (!name || !*name)
+		return vc_error_set(err, VC_EINVAL, "get of %s needs a name", r->resource);
+	return simple_request(ctx, "GET", r, ns, name, subresource, NULL, NULL, out, err);
+}
+
+/* The namespace and name of a request: the caller's, else the object's metadata. */
+static void object_key(const struct vc_gvr *r, const json_t *obj, const char **ns,
+		       const char **name)
+{
+	json_t *meta = vc_json_get_obj(obj, "metadata");
+
+	if (r->namespaced && (!*ns || !**ns))
+		*ns = vc_json_get_str(meta, "namespace");
+	if (name && (!*name || !**name))
+		*name = vc_json_get_str(meta, "name");
+}
+
+static int rest_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		       const char *subresource, const json_t *obj, json_t **out,
+		       struct vc_error *err)
+{
+	bool sub = subresource && *subresource;
+
+	object_key(r, obj, &ns, NULL);
+	if (r->namespaced && (!ns || !*ns))
+		return vc_error_set(err, VC_EINVAL, "create of %s needs a namespace", r->resource);
+	if (sub && (!name || !*name))
+		return vc_error_set(err, VC_EINVAL, "create of %s/%s needs a name", r->resource,
+				    subresource);
+	return simple_request(ctx, "POST", r, ns, sub ? name : NULL, subresource, obj,
+			      "application/json", out, err);
+}
+
+static int rest_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		       const char *subresource, const json_t *obj, json_t **out,
+		       struct vc_error *err)
+{
+	object_key(r, obj, &ns, &name);
+	if (!name || !*name)
+		return vc_error_set(err, VC_EINVAL, "update of %s needs a name", r->resource);
+	if (r->namespaced && (!ns || !*ns))
+		return vc_error_set(err, VC_EINVAL, "update of %s needs a namespace", r->resource);
+	return simple_request(ctx, "PUT", r, ns, name, subresource, obj, "application/json", out,
+			      err);
+}
+
+static int rest_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		      const char *subresource, enum vc_patch_type type, const json_t *patch,
+		      json_t **out, struct vc_error *err)
+{
+	const char *ct;
+
+	switch (type) {
+	case VC_PATCH_MERGE:
+		ct = "application/merge-patch+json";
+		break;
+	case VC_PATCH_JSON:
+		ct = "application/json-patch+json";
+		break;
+	case VC_PATCH_STRATEGIC:
+		ct = "application/strategic-merge-patch+json";
+		break;
+	default:
+		return vc_error_set(err, VC_EINVAL, "unknown patch type %d", (int)type);
+	}
+	if (!name || !*name)
+		return vc_error_set(err, VC_EINVAL, "patch of %s needs a name", r->resource);
+	if (!patch)
+		return vc_error_set(err, VC_EINVAL, "no patch to send");
+	return simple_request(ctx, "PATCH", r, ns, name, subresource, patch, ct, out, err);
+}
+
+/* metav1.DeleteOptions for opts, or NULL when opts asks for nothing (new reference). */
+static int delete_body(const struct vc_delete_opts *o, json_t **out)
+{
+	json_t *b, *pre = NULL;
+
+	*out = NULL;
+	if (!o || (!o->propagation_policy && o->grace_period_seconds < 0 && !o->precondition_uid &&
+		   !o->precondition_resource_version))
+		return 0;
+	b = json_pack("{s:s, s:s}", "kind", "DeleteOptions", "apiVersion", "v1");
+	if (!b)
+		return VC_ENOMEM;
+	if (o->propagation_policy &&
+	    json_object_set_new(b, "propagationPolicy", json_string(o->propagation_policy)))
+		goto nomem;
+	if (o->grace_period_seconds >= 0 &&
+	    json_object_set_new(b, "gracePeriodSeconds", json_integer(o->grace_period_seconds)))
+		goto nomem;
+	if (o->precondition_uid || o->precondition_resource_version) {
+		pre = json_object();
+		if (!pre)
+			goto nomem;
+		if (o->precondition_uid &&
+		    json_object_set_new(pre, "uid", json_string(o->precondition_uid)))
+			goto nomem;
+		if (o->precondition_resource_version &&
+		    json_object_set_new(pre, "resourceVersion",
+					json_string(o->precondition_resource_version)))
+			goto nomem;
+		if (json_object_set_new(b, "preconditions", pre)) {
+			pre = NULL;
+			goto nomem;
+		}
+		pre = NULL;
+	}
+	*out = b;
+	return 0;
+nomem:
+	json_decref(pre);
+	json_decref(b);
+	return VC_ENOMEM;
+}
+
+static int rest_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+		    const struct vc_delete_opts *opts, struct vc_error *err)
+{
+	json_t *body;
+	int rc;
+
+	if (!name || !*name)
+		return vc_error_set(err, VC_EINVAL, "delete of %s needs a name", r->resource);
+	if (delete_body(opts, &body))
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	rc = simple_request(ctx, "DELETE", r, ns, name, NULL, body, "application/json", NULL, err);
+	json_decref(body);
+	return rc;
+}
+
+static int list_query(struct vc_buf *q, const struct vc_list_opts *o, const char *cont)
+{
+	char limit[32];
+	int rc = 0;
+
+	if (!o)
+		return 0;
+	rc = vc_kube_query_add(q, "labelSelector", o->label_selector);
+	if (!rc)
+		rc = vc_kube_query_add(q, "fieldSelector", o->field_selector);
+	/* The server refuses a resourceVersion together with a continue token. */
+	if (!rc && !cont)
+		rc = vc_kube_query_add(q, "resourceVersion", o->resource_version);
+	if (!rc && o->limit > 0) {
+		snprintf(limit, sizeof(limit), "%" PRId64, o->limit);
+		rc = vc_kube_query_add(q, "limit", limit);
+	}
+	if (!rc)
+		rc = vc_kube_query_add(q, "continue", cont);
+	return rc;
+}
+
+/*
+ * Append page's items to the list's. Both are lists from the server; a list without items (an
+ * empty one may omit them) counts as empty.
+ */
+static int merge_items(json_t *list, json_t *page, const char *path, struct vc_error *err)
+{
+	json_t *items = json_object_get(list, "items"), *more = json_object_get(page, "items");
+
+	if (!json_is_array(more) && more && !json_is_null(more))
+		return vc_error_set(err, VC_EPARSE, "the list response to GET %s has no items",
+				    path);
+	if (!more || json_is_null(more))
+		return 0;
+	if (!json_is_array(items)) {
+		if (json_object_set_new(list, "items", json_array()))
+			return vc_error_set(err, VC_ENOMEM, "out of memory");
+		items = json_object_get(list, "items");
+	}
+	if (json_array_extend(items, more))
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int rest_list(void *ctx, const struct vc_gvr *r, const char *ns,
+		     const struct vc_list_opts *opts, json_t **out, struct vc_error *err)
+{
+	struct rest *rest = ctx;
+	struct vc_buf path, query, url;
+	json_t *list = NULL, *page = NULL, *meta;
+	char *cont = NULL;
+	const char *next;
+	struct xfer x = { 0 };
+	bool paging = opts && opts->limit > 0;
+	int rc;
+
+	vc_buf_init(&path, 0);
+	vc_buf_init(&query, 0);
+	vc_buf_init(&url, 0);
+	vc_buf_init(&x.resp, rest_cap(rest) + 1);
+	rc = vc_kube_build_path(&path, r, ns, NULL, NULL, err);
+	if (rc)
+		goto out;
+	if (opts && opts->continue_token && *opts->continue_token &&
+	    !(cont = vc_strdup(opts->continue_token))) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto out;
+	}
+	x.method = "GET";
+	x.path = vc_buf_str(&path);
+	x.idempotent = true;
+	x.cap = rest_cap(rest);
+	for (;;) {
+		vc_buf_reset(&query);
+		vc_buf_release(&url);
+		rc = list_query(&query, opts, cont);
+		if (rc) {
+			vc_error_set(err, rc, "out of memory");
+			goto out;
+		}
+		rc = make_url(rest, &path, &query, &url, err);
+		if (rc)
+			goto out;
+		x.url = vc_buf_str(&url);
+		rc = rest_do(rest, &x, &page, err);
+		if (rc)
+			goto out;
+		if (!json_is_object(page)) {
+			rc = vc_error_set(err, VC_EPARSE,
+					  "the list response to GET %s is not an object", x.path);
+			goto out;
+		}
+		meta = vc_json_get_obj(page, "metadata");
+		next = vc_json_get_str(meta, "continue");
+		vc_free(cont);
+		cont = next && *next ? vc_strdup(next) : NULL;
+		if (next && *next && !cont) {
+			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!list) {
+			list = page;
+		} else {
+			rc = merge_items(list, page, x.path, err);
+			json_decref(page);
+			if (rc)
+				goto out;
+		}
+		page = NULL;
+		if (!paging || !cont)
+			break;
+		VC_LOG(VC_LOG_V(4), "listing the next page", "path=%s items=%zu", x.path,
+		       json_array_size(json_object_get(list, "items")));
+	}
+	if (paging) {
+		/* One list now: the first page's resourceVersion, no continue token. */
+		meta = vc_json_get_obj(list, "metadata");
+		json_object_del(meta, "continue");
+		json_object_del(meta, "remainingItemCount");
+	}
+	if (out) {
+		*out = list;
+		list = NULL;
+	}
+out:
+	json_decref(page);
+	json_decref(list);
+	vc_free(cont);
+	vc_buf_release(&x.resp);
+	vc_buf_release(&url);
+	vc_buf_release(&query);
+	vc_buf_release(&path);
+	return rc;
+}
+
+static int rest_watch(void *ctx, const struct vc_gvr *r, const char *ns,
+		      const struct vc_watch_opts *opts, vc_watch_fn fn, void *fn_ctx,
+		      const volatile int *stop, struct vc_error *err)
+{
+	struct rest *rest = ctx;
+	struct vc_watch_decoder dec;
+	struct vc_buf path, query, url;
+	struct xfer x = { 0 };
+	char secs[32];
+	int rc;
+
+	vc_buf_init(&path, 0);
+	vc_buf_init(&query, 0);
+	vc_buf_init(&url, 0);
+	vc_buf_init(&x.resp, (size_t)1 << 20);
+	vc_watch_decoder_init(&dec, 0, fn, fn_ctx);
+	rc = vc_kube_build_path(&path, r, ns, NULL, NULL, err);
+	if (rc)
+		goto out;
+	rc = vc_kube_query_add(&query, "watch", "true");
+	if (!rc && opts) {
+		rc = vc_kube_query_add(&query, "labelSelector", opts->label_selector);
+		if (!rc)
+			rc = vc_kube_query_add(&query, "fieldSelector", opts->field_selector);
+		if (!rc)
+			rc = vc_kube_query_add(&query, "resourceVersion", opts->resource_version);
+		if (!rc && opts->allow_bookmarks)
+			rc = vc_kube_query_add(&query, "allowWatchBookmarks", "true");
+		if (!rc && opts->timeout_seconds > 0) {
+			snprintf(secs, sizeof(secs), "%d", opts->timeout_seconds);
+			rc = vc_kube_query_add(&query, "timeoutSeconds", secs);
+		}
+	}
+	if (rc) {
+		vc_error_set(err, rc, "out of memory");
+		goto out;
+	}
+	rc = make_url(rest, &path, &query, &url, err);
+	if (rc)
+		goto out;
+	x.method = "GET";
+	x.path = vc_buf_str(&path);
+	x.url = vc_buf_str(&url);
+	x.cap = (size_t)1 << 20;
+	x.dec = &dec;
+	x.dec_err = err;
+	x.stop = stop;
+	if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+		rc = vc_error_set(err, VC_ESHUTDOWN, "watch of %s stopped", x.path);
+		goto out;
+	}
+	throttle(rest);
+	rc = perform_once(rest, &x, err);
+	if (x.stopped) {
+		rc = vc_error_set(err, VC_ESHUTDOWN, "watch of %s stopped", x.path);
+	} else if (x.dec_rc) {
+		rc = x.dec_rc;
+		if (rc < 0)
+			VC_WARN("bad watch stream", "path=%s err=\"%s\"", x.path,
+				err ? err->text : "");
+	} else if (rc == 0 && x.status != 200) {
+		rc = status_error(rest, &x, err);
+	} else if (rc == 0) {
+		rc = vc_watch_decoder_finish(&dec, err);
+	}
+out:
+	vc_watch_decoder_release(&dec);
+	vc_buf_release(&x.resp);
+	vc_buf_release(&url);
+	vc_buf_release(&query);
+	vc_buf_release(&path);
+	return rc;
+}
+
+/* ---- making and freeing the real client -------------------------------------------------- */
+
+static void rest_free(void *ctx)
+{
+	struct rest *r = ctx;
+	struct rest_handle *h, *next;
+	int i;
+
+	if (!r)
+		return;
+	pthread_key_delete(r->key);
+	for (h = r->handles; h; h = next) {
+		next = h->next;
+		handle_free(h);
+	}
+	curl_share_cleanup(r->share);
+	for (i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&r->share_locks[i]);
+	pthread_mutex_destroy(&r->lock);
+	vc_bucket_release(&r->bucket);
+	wipe_free(r->token);
+	if (r->cfg.token)
+		explicit_bzero(r->cfg.token, strlen(r->cfg.token));
+	vc_kube_config_release(&r->cfg);
+	vc_free(r);
+}
+
+static const struct vc_kube_ops rest_ops = {
+	.get = rest_get,
+	.list = rest_list,
+	.create = rest_create,
+	.update = rest_update,
+	.patch = rest_patch,
+	.del = rest_del,
+	.watch = rest_watch,
+	.free = rest_free,
+};
+
+int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct vc_error *err)
+{
+	struct rest *r;
+	struct vc_kube *c;
+	CURLSHcode sc;
+	int rc, i;
+
+	vc_error_clear(err);
+	if (!out)
+		return vc_error_set(err, VC_EINVAL, "invalid argument");
+	*out = NULL;
+	if (!cfg || !cfg->server || !*cfg->server)
+		return vc_error_set(err, VC_EINVAL, "the client configuration has no server");
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK)
+		return vc_error_set(err, VC_EIO, "cannot initialise libcurl: %s",
+				    curl_easy_strerror(curl_init_rc));
+	r = vc_calloc(1, sizeof(*r));
+	if (!r)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	rc = vc_kube_config_copy(&r->cfg, cfg, err);
+	if (rc) {
+		vc_free(r);
+		return rc;
+	}
+	/* The server without trailing slashes: paths start with one. */
+	for (i = (int)strlen(r->cfg.server); i > 0 && r->cfg.server[i - 1] == '/'; i--)
+		r->cfg.server[i - 1] = '\0';
+	if (!r->cfg.namespace && !(r->cfg.namespace = vc_strdup("default"))) {
+		vc_kube_config_release(&r->cfg);
+		vc_free(r);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	r->timeout_ns = cfg->timeout_ns > 0 ? cfg->timeout_ns : VC_KUBE_DEFAULT_TIMEOUT_NS;
+	r->max_body = cfg->max_body ? cfg->max_body : VC_KUBE_MAX_BODY;
+	r->sleep = real_sleep;
+	pthread_mutex_init(&r->lock, NULL);
+	for (i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&r->share_locks[i], NULL);
+	vc_bucket_init(&r->bucket, cfg->qps, cfg->burst);
+	if (pthread_key_create(&r->key, handle_thread_exit)) {
+		r->share = NULL;
+		rc = vc_error_set(err, VC_ENOMEM, "cannot create a thread key");
+		goto fail_key;
+	}
+	r->share = curl_share_init();
+	if (!r->share) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	sc = curl_share_setopt(r->share, CURLSHOPT_LOCKFUNC, share_lock);
+	if (!sc)
+		sc = curl_share_setopt(r->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+	if (!sc)
+		sc = curl_share_setopt(r->share, CURLSHOPT_USERDATA, r);
+	if (!sc)
+		sc = curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	if (!sc)
+		sc = curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	/* Not CURL_LOCK_DATA_SSL_SESSION: see the comment at the top of this file. */
+	if (sc) {
+		rc = vc_error_set(err, sc == CURLSHE_NOMEM ? VC_ENOMEM : VC_EIO,
+				  "cannot set up libcurl's share: %s", curl_share_strerror(sc));
+		goto fail;
+	}
+	if (r->cfg.token && !(r->token = vc_strdup(r->cfg.token))) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (r->cfg.token_file) {
+		char *tok;
+
+		/* The file wins over a static token (client-go); it must be readable now. */
+		rc = read_token(r->cfg.token_file, &tok, &r->token_st, err);
+		if (rc)
+			goto fail;
+		wipe_free(r->token);
+		r->token = tok;
+		r->token_checked = vc_time_mono_ns();
+	}
+	c = vc_kube_new_with_ops(&rest_ops, r);
+	if (!c) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	c->rest = r;
+	*out = c;
+	return 0;
+fail:
+	pthread_key_delete(r->key);
+fail_key:
+	if (r->share)
+		curl_share_cleanup(r->share);
+	for (i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&r->share_locks[i]);
+	pthread_mutex_destroy(&r->lock);
+	vc_bucket_release(&r->bucket);
+	wipe_free(r->token);
+	vc_kube_config_release(&r->cfg);
+	vc_free(r);
+	return rc;
+}
+
+const char *vc_kube_namespace(const struct vc_kube *c)
+{
+	if (c && c->rest)
+		return c->rest->cfg.namespace;
+	return "default";
+}
+
+void vc_kube_set_sleep(struct vc_kube *c, vc_sleep_fn *fn, void *ctx)
+{
+	if (!c || !c->rest)
+		return;
+	c->rest->sleep = fn ? fn : real_sleep;
+	c->rest->sleep_ctx = fn ? ctx : NULL;
+}
