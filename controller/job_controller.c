@@ -21,6 +21,7 @@
 
 #include "job_pod.h"
 #include "vc_alloc.h"
+#include "vc_ctlrun.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_str.h"
@@ -1167,8 +1168,7 @@ static bool retry_or_give_up(struct jobctl *c, const char *key, const struct job
 	struct job_run run;
 	int rc;
 
-	if (c->cfg.max_requeue < 0 ||
-	    vc_workqueue_num_requeues(c->q, key) < (unsigned)c->cfg.max_requeue) {
+	if (vc_ctlrun_should_retry(c->q, key, c->cfg.max_requeue)) {
 		dup = job_request_dup(r);
 		l = dup ? reqs_of(dup) : NULL;
 		if (!l)
@@ -1293,8 +1293,9 @@ static void process_key(struct jobctl *c, const char *key, struct req_list *reqs
 
 /* ---- Commands (§3.4) ------------------------------------------------------------------------ */
 
-static int process_command(struct jobctl *c, const char *key)
+static int process_command(void *ctx, const char *key, struct vc_error *unused)
 {
+	struct jobctl *c = ctx;
 	json_t *obj = vc_cache_get(vc_informer_cache(c->ctx->commands), key);
 	struct vc_command cmd;
 	struct vc_error err;
@@ -1303,6 +1304,7 @@ static int process_command(struct jobctl *c, const char *key)
 	char jobkey[VC_CACHE_KEY_MAX];
 	int rc;
 
+	(void)unused;
 	if (!obj)
 		return 0;
 	rc = vc_command_view(obj, &cmd, NULL);
@@ -1343,72 +1345,27 @@ done:
 	return rc;
 }
 
-static void command_done(struct jobctl *c, const char *key, int rc)
-{
-	if (rc) {
-		int r2 = vc_workqueue_add_rate_limited(c->cmdq, key, NULL);
-
-		if (r2 && r2 != VC_ESHUTDOWN)
-			VC_WARN("cannot requeue command", "command=%s err=\"%s\"", key,
-				vc_strerror(r2));
-	} else {
-		vc_workqueue_forget(c->cmdq, key);
-	}
-	vc_workqueue_done(c->cmdq, key);
-}
+/* Commands are retried, rate-limited, until they succeed. */
+static const struct vc_ctlrun_retry command_retry = {
+	.max_requeue = -1,
+	.key_label = "command",
+	.requeue_level = VC_LOG_WARN,
+	.requeue_msg = "cannot requeue command",
+	.requeue_err_label = "err",
+};
 
 /* ---- threads ----------------------------------------------------------------------------------
  */
 
-static void *worker_main(void *arg)
+static void process_job_key(void *ctx, const char *key, void *payload)
 {
-	struct jobctl *c = arg;
-	const char *key;
-	void *payload;
-
-	while (!vc_workqueue_get(c->q, &key, &payload)) {
-		process_key(c, key, payload);
-		reqs_free(payload);
-		vc_workqueue_done(c->q, key);
-	}
-	return NULL;
-}
-
-static void *command_main(void *arg)
-{
-	struct jobctl *c = arg;
-	const char *key;
-
-	while (!vc_workqueue_get(c->cmdq, &key, NULL))
-		command_done(c, key, process_command(c, key));
-	return NULL;
+	process_key(ctx, key, payload);
+	reqs_free(payload);
 }
 
 size_t jobctl_run_pending(struct jobctl *c)
 {
-	const char *key;
-	void *payload;
-	size_t n = 0;
-	bool any = true;
-
-	while (any) {
-		any = false;
-		vc_workqueue_tick(c->cmdq);
-		vc_workqueue_tick(c->q);
-		while (!vc_workqueue_try_get(c->cmdq, &key, NULL)) {
-			command_done(c, key, process_command(c, key));
-			n++;
-			any = true;
-		}
-		while (!vc_workqueue_try_get(c->q, &key, &payload)) {
-			process_key(c, key, payload);
-			reqs_free(payload);
-			vc_workqueue_done(c->q, key);
-			n++;
-			any = true;
-		}
-	}
-	return n;
+	return vc_ctlrun_run_pending(c->rt);
 }
 
 /* ---- lifecycle ----------------------------------------------------------------------------------
@@ -1462,6 +1419,7 @@ void jobctl_test_handlers(struct jobctl *c, struct vc_informer_handler *jobs,
 int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
 		    const struct jobctl_hooks *hooks, struct jobctl **out, struct vc_error *err)
 {
+	struct vc_ctlrun_queue_def cmd = { 0 }, jobs = { 0 };
 	struct vc_workqueue_opts qo;
 	struct vc_informer *infs[4];
 	struct jobctl *c;
@@ -1494,11 +1452,18 @@ int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
 	c->buckets = vc_calloc(c->nbuckets, sizeof(struct job_entry *));
 	vc_workqueue_opts_init(&qo);
 	qo.payload_free = reqs_free;
+	/* The command thread first, then the workers; pending commands are taken first. */
+	cmd.workers = 1;
+	cmd.sync = process_command;
+	cmd.retry = &command_retry;
+	cmd.ctx = c;
+	jobs.opts = &qo;
+	jobs.workers = c->cfg.workers;
+	jobs.process = process_job_key;
+	jobs.ctx = c;
 	if (c->buckets)
-		c->q = vc_workqueue_new(&qo);
-	if (c->q)
-		c->cmdq = vc_workqueue_new(NULL);
-	if (c->cmdq)
+		c->rt = vc_ctlrun_new();
+	if (c->rt && !vc_ctlrun_add(c->rt, &cmd, &c->cmdq) && !vc_ctlrun_add(c->rt, &jobs, &c->q))
 		c->pool = job_pool_new(c->hooks.pool_threads < 0 ? JOB_POOL_DEFAULT
 								 : c->hooks.pool_threads);
 	if (!c->pool)
@@ -1525,40 +1490,17 @@ int jobctl_new(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg, struct 
 
 int jobctl_start(struct jobctl *c)
 {
-	size_t k, n = (size_t)c->cfg.workers + 1;
-	int rc;
-
-	if (c->started || c->stopped)
+	if (c->stopped)
 		return VC_EINVAL;
-	c->threads = vc_calloc(n, sizeof(*c->threads));
-	if (!c->threads)
-		return VC_ENOMEM;
-	c->started = true;
-	for (k = 0; k < n; k++) {
-		rc = pthread_create(&c->threads[k], NULL, k == 0 ? command_main : worker_main, c);
-		if (rc) {
-			jobctl_stop(c);
-			return -rc;
-		}
-		c->nthreads++;
-	}
-	return 0;
+	return vc_ctlrun_start(c->rt);
 }
 
 void jobctl_stop(struct jobctl *c)
 {
-	size_t k;
-
 	if (!c || c->stopped)
 		return;
 	c->stopped = true;
-	if (c->cmdq)
-		vc_workqueue_shutdown(c->cmdq);
-	if (c->q)
-		vc_workqueue_shutdown(c->q);
-	for (k = 0; k < c->nthreads; k++)
-		pthread_join(c->threads[k], NULL);
-	c->nthreads = 0;
+	vc_ctlrun_stop(c->rt);
 }
 
 void jobctl_free(struct jobctl *c)
@@ -1569,10 +1511,8 @@ void jobctl_free(struct jobctl *c)
 	if (!c)
 		return;
 	jobctl_stop(c);
-	vc_free(c->threads);
 	job_pool_free(c->pool);
-	vc_workqueue_free(c->q);
-	vc_workqueue_free(c->cmdq);
+	vc_ctlrun_free(c->rt);
 	for (b = 0; c->buckets && b < c->nbuckets; b++)
 		for (e = c->buckets[b]; e; e = next) {
 			next = e->next;

@@ -70,21 +70,21 @@ void job_pool_run(struct job_pool *p, size_t n, void (*fn)(void *arg, size_t i),
 
 /* ---- the controller object ------------------------------------------------------------------- */
 
+struct vc_ctlrun;
 struct job_entry; /* per-job state: status overlay, delayed actions (job_controller.c) */
 
 struct jobctl {
 	struct vc_ctrl_ctx *ctx;
 	struct jobctl_config cfg;
 	struct jobctl_hooks hooks;
-	struct vc_workqueue *q;	   /* "<ns>/<job>" with a list of pending requests */
-	struct vc_workqueue *cmdq; /* "<ns>/<command>" */
+	struct vc_ctlrun *rt;	   /* the command thread and the workers */
+	struct vc_workqueue *q;	   /* "<ns>/<job>" with a list of pending requests (rt's) */
+	struct vc_workqueue *cmdq; /* "<ns>/<command>" (rt's) */
 	struct job_pool *pool;
 	pthread_mutex_t lock; /* guards the entries */
 	struct job_entry **buckets;
 	size_t nbuckets;
-	pthread_t *threads;
-	size_t nthreads;
-	bool started, stopped;
+	bool stopped;
 };
 
 /*
