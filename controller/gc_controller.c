@@ -11,9 +11,8 @@
  */
 #include "gc_controller.h"
 
-#include <pthread.h>
-
 #include "vc_alloc.h"
+#include "vc_ctlrun.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_model.h"
@@ -23,10 +22,8 @@
 struct gcctl {
 	struct vc_ctrl_ctx *ctx;
 	struct gcctl_config cfg;
-	struct vc_workqueue *wq;
-	pthread_t *threads;
-	int nthreads;
-	bool started;
+	struct vc_ctlrun *rt;
+	struct vc_workqueue *wq; /* rt's */
 };
 
 void gcctl_config_defaults(struct gcctl_config *cfg)
@@ -153,51 +150,31 @@ out:
 	return rc;
 }
 
-static void handle(struct gcctl *c, const char *key)
+static int sync_key(void *ctx, const char *key, struct vc_error *err)
 {
-	struct vc_error err;
-	int rc;
-
-	vc_error_clear(&err);
-	rc = process_job(c, key, &err);
-	if (!rc) {
-		vc_workqueue_forget(c->wq, key);
-		return;
-	}
-	VC_ERROR("error cleaning up a Job, will retry", "job=%s error=\"%s\"", key,
-		 err.text[0] ? err.text : vc_strerror(rc));
-	rc = vc_workqueue_add_rate_limited(c->wq, key, NULL);
-	if (rc && rc != VC_ESHUTDOWN)
-		VC_ERROR("cannot queue a Job again", "job=%s error=\"%s\"", key, vc_strerror(rc));
+	return process_job(ctx, key, err);
 }
+
+static const struct vc_ctlrun_retry gc_retry = {
+	.max_requeue = -1,
+	.key_label = "job",
+	.retry_level = VC_LOG_ERROR,
+	.retry_msg = "error cleaning up a Job, will retry",
+	.requeue_level = VC_LOG_ERROR,
+	.requeue_msg = "cannot queue a Job again",
+	.requeue_err_label = "error",
+};
 
 int gcctl_run_once(struct gcctl *c)
 {
-	const char *key;
-
-	if (vc_workqueue_try_get(c->wq, &key, NULL))
-		return 0;
-	handle(c, key);
-	vc_workqueue_done(c->wq, key);
-	return 1;
-}
-
-static void *worker(void *arg)
-{
-	struct gcctl *c = arg;
-	const char *key;
-
-	while (!vc_workqueue_get(c->wq, &key, NULL)) {
-		handle(c, key);
-		vc_workqueue_done(c->wq, key);
-	}
-	return NULL;
+	return vc_ctlrun_run_once(c->rt);
 }
 
 int gcctl_new(struct vc_ctrl_ctx *ctx, const struct gcctl_config *cfg, struct gcctl **out,
 	      struct vc_error *err)
 {
 	struct vc_informer_handler h = { on_add, on_update, NULL, NULL };
+	struct vc_ctlrun_queue_def def = { 0 };
 	struct gcctl *c;
 	int rc;
 
@@ -213,8 +190,12 @@ int gcctl_new(struct vc_ctrl_ctx *ctx, const struct gcctl_config *cfg, struct gc
 	c->cfg = *cfg;
 	if (c->cfg.workers < 1)
 		c->cfg.workers = 1;
-	c->wq = vc_workqueue_new(NULL);
-	if (!c->wq) {
+	def.workers = c->cfg.workers;
+	def.sync = sync_key;
+	def.retry = &gc_retry;
+	def.ctx = c;
+	c->rt = vc_ctlrun_new();
+	if (!c->rt || vc_ctlrun_add(c->rt, &def, &c->wq)) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -227,43 +208,26 @@ int gcctl_new(struct vc_ctrl_ctx *ctx, const struct gcctl_config *cfg, struct gc
 	*out = c;
 	return 0;
 fail:
-	vc_workqueue_free(c->wq);
+	vc_ctlrun_free(c->rt);
 	vc_free(c);
 	return rc;
 }
 
 int gcctl_start(struct gcctl *c)
 {
-	int i, rc;
+	int rc = vc_ctlrun_start(c->rt);
 
-	if (c->started)
-		return VC_EINVAL;
-	c->threads = vc_calloc((size_t)c->cfg.workers, sizeof(pthread_t));
-	if (!c->threads)
-		return VC_ENOMEM;
-	c->started = true;
-	for (i = 0; i < c->cfg.workers; i++) {
-		rc = pthread_create(&c->threads[i], NULL, worker, c);
-		if (rc) {
-			gcctl_stop(c);
-			return -rc;
-		}
-		c->nthreads++;
-	}
-	VC_INFO("gc controller started", "workers=%d", c->nthreads);
+	if (rc)
+		return rc;
+	VC_INFO("gc controller started", "workers=%zu", vc_ctlrun_threads(c->rt));
 	return 0;
 }
 
 void gcctl_stop(struct gcctl *c)
 {
-	int i;
-
 	if (!c)
 		return;
-	vc_workqueue_shutdown(c->wq);
-	for (i = 0; i < c->nthreads; i++)
-		pthread_join(c->threads[i], NULL);
-	c->nthreads = 0;
+	vc_ctlrun_stop(c->rt);
 }
 
 void gcctl_free(struct gcctl *c)
@@ -271,7 +235,6 @@ void gcctl_free(struct gcctl *c)
 	if (!c)
 		return;
 	gcctl_stop(c);
-	vc_free(c->threads);
-	vc_workqueue_free(c->wq);
+	vc_ctlrun_free(c->rt);
 	vc_free(c);
 }

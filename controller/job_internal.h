@@ -70,21 +70,21 @@ void job_pool_run(struct job_pool *p, size_t n, void (*fn)(void *arg, size_t i),
 
 /* ---- the controller object ------------------------------------------------------------------- */
 
+struct vc_ctlrun;
 struct job_entry; /* per-job state: status overlay, delayed actions (job_controller.c) */
 
 struct jobctl {
 	struct vc_ctrl_ctx *ctx;
 	struct jobctl_config cfg;
 	struct jobctl_hooks hooks;
-	struct vc_workqueue *q;	   /* "<ns>/<job>" with a list of pending requests */
-	struct vc_workqueue *cmdq; /* "<ns>/<command>" */
+	struct vc_ctlrun *rt;	   /* the command thread and the workers */
+	struct vc_workqueue *q;	   /* "<ns>/<job>" with a list of pending requests (rt's) */
+	struct vc_workqueue *cmdq; /* "<ns>/<command>" (rt's) */
 	struct job_pool *pool;
 	pthread_mutex_t lock; /* guards the entries */
 	struct job_entry **buckets;
 	size_t nbuckets;
-	pthread_t *threads;
-	size_t nthreads;
-	bool started, stopped;
+	bool stopped;
 };
 
 /*
@@ -155,6 +155,49 @@ void job_recheck_after(struct jobctl *c, const char *key, int64_t delay_ns);
  * correlator folds the repeats into one Event; here a repeat is not sent at all.
  */
 bool job_pg_pending_changed(struct jobctl *c, const char *key, const char *msg);
+
+/* ---- the per-job state (job_cache.c) --------------------------------------------------------- */
+
+/* A delayed action (§3.6) of a job; its strings are owned. */
+struct job_delayed {
+	char *pod; /* "" for job-level requests */
+	int event;
+	enum vc_bus_action action;
+	char *action_str, *task, *pod_uid, *partition;
+	int64_t due; /* vc_time_mono_ns() */
+	uint64_t id;
+};
+
+/* Free d's strings and zero it. */
+void job_delayed_release(struct job_delayed *d);
+/* §3.6 "Cancellation on new pod events": the delayed action r's pod event cancels, if any. */
+void job_delayed_cancel_for_event(struct jobctl *c, const char *key, const struct job_request *r);
+/* §3.6 scope cancellation after action a ran with target (task, pod, partition). */
+void job_delayed_cancel_scope(struct jobctl *c, const char *key, enum vc_bus_action a,
+			      const char *task, const char *pod, const char *partition);
+/* Register a delayed action; returns its due time, or 0 when it was not registered. */
+int64_t job_delayed_register(struct jobctl *c, const char *key, const struct job_request *r,
+			     const struct job_resolution *res);
+/* Take the first delayed action that is due (into *out, owned), 0 when none; *next the next due. */
+bool job_delayed_take_due(struct jobctl *c, const char *key, struct job_delayed *out,
+			  int64_t *next);
+/*
+ * The job under key (new reference): the informer's object, or the object this controller
+ * last wrote when that one is newer (the watch has not caught up yet). NULL when the informer
+ * does not have the job (deleted or not seen yet).
+ */
+json_t *job_cache_get(struct jobctl *c, const char *key);
+/* Forget everything about the job key (it was deleted). */
+void job_cache_remove(struct jobctl *c, const char *key);
+/* Free every entry and the buckets (jobctl_free). */
+void job_cache_free(struct jobctl *c);
+
+/* ---- queueing (job_controller.c) and handlers (job_handlers.c) ------------------------------- */
+
+/* Queue request r (stolen) under the job key; logged when it cannot be queued. */
+void job_enqueue(struct jobctl *c, const char *key, struct job_request *r);
+/* The informer handlers: 0 jobs, 1 pods, 2 podgroups, 3 commands (a thread-local copy). */
+const struct vc_informer_handler *job_handler_set(struct jobctl *c, int which);
 
 /* How many expectations the job key has (tests). */
 size_t jobctl_expectations(struct jobctl *c, const char *key);

@@ -1,6 +1,8 @@
 /*
  * vc-controller: Volcano's controller manager (job, podgroup, queue and gc controllers) with the
- * bundled gang / fair-share scheduler. Flags and wiring; the parts live beside this file.
+ * bundled gang / fair-share scheduler. Flags and wiring; the parts live beside this file, and
+ * `parts` below has one row per part: its name, what turns it on, the informers it needs and how
+ * it is created, started, stopped and freed.
  *
  * Start-up: flags -> API client -> event recorder -> shared informers (only those the enabled
  * parts need) -> each part registers its handlers -> leader election (when on) -> informers
@@ -125,33 +127,58 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-enum part {
-	PART_JOB,
-	PART_PG,
-	PART_QUEUE,
-	PART_GC,
-	PART_COUNT
+/* The informers a part needs (struct ctx_opts). */
+enum {
+	NEED_JOBS = 1 << 0,
+	NEED_PODS = 1 << 1,
+	NEED_PODGROUPS = 1 << 2,
+	NEED_QUEUES = 1 << 3,
+	NEED_COMMANDS = 1 << 4,
+	NEED_PRIORITYCLASSES = 1 << 5,
+	NEED_PVCS = 1 << 6,
+	NEED_NODES = 1 << 7,
 };
 
-static const char *const part_names[PART_COUNT] = { "job-controller", "pg-controller",
-						    "queue-controller", "gc-controller" };
+struct app;
 
-/* The part called name[0..len), or -1. */
+/*
+ * One part of vc-controller. Parts are created (and register their informer handlers) in the
+ * order of the table, started in start_order, stopped and freed in the reverse of that.
+ */
+struct part {
+	const char *name; /* in --controllers, unless own_flag */
+	bool own_flag;	  /* on by the bool flag at flag_offset in struct config instead */
+	size_t flag_offset;
+	unsigned needs; /* NEED_* */
+	int start_order;
+	int (*create)(struct app *app, void **out, struct vc_error *err);
+	int (*start)(void *part);
+	void (*stop)(void *part);
+	void (*free)(void *part);
+};
+
+#define PART_COUNT 5
+static const struct part parts[PART_COUNT];
+
+/* The part called name[0..len) in --controllers, or -1. */
 static int part_index(const char *name, size_t len)
 {
 	int i;
 
 	for (i = 0; i < PART_COUNT; i++)
-		if (strlen(part_names[i]) == len && !strncmp(part_names[i], name, len))
+		if (!parts[i].own_flag && strlen(parts[i].name) == len &&
+		    !strncmp(parts[i].name, name, len))
 			return i;
 	return -1;
 }
 
 /*
  * Volcano's --controllers: "*" turns every controller on, "name" one, "-name" one off; a list
- * of negations alone means "all but these" ("-job-controller" = "*,-job-controller").
+ * of negations alone means "all but these" ("-job-controller" = "*,-job-controller"). Parts
+ * with a flag of their own are not controllers: their flag decides.
  */
-static int parse_controllers(const char *list, bool on[PART_COUNT], struct vc_error *err)
+static int parse_controllers(const char *list, const struct config *cfg, bool on[PART_COUNT],
+			     struct vc_error *err)
 {
 	bool star = false, positive = false;
 	const char *s;
@@ -186,6 +213,9 @@ static int parse_controllers(const char *list, bool on[PART_COUNT], struct vc_er
 			for (i = 0; i < PART_COUNT; i++)
 				on[i] = true;
 	}
+	for (i = 0; i < PART_COUNT; i++)
+		if (parts[i].own_flag)
+			on[i] = *(const bool *)((const char *)cfg + parts[i].flag_offset);
 	return 0;
 }
 
@@ -220,15 +250,11 @@ static int parse_hostport(const char *s, char *host, size_t hlen, uint16_t *port
 struct app {
 	struct config cfg;
 	bool on[PART_COUNT];
+	void *part[PART_COUNT]; /* NULL when off (or not created) */
 	struct vc_kube *kube;
 	struct vc_kube *events_kube; /* events have a client (and a rate budget) of their own */
 	struct vc_events *events;
 	struct vc_ctrl_ctx ctx;
-	struct jobctl *job;
-	struct pgctl *pg;
-	struct queuectl *queue;
-	struct gcctl *gc;
-	struct sched_runtime *sched;
 	struct vc_leader *leader;
 	struct vc_httpd *health, *metrics_srv;
 	struct vc_metrics *metrics;
@@ -275,104 +301,188 @@ static int healthz(void *ctx, struct vc_buf *reason)
 	return 0;
 }
 
-static int create_parts(struct app *app, struct vc_error *err)
+static int create_job(struct app *app, void **out, struct vc_error *err)
 {
 	const struct config *c = &app->cfg;
-	struct ctx_opts o;
+	struct jobctl_config jc;
+
+	jobctl_config_defaults(&jc);
+	jc.workers = c->worker_threads;
+	jc.max_requeue = c->max_requeue;
+	return jobctl_new(&app->ctx, &jc, (struct jobctl **)out, err);
+}
+
+static int create_pg(struct app *app, void **out, struct vc_error *err)
+{
+	const struct config *c = &app->cfg;
+	struct pgctl_config pc;
+
+	pgctl_config_defaults(&pc);
+	pc.workers = c->pg_workers;
+	for (size_t i = 0; i < app->nnames && i < PGCTL_MAX_SCHEDULER_NAMES; i++)
+		pc.scheduler_names[i] = app->names[i];
+	pc.nscheduler_names = VC_MIN(app->nnames, (size_t)PGCTL_MAX_SCHEDULER_NAMES);
+	return pgctl_new(&app->ctx, &pc, (struct pgctl **)out, err);
+}
+
+static int create_queue(struct app *app, void **out, struct vc_error *err)
+{
+	const struct config *c = &app->cfg;
+	struct queuectl_config qc;
+
+	queuectl_config_defaults(&qc);
+	qc.workers = c->queue_workers;
+	qc.metrics = app->metrics;
+	qc.max_requeue = c->max_requeue;
+	return queuectl_new(&app->ctx, &qc, (struct queuectl **)out, err);
+}
+
+static int create_gc(struct app *app, void **out, struct vc_error *err)
+{
+	const struct config *c = &app->cfg;
+	struct gcctl_config gc;
+
+	gcctl_config_defaults(&gc);
+	gc.workers = c->gc_workers;
+	return gcctl_new(&app->ctx, &gc, (struct gcctl **)out, err);
+}
+
+static int create_sched(struct app *app, void **out, struct vc_error *err)
+{
+	const struct config *c = &app->cfg;
+	struct sched_runtime_config sc;
+	char *sel_store[SCHED_MAX_NAMES] = { 0 };
+	size_t i, nsel = 0;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
-	if (app->on[PART_JOB]) {
-		o.jobs = o.pods = o.podgroups = o.queues = o.commands = true;
-		o.priorityclasses = o.pvcs = true;
+	sched_runtime_config_defaults(&sc);
+	for (i = 0; i < app->nnames; i++)
+		sc.scheduler_names[i] = app->names[i];
+	sc.nscheduler_names = app->nnames;
+	sc.conf_path = c->scheduler_conf;
+	sc.period_ns = c->schedule_period;
+	sc.bind_workers = c->bind_workers;
+	sc.pod_condition_qps = c->pod_condition_qps;
+	sc.default_queue = c->default_queue;
+	sc.seed = (uint64_t)c->seed;
+	sc.metrics = app->metrics;
+	rc = split_list(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES, &nsel);
+	sc.nnode_selectors = nsel;
+	if (!rc)
+		rc = sched_runtime_new(&app->ctx, &sc, (struct sched_runtime **)out, err);
+	for (i = 0; i < SCHED_MAX_NAMES; i++)
+		vc_free(sel_store[i]);
+	return rc;
+}
+
+/* void * adapters of a part's start, stop and free. */
+#define PART_LIFECYCLE(type, start_fn, stop_fn, free_fn) \
+	static int start_fn##_part(void *p)              \
+	{                                                \
+		return start_fn((type *)p);              \
+	}                                                \
+	static void stop_fn##_part(void *p)              \
+	{                                                \
+		stop_fn((type *)p);                      \
+	}                                                \
+	static void free_fn##_part(void *p)              \
+	{                                                \
+		free_fn((type *)p);                      \
 	}
-	if (app->on[PART_PG])
-		o.pods = o.podgroups = true; /* the podgroups cache saves a create per pod */
-	if (app->on[PART_QUEUE])
-		o.queues = o.podgroups = o.commands = true;
-	if (app->on[PART_GC])
-		o.jobs = true;
-	if (c->enable_scheduler)
-		o.pods = o.nodes = o.podgroups = o.queues = o.priorityclasses = true;
+
+PART_LIFECYCLE(struct jobctl, jobctl_start, jobctl_stop, jobctl_free)
+PART_LIFECYCLE(struct pgctl, pgctl_start, pgctl_stop, pgctl_free)
+PART_LIFECYCLE(struct queuectl, queuectl_start, queuectl_stop, queuectl_free)
+PART_LIFECYCLE(struct gcctl, gcctl_start, gcctl_stop, gcctl_free)
+PART_LIFECYCLE(struct sched_runtime, sched_runtime_start, sched_runtime_stop, sched_runtime_free)
+
+#define PART_OPS(pfx) .start = pfx##_start_part, .stop = pfx##_stop_part, .free = pfx##_free_part
+
+static const struct part parts[PART_COUNT] = {
+	{ .name = "job-controller",
+	  .needs = NEED_JOBS | NEED_PODS | NEED_PODGROUPS | NEED_QUEUES | NEED_COMMANDS |
+		   NEED_PRIORITYCLASSES | NEED_PVCS,
+	  .start_order = 2,
+	  .create = create_job,
+	  PART_OPS(jobctl) },
+	/* The podgroups cache saves a create per pod. */
+	{ .name = "pg-controller",
+	  .needs = NEED_PODS | NEED_PODGROUPS,
+	  .start_order = 1,
+	  .create = create_pg,
+	  PART_OPS(pgctl) },
+	{ .name = "queue-controller",
+	  .needs = NEED_QUEUES | NEED_PODGROUPS | NEED_COMMANDS,
+	  .start_order = 0,
+	  .create = create_queue,
+	  PART_OPS(queuectl) },
+	{ .name = "gc-controller",
+	  .needs = NEED_JOBS,
+	  .start_order = 3,
+	  .create = create_gc,
+	  PART_OPS(gcctl) },
+	{ .name = "scheduler",
+	  .own_flag = true,
+	  .flag_offset = offsetof(struct config, enable_scheduler),
+	  .needs = NEED_PODS | NEED_NODES | NEED_PODGROUPS | NEED_QUEUES | NEED_PRIORITYCLASSES,
+	  .start_order = 4,
+	  .create = create_sched,
+	  PART_OPS(sched_runtime) },
+};
+
+/* The part at position k of the start order. */
+static int part_at(int k)
+{
+	int i;
+
+	for (i = 0; i < PART_COUNT; i++)
+		if (parts[i].start_order == k)
+			return i;
+	return 0; /* not reached: start_order is a permutation */
+}
+
+/* Whether the part called name was created. */
+static bool part_created(const struct app *app, const char *name)
+{
+	int i;
+
+	for (i = 0; i < PART_COUNT; i++)
+		if (!strcmp(parts[i].name, name))
+			return app->part[i] != NULL;
+	return false;
+}
+
+static int create_parts(struct app *app, struct vc_error *err)
+{
+	struct ctx_opts o;
+	unsigned needs = 0;
+	int i, rc;
+
+	for (i = 0; i < PART_COUNT; i++)
+		if (app->on[i])
+			needs |= parts[i].needs;
+	memset(&o, 0, sizeof(o));
+	o.jobs = needs & NEED_JOBS;
+	o.pods = needs & NEED_PODS;
+	o.podgroups = needs & NEED_PODGROUPS;
+	o.queues = needs & NEED_QUEUES;
+	o.commands = needs & NEED_COMMANDS;
+	o.priorityclasses = needs & NEED_PRIORITYCLASSES;
+	o.pvcs = needs & NEED_PVCS;
+	o.nodes = needs & NEED_NODES;
 	rc = ctx_init(&app->ctx, app->kube, app->events, &o, err);
 	if (rc)
 		return rc;
-
-	if (app->on[PART_JOB]) {
-		struct jobctl_config jc;
-
-		jobctl_config_defaults(&jc);
-		jc.workers = c->worker_threads;
-		jc.max_requeue = c->max_requeue;
-		rc = jobctl_new(&app->ctx, &jc, &app->job, err);
-		if (rc)
+	for (i = 0; i < PART_COUNT; i++)
+		if (app->on[i] && (rc = parts[i].create(app, &app->part[i], err)))
 			return rc;
-	}
-	if (app->on[PART_PG]) {
-		struct pgctl_config pc;
-
-		pgctl_config_defaults(&pc);
-		pc.workers = c->pg_workers;
-		for (size_t i = 0; i < app->nnames && i < PGCTL_MAX_SCHEDULER_NAMES; i++)
-			pc.scheduler_names[i] = app->names[i];
-		pc.nscheduler_names = VC_MIN(app->nnames, (size_t)PGCTL_MAX_SCHEDULER_NAMES);
-		rc = pgctl_new(&app->ctx, &pc, &app->pg, err);
-		if (rc)
-			return rc;
-	}
-	if (app->on[PART_QUEUE]) {
-		struct queuectl_config qc;
-
-		queuectl_config_defaults(&qc);
-		qc.workers = c->queue_workers;
-		qc.metrics = app->metrics;
-		qc.max_requeue = c->max_requeue;
-		rc = queuectl_new(&app->ctx, &qc, &app->queue, err);
-		if (rc)
-			return rc;
-	}
-	if (app->on[PART_GC]) {
-		struct gcctl_config gc;
-
-		gcctl_config_defaults(&gc);
-		gc.workers = c->gc_workers;
-		rc = gcctl_new(&app->ctx, &gc, &app->gc, err);
-		if (rc)
-			return rc;
-	}
-	if (c->enable_scheduler) {
-		struct sched_runtime_config sc;
-		char *sel_store[SCHED_MAX_NAMES] = { 0 };
-		size_t i, nsel = 0;
-
-		sched_runtime_config_defaults(&sc);
-		for (i = 0; i < app->nnames; i++)
-			sc.scheduler_names[i] = app->names[i];
-		sc.nscheduler_names = app->nnames;
-		sc.conf_path = c->scheduler_conf;
-		sc.period_ns = c->schedule_period;
-		sc.bind_workers = c->bind_workers;
-		sc.pod_condition_qps = c->pod_condition_qps;
-		sc.default_queue = c->default_queue;
-		sc.seed = (uint64_t)c->seed;
-		sc.metrics = app->metrics;
-		rc = split_list(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES,
-				&nsel);
-		sc.nnode_selectors = nsel;
-		if (!rc)
-			rc = sched_runtime_new(&app->ctx, &sc, &app->sched, err);
-		for (i = 0; i < SCHED_MAX_NAMES; i++)
-			vc_free(sel_store[i]);
-		if (rc)
-			return rc;
-	}
 	return 0;
 }
 
 /* Start the informers, wait for the caches, start the parts. */
 static int start_parts(struct app *app)
 {
-	int rc = ctx_start(&app->ctx), waited = 0;
+	int rc = ctx_start(&app->ctx), waited = 0, k, i;
 
 	if (rc) {
 		VC_ERROR("cannot start the informers", "err=%d", rc);
@@ -389,16 +499,9 @@ static int start_parts(struct app *app)
 	}
 	if (stop_signal)
 		return VC_ESHUTDOWN;
-	if (!rc && app->queue)
-		rc = queuectl_start(app->queue);
-	if (!rc && app->pg)
-		rc = pgctl_start(app->pg);
-	if (!rc && app->job)
-		rc = jobctl_start(app->job);
-	if (!rc && app->gc)
-		rc = gcctl_start(app->gc);
-	if (!rc && app->sched)
-		rc = sched_runtime_start(app->sched);
+	for (k = 0; !rc && k < PART_COUNT; k++)
+		if (app->part[i = part_at(k)])
+			rc = parts[i].start(app->part[i]);
 	if (rc)
 		VC_ERROR("cannot start the controllers", "err=%d", rc);
 	else
@@ -408,28 +511,23 @@ static int start_parts(struct app *app)
 
 static void stop_parts(struct app *app)
 {
-	if (app->sched)
-		sched_runtime_stop(app->sched);
-	if (app->gc)
-		gcctl_stop(app->gc);
-	if (app->job)
-		jobctl_stop(app->job);
-	if (app->pg)
-		pgctl_stop(app->pg);
-	if (app->queue)
-		queuectl_stop(app->queue);
+	int k, i;
+
+	for (k = PART_COUNT - 1; k >= 0; k--)
+		if (app->part[i = part_at(k)])
+			parts[i].stop(app->part[i]);
 	ctx_stop(&app->ctx);
 }
 
 static void free_parts(struct app *app)
 {
+	int k, i;
+
 	/* Handlers use the parts: no informer may run while they are freed. */
 	ctx_stop(&app->ctx);
-	sched_runtime_free(app->sched);
-	gcctl_free(app->gc);
-	jobctl_free(app->job);
-	pgctl_free(app->pg);
-	queuectl_free(app->queue);
+	for (k = PART_COUNT - 1; k >= 0; k--)
+		if (app->part[i = part_at(k)])
+			parts[i].free(app->part[i]);
 	ctx_release(&app->ctx);
 }
 
@@ -543,7 +641,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	vc_flags_dump(flags, VC_ARRAY_SIZE(flags), &app.cfg);
-	rc = parse_controllers(app.cfg.controllers, app.on, &err);
+	rc = parse_controllers(app.cfg.controllers, &app.cfg, app.on, &err);
 	if (!rc && app.cfg.worker_threads < 1)
 		rc = vc_error_set(&err, VC_EINVAL, "--worker-threads must be at least 1");
 	if (!rc && app.cfg.schedule_period <= 0)
@@ -634,7 +732,7 @@ int main(int argc, char **argv)
 	}
 	if (!stop_signal && start_parts(&app) && !stop_signal)
 		goto out;
-	VC_INFO("started", "scheduler=%s", app.sched ? "on" : "off");
+	VC_INFO("started", "scheduler=%s", part_created(&app, "scheduler") ? "on" : "off");
 	for (i = 1; !stop_signal && !lost_leadership; i++) {
 		sleep_ms(200);
 		if (i % 150 == 0)

@@ -25,10 +25,9 @@
  */
 #include "pg_controller.h"
 
-#include <pthread.h>
-
 #include "job_pod.h"
 #include "vc_alloc.h"
+#include "vc_ctlrun.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_quantity.h"
@@ -51,10 +50,8 @@ struct pgctl {
 	struct pgctl_config cfg;
 	char *names[PGCTL_MAX_SCHEDULER_NAMES];
 	size_t nnames;
-	struct vc_workqueue *wq;
-	pthread_t *threads;
-	int nthreads;
-	bool started;
+	struct vc_ctlrun *rt;
+	struct vc_workqueue *wq; /* rt's */
 };
 
 void pgctl_config_defaults(struct pgctl_config *cfg)
@@ -414,45 +411,24 @@ out:
 	return rc;
 }
 
-static void handle(struct pgctl *c, const char *key)
+static int sync_key(void *ctx, const char *key, struct vc_error *err)
 {
-	struct vc_error err;
-	int rc;
-
-	vc_error_clear(&err);
-	rc = handle_pod(c, key, &err);
-	if (!rc) {
-		vc_workqueue_forget(c->wq, key);
-		return;
-	}
-	VC_ERROR("failed to handle a pod, will retry", "pod=%s error=\"%s\"", key,
-		 err.text[0] ? err.text : vc_strerror(rc));
-	rc = vc_workqueue_add_rate_limited(c->wq, key, NULL);
-	if (rc && rc != VC_ESHUTDOWN)
-		VC_ERROR("cannot queue a pod again", "pod=%s error=\"%s\"", key, vc_strerror(rc));
+	return handle_pod(ctx, key, err);
 }
+
+static const struct vc_ctlrun_retry pg_retry = {
+	.max_requeue = -1,
+	.key_label = "pod",
+	.retry_level = VC_LOG_ERROR,
+	.retry_msg = "failed to handle a pod, will retry",
+	.requeue_level = VC_LOG_ERROR,
+	.requeue_msg = "cannot queue a pod again",
+	.requeue_err_label = "error",
+};
 
 int pgctl_run_once(struct pgctl *c)
 {
-	const char *key;
-
-	if (vc_workqueue_try_get(c->wq, &key, NULL))
-		return 0;
-	handle(c, key);
-	vc_workqueue_done(c->wq, key);
-	return 1;
-}
-
-static void *worker(void *arg)
-{
-	struct pgctl *c = arg;
-	const char *key;
-
-	while (!vc_workqueue_get(c->wq, &key, NULL)) {
-		handle(c, key);
-		vc_workqueue_done(c->wq, key);
-	}
-	return NULL;
+	return vc_ctlrun_run_once(c->rt);
 }
 
 static void free_names(struct pgctl *c)
@@ -468,6 +444,7 @@ int pgctl_new(struct vc_ctrl_ctx *ctx, const struct pgctl_config *cfg, struct pg
 	      struct vc_error *err)
 {
 	struct vc_informer_handler h = { on_pod_add, NULL, NULL, NULL };
+	struct vc_ctlrun_queue_def def = { 0 };
 	struct pgctl *c;
 	size_t i, n;
 	int rc;
@@ -497,8 +474,12 @@ int pgctl_new(struct vc_ctrl_ctx *ctx, const struct pgctl_config *cfg, struct pg
 		c->nnames++;
 	}
 	memset(c->cfg.scheduler_names, 0, sizeof(c->cfg.scheduler_names));
-	c->wq = vc_workqueue_new(NULL);
-	if (!c->wq) {
+	def.workers = c->cfg.workers;
+	def.sync = sync_key;
+	def.retry = &pg_retry;
+	def.ctx = c;
+	c->rt = vc_ctlrun_new();
+	if (!c->rt || vc_ctlrun_add(c->rt, &def, &c->wq)) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -511,7 +492,7 @@ int pgctl_new(struct vc_ctrl_ctx *ctx, const struct pgctl_config *cfg, struct pg
 	*out = c;
 	return 0;
 fail:
-	vc_workqueue_free(c->wq);
+	vc_ctlrun_free(c->rt);
 	free_names(c);
 	vc_free(c);
 	return rc;
@@ -519,36 +500,19 @@ fail:
 
 int pgctl_start(struct pgctl *c)
 {
-	int i, rc;
+	int rc = vc_ctlrun_start(c->rt);
 
-	if (c->started)
-		return VC_EINVAL;
-	c->threads = vc_calloc((size_t)c->cfg.workers, sizeof(pthread_t));
-	if (!c->threads)
-		return VC_ENOMEM;
-	c->started = true;
-	for (i = 0; i < c->cfg.workers; i++) {
-		rc = pthread_create(&c->threads[i], NULL, worker, c);
-		if (rc) {
-			pgctl_stop(c);
-			return -rc;
-		}
-		c->nthreads++;
-	}
-	VC_INFO("pg controller started", "workers=%d", c->nthreads);
+	if (rc)
+		return rc;
+	VC_INFO("pg controller started", "workers=%zu", vc_ctlrun_threads(c->rt));
 	return 0;
 }
 
 void pgctl_stop(struct pgctl *c)
 {
-	int i;
-
 	if (!c)
 		return;
-	vc_workqueue_shutdown(c->wq);
-	for (i = 0; i < c->nthreads; i++)
-		pthread_join(c->threads[i], NULL);
-	c->nthreads = 0;
+	vc_ctlrun_stop(c->rt);
 }
 
 void pgctl_free(struct pgctl *c)
@@ -556,8 +520,7 @@ void pgctl_free(struct pgctl *c)
 	if (!c)
 		return;
 	pgctl_stop(c);
-	vc_free(c->threads);
-	vc_workqueue_free(c->wq);
+	vc_ctlrun_free(c->rt);
 	free_names(c);
 	vc_free(c);
 }

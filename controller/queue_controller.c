@@ -39,6 +39,7 @@
 #include <pthread.h>
 
 #include "vc_alloc.h"
+#include "vc_ctlrun.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_metrics.h"
@@ -79,11 +80,10 @@ enum {
 struct queuectl {
 	struct vc_ctrl_ctx *ctx;
 	struct queuectl_config cfg;
-	struct vc_workqueue *wq;   /* queue names */
-	struct vc_workqueue *cmdq; /* command keys */
-	pthread_t *threads;
-	int nthreads;
-	bool started;
+	struct vc_ctlrun *rt;
+	struct vc_workqueue *wq;   /* queue names (rt's) */
+	struct vc_workqueue *cmdq; /* command keys (rt's) */
+	struct vc_ctlrun_retry cmd_retry;
 	pthread_mutex_t lock; /* stamps */
 	struct qstamp *stamps;
 	size_t nstamps, astamps;
@@ -752,8 +752,7 @@ static void process_queue(struct queuectl *c, const char *name, struct qreq *req
 		vc_workqueue_forget(c->wq, name);
 		goto out;
 	}
-	if (c->cfg.max_requeue < 0 ||
-	    vc_workqueue_num_requeues(c->wq, name) < (unsigned)c->cfg.max_requeue) {
+	if (vc_ctlrun_should_retry(c->wq, name, c->cfg.max_requeue)) {
 		VC_WARN("error syncing a queue, will retry", "queue=%s action=%s error=\"%s\"",
 			name, action_name(r->action), err.text[0] ? err.text : vc_strerror(rc));
 		(void)enqueue(c, name, r->action, r->from_command, 0, true);
@@ -812,72 +811,21 @@ out:
 	return rc;
 }
 
-static void process_command(struct queuectl *c, const char *key)
+static int sync_command(void *ctx, const char *key, struct vc_error *err)
 {
-	struct vc_error err;
-	int rc;
+	return handle_command(ctx, key, err);
+}
 
-	vc_error_clear(&err);
-	rc = handle_command(c, key, &err);
-	if (rc && (c->cfg.max_requeue < 0 ||
-		   vc_workqueue_num_requeues(c->cmdq, key) < (unsigned)c->cfg.max_requeue)) {
-		VC_WARN("error handling a command, will retry", "command=%s error=\"%s\"", key,
-			err.text[0] ? err.text : vc_strerror(rc));
-		rc = vc_workqueue_add_rate_limited(c->cmdq, key, NULL);
-		if (rc && rc != VC_ESHUTDOWN)
-			VC_ERROR("cannot queue a command again", "command=%s error=\"%s\"", key,
-				 vc_strerror(rc));
-		return;
-	}
-	if (rc)
-		VC_ERROR("dropping a command after too many retries", "command=%s error=\"%s\"",
-			 key, err.text[0] ? err.text : vc_strerror(rc));
-	vc_workqueue_forget(c->cmdq, key);
+static void process_queue_key(void *ctx, const char *key, void *payload)
+{
+	process_queue(ctx, key, payload);
 }
 
 /* ---- threads and lifecycle ------------------------------------------------------------------- */
 
 int queuectl_run_once(struct queuectl *c)
 {
-	const char *key;
-	void *payload = NULL;
-
-	if (!vc_workqueue_try_get(c->cmdq, &key, NULL)) {
-		process_command(c, key);
-		vc_workqueue_done(c->cmdq, key);
-		return 1;
-	}
-	if (!vc_workqueue_try_get(c->wq, &key, &payload)) {
-		process_queue(c, key, payload);
-		vc_workqueue_done(c->wq, key);
-		return 1;
-	}
-	return 0;
-}
-
-static void *queue_worker(void *arg)
-{
-	struct queuectl *c = arg;
-	const char *key;
-	void *payload;
-
-	while (!vc_workqueue_get(c->wq, &key, &payload)) {
-		process_queue(c, key, payload);
-		vc_workqueue_done(c->wq, key);
-	}
-	return NULL;
-}
-
-static void *command_worker(void *arg)
-{
-	struct queuectl *c = arg;
-	const char *key;
-
-	while (!vc_workqueue_get(c->cmdq, &key, NULL)) {
-		process_command(c, key);
-		vc_workqueue_done(c->cmdq, key);
-	}
-	return NULL;
+	return vc_ctlrun_run_once(c->rt);
 }
 
 static int register_gauges(struct queuectl *c, struct vc_error *err)
@@ -912,6 +860,7 @@ int queuectl_new(struct vc_ctrl_ctx *ctx, const struct queuectl_config *cfg, str
 	struct vc_informer_handler hq = { on_queue_add, NULL, on_queue_delete, NULL };
 	struct vc_informer_handler hp = { on_pg_add, on_pg_update, on_pg_delete, NULL };
 	struct vc_informer_handler hc = { on_command_add, NULL, NULL, NULL };
+	struct vc_ctlrun_queue_def cmd = { 0 }, qdef = { 0 };
 	struct vc_workqueue_opts wo;
 	struct queuectl *c;
 	int rc;
@@ -932,11 +881,29 @@ int queuectl_new(struct vc_ctrl_ctx *ctx, const struct queuectl_config *cfg, str
 	if (c->cfg.workers < 1)
 		c->cfg.workers = 1;
 	pthread_mutex_init(&c->lock, NULL);
+	c->cmd_retry = (struct vc_ctlrun_retry){
+		.max_requeue = c->cfg.max_requeue,
+		.key_label = "command",
+		.retry_level = VC_LOG_WARN,
+		.retry_msg = "error handling a command, will retry",
+		.requeue_level = VC_LOG_ERROR,
+		.requeue_msg = "cannot queue a command again",
+		.requeue_err_label = "error",
+		.drop_msg = "dropping a command after too many retries",
+	};
 	vc_workqueue_opts_init(&wo);
 	wo.payload_free = vc_free;
-	c->wq = vc_workqueue_new(&wo);
-	c->cmdq = vc_workqueue_new(NULL);
-	if (!c->wq || !c->cmdq) {
+	/* Commands first: a thread of their own, started first; run_once takes them first. */
+	cmd.workers = 1;
+	cmd.sync = sync_command;
+	cmd.retry = &c->cmd_retry;
+	cmd.ctx = c;
+	qdef.opts = &wo;
+	qdef.workers = c->cfg.workers;
+	qdef.process = process_queue_key;
+	qdef.ctx = c;
+	c->rt = vc_ctlrun_new();
+	if (!c->rt || vc_ctlrun_add(c->rt, &cmd, &c->cmdq) || vc_ctlrun_add(c->rt, &qdef, &c->wq)) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -960,8 +927,7 @@ int queuectl_new(struct vc_ctrl_ctx *ctx, const struct queuectl_config *cfg, str
 	*out = c;
 	return 0;
 fail:
-	vc_workqueue_free(c->wq);
-	vc_workqueue_free(c->cmdq);
+	vc_ctlrun_free(c->rt);
 	pthread_mutex_destroy(&c->lock);
 	vc_free(c);
 	return rc;
@@ -969,37 +935,19 @@ fail:
 
 int queuectl_start(struct queuectl *c)
 {
-	int i, rc;
+	int rc = vc_ctlrun_start(c->rt);
 
-	if (c->started)
-		return VC_EINVAL;
-	c->threads = vc_calloc((size_t)c->cfg.workers + 1, sizeof(pthread_t));
-	if (!c->threads)
-		return VC_ENOMEM;
-	c->started = true;
-	for (i = 0; i <= c->cfg.workers; i++) {
-		rc = pthread_create(&c->threads[i], NULL, i ? queue_worker : command_worker, c);
-		if (rc) {
-			queuectl_stop(c);
-			return -rc;
-		}
-		c->nthreads++;
-	}
+	if (rc)
+		return rc;
 	VC_INFO("queue controller started", "workers=%d", c->cfg.workers);
 	return 0;
 }
 
 void queuectl_stop(struct queuectl *c)
 {
-	int i;
-
 	if (!c)
 		return;
-	vc_workqueue_shutdown(c->wq);
-	vc_workqueue_shutdown(c->cmdq);
-	for (i = 0; i < c->nthreads; i++)
-		pthread_join(c->threads[i], NULL);
-	c->nthreads = 0;
+	vc_ctlrun_stop(c->rt);
 }
 
 void queuectl_free(struct queuectl *c)
@@ -1009,9 +957,7 @@ void queuectl_free(struct queuectl *c)
 	if (!c)
 		return;
 	queuectl_stop(c);
-	vc_free(c->threads);
-	vc_workqueue_free(c->wq);
-	vc_workqueue_free(c->cmdq);
+	vc_ctlrun_free(c->rt);
 	for (i = 0; i < c->nstamps; i++)
 		vc_free(c->stamps[i].name);
 	vc_free(c->stamps);
