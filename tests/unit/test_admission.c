@@ -479,7 +479,7 @@ static void test_allocation_failures(void **state)
 
 /* ---- the plumbing's own tests ------------------------------------------------------------ */
 
-static void test_strmap(void **state)
+static void test_string_maps(void **state)
 {
 	struct vc_hmap m;
 	char key[32];
@@ -627,7 +627,7 @@ static void test_review_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strmap),
+		cmocka_unit_test(test_string_maps),
 		cmocka_unit_test(test_deny_helpers),
 		cmocka_unit_test(test_review_edges),
 		cmocka_unit_test(test_cases),
