@@ -627,10 +627,8 @@ static void test_review_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_string_maps),
-		cmocka_unit_test(test_deny_helpers),
-		cmocka_unit_test(test_review_edges),
-		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_string_maps),	    cmocka_unit_test(test_deny_helpers),
+		cmocka_unit_test(test_review_edges),	    cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_allocation_failures),
 	};
 
