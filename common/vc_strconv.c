@@ -37,7 +37,7 @@ static bool underscore_ok(const char *s, size_t n)
 	}
 	for (; i < n; i++) {
 		if ((s[i] >= '0' && s[i] <= '9') ||
-		    (hex && lower(s[i]) >= 'a' && lower(s[i]) <= 'z')) {
+		    (hex && lower(s[i]) >= 'a' && lower(s[i]) <= 'f')) {
 			saw = '0';
 			continue;
 		}
@@ -126,6 +126,104 @@ int vc_strconv_parse_int(const char *s, size_t n, int base, int64_t *out)
 		return VC_ERANGE;
 	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
 	return 0;
+}
+
+/* How many leading bytes of s[0..n) match word (lower case), ignoring ASCII case. */
+static size_t prefix_nocase(const char *s, size_t n, const char *word)
+{
+	size_t i = 0;
+
+	while (i < n && word[i] && lower(s[i]) == word[i])
+		i++;
+	return i;
+}
+
+/*
+ * Whether all of s[0..n) is a float literal as Go's readFloat reads one: decimal with an
+ * optional 'e' exponent, or hexadecimal (0x) with a mandatory 'p' exponent; underscores are
+ * skipped here (*underscores says whether there were any) and judged by underscore_ok.
+ */
+static bool float_syntax(const char *s, size_t n, bool *underscores)
+{
+	bool hex = false, digits = false, dot = false;
+	size_t i = 0;
+
+	*underscores = false;
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		i++;
+	if (i + 2 < n && s[i] == '0' && lower(s[i + 1]) == 'x') {
+		hex = true;
+		i += 2;
+	}
+	for (; i < n; i++) {
+		char c = s[i];
+
+		if (c == '_') {
+			*underscores = true;
+		} else if (c == '.') {
+			if (dot)
+				break;
+			dot = true;
+		} else if ((c >= '0' && c <= '9') || (hex && lower(c) >= 'a' && lower(c) <= 'f')) {
+			digits = true;
+		} else {
+			break;
+		}
+	}
+	if (!digits)
+		return false;
+	if (i < n && lower(s[i]) == (hex ? 'p' : 'e')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || s[i] < '0' || s[i] > '9')
+			return false;
+		for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '_'); i++) {
+			if (s[i] == '_')
+				*underscores = true;
+		}
+	} else if (hex) {
+		return false;
+	}
+	return i == n;
+}
+
+int vc_strconv_parse_float(const char *s, size_t n, double *out)
+{
+	size_t i = 0, k;
+	bool underscores, neg = false;
+	char *copy;
+	double v;
+
+	if (n >= 1 && (s[0] == '+' || s[0] == '-')) {
+		neg = s[0] == '-';
+		i = 1;
+	}
+	/* Go's special(): "inf" or "infinity" after an optional sign, "nan" without one. */
+	k = prefix_nocase(s + i, n - i, "infinity");
+	if ((k == 3 || k == 8) && i + k == n) {
+		*out = neg ? -INFINITY : INFINITY;
+		return 0;
+	}
+	if (i == 0 && n == 3 && prefix_nocase(s, n, "nan") == 3) {
+		*out = NAN;
+		return 0;
+	}
+	if (!float_syntax(s, n, &underscores) || (underscores && !underscore_ok(s, n)))
+		return VC_EINVAL;
+	/* The literal is well-formed: strtod rounds it correctly once the underscores are gone. */
+	copy = vc_malloc(n + 1);
+	if (!copy)
+		return VC_ENOMEM;
+	for (i = 0, k = 0; i < n; i++) {
+		if (s[i] != '_')
+			copy[k++] = s[i];
+	}
+	copy[k] = '\0';
+	v = strtod(copy, NULL);
+	vc_free(copy);
+	*out = v;
+	return isinf(v) ? VC_ERANGE : 0;
 }
 
 int vc_parse_int64(const char *s, int64_t *out)

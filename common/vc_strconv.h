@@ -2,11 +2,11 @@
  * vc_strconv.h - numbers, booleans and strings written and read as Go writes and reads them.
  *
  * Volcano and Kubernetes print values with Go's strconv and fmt (%q, %v of a float) and parse
- * flags, annotations and YAML scalars with strconv.ParseInt/ParseUint/ParseBool; where those
- * texts are a contract this module is the one place that reproduces them:
+ * flags, annotations and YAML scalars with strconv.ParseInt/ParseUint/ParseFloat/ParseBool;
+ * where those texts are a contract this module is the one place that reproduces them:
  *
- *   - parsing: Go-exact strconv.ParseInt/ParseUint (bit size 64), ParseBool, and the older
- *     checked C-library parsers vc_parse_int64/int/double that flags and config use;
+ *   - parsing: Go-exact strconv.ParseInt/ParseUint/ParseFloat (bit size 64), ParseBool, and the
+ *     older checked C-library parsers vc_parse_int64/int/double that flags and config use;
  *   - formatting: strconv.FormatFloat with the shortest precision ('e', 'f', 'g');
  *   - quoting: strconv.Quote (%q), and encoding/json's encoder for strings and JSON values;
  *   - UTF-8 decoding as Go's utf8.DecodeRuneInString.
@@ -36,6 +36,15 @@
  */
 int vc_strconv_parse_uint(const char *s, size_t n, int base, uint64_t *out) VC_WARN_UNUSED;
 int vc_strconv_parse_int(const char *s, size_t n, int base, int64_t *out) VC_WARN_UNUSED;
+
+/*
+ * Go's strconv.ParseFloat(s[0..n), 64): decimal and hexadecimal (0x, with a 'p' exponent) float
+ * literals, underscores as underscoreOK allows them, "inf"/"infinity" with an optional sign and
+ * "nan" without one (any case). 0 with *out set to the correctly rounded value (an underflow is
+ * not an error); VC_EINVAL for ErrSyntax (*out untouched); VC_ERANGE for ErrRange, with *out
+ * set to +Inf or -Inf as Go returns; VC_ENOMEM.
+ */
+int vc_strconv_parse_float(const char *s, size_t n, double *out) VC_WARN_UNUSED;
 
 /* Parse all of s as a base-10 integer. VC_EINVAL on junk or empty, VC_ERANGE on overflow. */
 int vc_parse_int64(const char *s, int64_t *out) VC_WARN_UNUSED;

@@ -10,6 +10,7 @@
 #include "admission_internal.h"
 
 #include "vc_alloc.h"
+#include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_resource.h"
@@ -129,83 +130,26 @@ int admission_check_resource(const struct admission_request *req, const char *gr
 	return 1;
 }
 
-/* ---- string map -------------------------------------------------------------------------- */
+/* ---- string maps ------------------------------------------------------------------------- */
 
-void admission_strmap_init(struct admission_strmap *m)
+int admission_hmap_add(struct vc_hmap *m, const char *key, size_t value)
 {
-	memset(m, 0, sizeof(*m));
+	if (vc_hmap_lookup(m, key, NULL))
+		return 0;
+	if (vc_hmap_put(m, key, (void *)(uintptr_t)value, NULL))
+		return VC_ENOMEM;
+	return 1;
 }
 
-void admission_strmap_release(struct admission_strmap *m)
+bool admission_hmap_get(const struct vc_hmap *m, const char *key, size_t *value)
 {
-	size_t i;
+	void *v;
 
-	for (i = 0; i < m->cap; i++)
-		vc_free(m->slots[i].key);
-	vc_free(m->slots);
-	admission_strmap_init(m);
-}
-
-static size_t strmap_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603u; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return (size_t)h;
-}
-
-static struct admission_strmap_slot *strmap_slot(struct admission_strmap_slot *slots, size_t cap,
-						 const char *key)
-{
-	size_t i = strmap_hash(key) & (cap - 1);
-
-	while (slots[i].key && strcmp(slots[i].key, key))
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-bool admission_strmap_get(const struct admission_strmap *m, const char *key, size_t *value)
-{
-	struct admission_strmap_slot *s;
-
-	if (!m->cap)
-		return false;
-	s = strmap_slot(m->slots, m->cap, key);
-	if (!s->key)
+	if (!vc_hmap_lookup(m, key, &v))
 		return false;
 	if (value)
-		*value = s->value;
+		*value = (size_t)(uintptr_t)v;
 	return true;
-}
-
-int admission_strmap_add(struct admission_strmap *m, const char *key, size_t value)
-{
-	struct admission_strmap_slot *s;
-	size_t i;
-
-	if (admission_strmap_get(m, key, NULL))
-		return 0;
-	if ((m->len + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct admission_strmap_slot *slots = vc_calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return VC_ENOMEM;
-		for (i = 0; i < m->cap; i++)
-			if (m->slots[i].key)
-				*strmap_slot(slots, cap, m->slots[i].key) = m->slots[i];
-		vc_free(m->slots);
-		m->slots = slots;
-		m->cap = cap;
-	}
-	s = strmap_slot(m->slots, m->cap, key);
-	s->key = vc_strdup(key);
-	if (!s->key)
-		return VC_ENOMEM;
-	s->value = value;
-	m->len++;
-	return 1;
 }
 
 /* ---- decoding the review ----------------------------------------------------------------- */
@@ -268,39 +212,6 @@ static int decode_request(const json_t *request, struct admission_request *req,
 
 /* ---- encoding the answer ----------------------------------------------------------------- */
 
-static const char b64_alphabet[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* Standard base64 with padding (Go's encoding/json writes []byte so). New vc_malloc string. */
-static char *base64_encode(const unsigned char *in, size_t len)
-{
-	size_t olen = (len + 2) / 3 * 4, i, o = 0;
-	char *out = vc_malloc(olen + 1);
-
-	if (!out)
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		uint32_t w = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-
-		out[o++] = b64_alphabet[w >> 18 & 63];
-		out[o++] = b64_alphabet[w >> 12 & 63];
-		out[o++] = b64_alphabet[w >> 6 & 63];
-		out[o++] = b64_alphabet[w & 63];
-	}
-	if (i < len) {
-		uint32_t w = (uint32_t)in[i] << 16;
-
-		if (i + 1 < len)
-			w |= (uint32_t)in[i + 1] << 8;
-		out[o++] = b64_alphabet[w >> 18 & 63];
-		out[o++] = b64_alphabet[w >> 12 & 63];
-		out[o++] = i + 1 < len ? b64_alphabet[w >> 6 & 63] : '=';
-		out[o++] = '=';
-	}
-	out[o] = '\0';
-	return out;
-}
-
 /* Serialise any JSON value compactly into a new vc_malloc string; NULL when out of memory. */
 static char *dump_compact(const json_t *v, size_t *len)
 {
@@ -347,7 +258,7 @@ static json_t *encode_response(const struct admission_request *req,
 	}
 	if (res->patch) {
 		patch = dump_compact(res->patch, &plen);
-		if (!patch || !(b64 = base64_encode((const unsigned char *)patch, plen)))
+		if (!patch || !(b64 = vc_base64_encode(patch, plen)))
 			goto fail;
 		if (json_object_set_new(resp, "patch", json_string(b64)) ||
 		    json_object_set_new(resp, "patchType", json_string("JSONPatch")))

@@ -11,6 +11,7 @@
 #include "admission.h"
 
 #include "vc_buf.h"
+#include "vc_hash.h"
 #include "vc_quantity.h"
 #include "vc_validate.h"
 
@@ -135,31 +136,17 @@ int admit_pods_mutate(const struct admission_ctx *ctx, const struct admission_re
 int admit_pods_validate(const struct admission_ctx *ctx, const struct admission_request *req,
 			struct admission_result *res);
 
-/* ---- a string map for the handlers' uniqueness checks ------------------------------------- */
+/* ---- string sets and maps for the handlers' uniqueness checks ----------------------------- */
 
 /*
- * A hash map from strings (copied in) to size_t values, so that duplicate checks over arrays of
- * untrusted length stay linear. Embed, set up with admission_strmap_init, free with
- * admission_strmap_release.
+ * The handlers keep their duplicate checks over arrays of untrusted length linear with a
+ * struct vc_hmap of string keys (vc_hmap_init_str), holding size_t values as pointers. Add key
+ * with value unless key is already there (its value is then left alone). Returns 1 when it
+ * added, 0 when key was present, VC_ENOMEM (the map unchanged).
  */
-struct admission_strmap {
-	struct admission_strmap_slot {
-		char *key;
-		size_t value;
-	} * slots;  /* private */
-	size_t cap; /* private */
-	size_t len; /* read-only: the number of keys */
-};
-
-void admission_strmap_init(struct admission_strmap *m);
-void admission_strmap_release(struct admission_strmap *m);
-/*
- * Add key with value unless key is already there (its value is then left alone). Returns 1 when
- * it added, 0 when key was present, VC_ENOMEM (the map unchanged).
- */
-int admission_strmap_add(struct admission_strmap *m, const char *key, size_t value);
+int admission_hmap_add(struct vc_hmap *m, const char *key, size_t value);
 /* Whether key is there; its value into *value when value is not NULL. */
-bool admission_strmap_get(const struct admission_strmap *m, const char *key, size_t *value);
+bool admission_hmap_get(const struct vc_hmap *m, const char *key, size_t *value);
 
 /* ---- Job helpers: jobs_gotypes.c and jobs_podtemplate.c, for jobs.c ---------------------- */
 

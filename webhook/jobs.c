@@ -13,6 +13,7 @@
 #include "vc_json.h"
 #include "vc_model.h"
 #include "vc_str.h"
+#include "vc_strconv.h"
 
 #define JOB_GROUP    "batch.volcano.sh"
 #define JOB_VERSION  "v1alpha1"
@@ -368,13 +369,13 @@ static int policy_invalid(struct vc_strlist *errs, const char *path, const char 
 /* The members of policy.events then policy.event, without repeats ("" for null entries). */
 static int policy_event_list(const json_t *policy, struct vc_strlist *out)
 {
-	struct admission_strmap seen;
+	struct vc_hmap seen;
 	const char *event = jstr(policy, "event");
 	const json_t *e;
 	size_t i, n = json_array_size(vc_json_get_arr(policy, "events"));
 	int rc = 0;
 
-	admission_strmap_init(&seen);
+	vc_hmap_init_str(&seen);
 	for (i = 0; i <= n && !rc; i++) {
 		const char *s;
 
@@ -386,11 +387,11 @@ static int policy_event_list(const json_t *policy, struct vc_strlist *out)
 		} else {
 			break;
 		}
-		rc = admission_strmap_add(&seen, s, 0);
+		rc = admission_hmap_add(&seen, s, 0);
 		if (rc == 1)
 			rc = vc_strlist_add(out, s);
 	}
-	admission_strmap_release(&seen);
+	vc_hmap_release(&seen, NULL);
 	return rc < 0 ? rc : 0;
 }
 
@@ -401,7 +402,7 @@ static int policy_event_list(const json_t *policy, struct vc_strlist *out)
  */
 static int check_policies(const json_t *policies, const char *path, struct vc_buf *msg)
 {
-	struct admission_strmap events, codes;
+	struct vc_hmap events, codes;
 	struct vc_strlist errs, list;
 	const json_t *p;
 	char code[24];
@@ -409,8 +410,8 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 	int rc = 0;
 
 	vc_strlist_init(&errs);
-	admission_strmap_init(&events);
-	admission_strmap_init(&codes);
+	vc_hmap_init_str(&events);
+	vc_hmap_init_str(&codes);
 	json_array_foreach (policies, i, p) {
 		const char *event = jstr(p, "event");
 		bool has_events = *event || json_array_size(vc_json_get_arr(p, "events"));
@@ -439,7 +440,7 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 				else if (!action_allowed(jstr(p, "action")))
 					rc = policy_invalid(&errs, path, jstr(p, "action"),
 							    "invalid policy action");
-				else if ((rc = admission_strmap_add(&events, e, 0)) == 0)
+				else if ((rc = admission_hmap_add(&events, e, 0)) == 0)
 					rc = vc_strlist_addf(&errs,
 							     "duplicate event %s  across different "
 							     "policy",
@@ -460,7 +461,7 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 				break;
 			}
 			snprintf(code, sizeof(code), "%" PRId32, exit_code);
-			rc = admission_strmap_add(&codes, code, 0);
+			rc = admission_hmap_add(&codes, code, 0);
 			if (rc == 0)
 				rc = vc_strlist_addf(&errs, "duplicate exitCode %s", code);
 			if (rc != 1)
@@ -468,7 +469,7 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 			rc = 0;
 		}
 	}
-	if (!rc && admission_strmap_get(&events, "*", NULL) && events.len > 1)
+	if (!rc && admission_hmap_get(&events, "*", NULL) && vc_hmap_count(&events) > 1)
 		rc = vc_strlist_add(&errs, "if there's * here, no other policy should be here");
 	if (!rc && errs.len) {
 		/* go-multierror's ListFormatFunc */
@@ -492,61 +493,24 @@ static int check_policies(const json_t *policies, const char *path, struct vc_bu
 			rc = vc_buf_adds(msg, "];");
 	}
 	vc_strlist_release(&errs);
-	admission_strmap_release(&events);
-	admission_strmap_release(&codes);
+	vc_hmap_release(&events, NULL);
+	vc_hmap_release(&codes, NULL);
 	return rc < 0 ? rc : 0;
 }
 
 /* ---- the other CREATE rules --------------------------------------------------------------- */
 
-/* Go's strconv.ParseInt(s, 0, 64) acceptance (flag's int parser). */
+/*
+ * Go's strconv.ParseInt(s, 0, 64) acceptance (flag's int parser), except that the sign does not
+ * decide between INT64_MAX and INT64_MIN: any magnitude up to 2^63 is accepted.
+ */
 static bool go_parse_int(const char *s)
 {
-	int base = 10;
-	char saw = '^';
-	bool any = false;
+	uint64_t v;
 
 	if (*s == '+' || *s == '-')
 		s++;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		base = 16, s += 2, saw = '0';
-	else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
-		base = 8, s += 2, saw = '0';
-	else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
-		base = 2, s += 2, saw = '0';
-	else if (s[0] == '0' && s[1])
-		base = 8, s += 1, saw = '0', any = true;
-	{
-		unsigned __int128 v = 0;
-
-		for (; *s; s++) {
-			int d;
-
-			if (*s == '_') {
-				if (saw != '0')
-					return false;
-				saw = '_';
-				continue;
-			}
-			if (*s >= '0' && *s <= '9')
-				d = *s - '0';
-			else if (*s >= 'a' && *s <= 'z')
-				d = *s - 'a' + 10;
-			else if (*s >= 'A' && *s <= 'Z')
-				d = *s - 'A' + 10;
-			else
-				return false;
-			if (d >= base)
-				return false;
-			v = v * (unsigned)base + (unsigned)d;
-			if (v > (unsigned __int128)INT64_MAX + 1)
-				return false;
-			saw = '0';
-			any = true;
-		}
-		/* The sign decides between INT64_MAX and INT64_MIN; close enough for a port. */
-		return any && saw != '_';
-	}
+	return vc_strconv_parse_uint(s, strlen(s), 0, &v) == 0 && v <= (uint64_t)INT64_MAX + 1;
 }
 
 /*
@@ -657,13 +621,13 @@ static int qualified_name_msgs(const char *name, struct vc_strlist *msgs)
 /* validateIO: the first failing volume rule (§5.2 g). */
 static int check_volumes(const json_t *volumes, struct vc_buf *b)
 {
-	struct admission_strmap paths;
+	struct vc_hmap paths;
 	struct vc_strlist msgs;
 	const json_t *v;
 	size_t i;
 	int rc = 0;
 
-	admission_strmap_init(&paths);
+	vc_hmap_init_str(&paths);
 	json_array_foreach (volumes, i, v) {
 		const char *mp = jstr(v, "mountPath"), *claim = jstr(v, "volumeClaimName");
 
@@ -671,7 +635,7 @@ static int check_volumes(const json_t *volumes, struct vc_buf *b)
 			rc = vc_buf_adds(b, " mountPath is required;");
 			break;
 		}
-		if (admission_strmap_get(&paths, mp, NULL)) {
+		if (admission_hmap_get(&paths, mp, NULL)) {
 			rc = vc_buf_addf(b, " duplicated mountPath: %s;", mp);
 			break;
 		}
@@ -701,11 +665,11 @@ static int check_volumes(const json_t *volumes, struct vc_buf *b)
 			if (rc)
 				break;
 		}
-		if ((rc = admission_strmap_add(&paths, mp, 0)) < 0)
+		if ((rc = admission_hmap_add(&paths, mp, 0)) < 0)
 			break;
 		rc = 0;
 	}
-	admission_strmap_release(&paths);
+	vc_hmap_release(&paths, NULL);
 	return rc;
 }
 
@@ -795,7 +759,7 @@ static int edge_cmp(const void *a, const void *b)
  */
 static int tasks_form_dag(const json_t *tasks, bool *dag)
 {
-	struct admission_strmap nodes;
+	struct vc_hmap nodes;
 	struct edge *edges = NULL;
 	size_t nedges = 0, cap = 0, i, k, node, top = 0, sorted = 0, *stack = NULL, *start = NULL;
 	size_t ntask_nodes;
@@ -803,22 +767,22 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 	const json_t *t, *dep;
 	int rc = VC_ENOMEM;
 
-	admission_strmap_init(&nodes);
+	vc_hmap_init_str(&nodes);
 	/* Nodes: task names first (indexes below ntasks mark real tasks), then other names. */
 	json_array_foreach (tasks, i, t) {
-		if (admission_strmap_add(&nodes, jstr(t, "name"), nodes.len) < 0)
+		if (admission_hmap_add(&nodes, jstr(t, "name"), vc_hmap_count(&nodes)) < 0)
 			goto out;
 	}
-	ntask_nodes = nodes.len;
+	ntask_nodes = vc_hmap_count(&nodes);
 	json_array_foreach (tasks, i, t) {
 		size_t to;
 
-		admission_strmap_get(&nodes, jstr(t, "name"), &to);
+		admission_hmap_get(&nodes, jstr(t, "name"), &to);
 		json_array_foreach (vc_json_get_arr(vc_json_get_obj(t, "dependsOn"), "name"), k,
 				    dep) {
 			const char *d = json_is_string(dep) ? json_string_value(dep) : "";
 
-			if (admission_strmap_add(&nodes, d, nodes.len) < 0)
+			if (admission_hmap_add(&nodes, d, vc_hmap_count(&nodes)) < 0)
 				goto out;
 			if (nedges == cap) {
 				size_t ncap = cap ? 2 * cap : 16;
@@ -829,18 +793,18 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 				edges = e;
 				cap = ncap;
 			}
-			admission_strmap_get(&nodes, d, &edges[nedges].from);
+			admission_hmap_get(&nodes, d, &edges[nedges].from);
 			edges[nedges++].to = to;
 		}
 	}
-	indeg = vc_calloc(nodes.len + 1, sizeof(*indeg));
-	stack = vc_calloc(nodes.len + 1, sizeof(*stack));
-	start = vc_calloc(nodes.len + 2, sizeof(*start));
+	indeg = vc_calloc(vc_hmap_count(&nodes) + 1, sizeof(*indeg));
+	stack = vc_calloc(vc_hmap_count(&nodes) + 1, sizeof(*stack));
+	start = vc_calloc(vc_hmap_count(&nodes) + 2, sizeof(*start));
 	if (!indeg || !stack || !start)
 		goto out;
 	/* In-degrees with Go's reset on a repeated name: count only the last task's entries. */
 	json_array_foreach (tasks, i, t) {
-		admission_strmap_get(&nodes, jstr(t, "name"), &node);
+		admission_hmap_get(&nodes, jstr(t, "name"), &node);
 		indeg[node] = (long)json_array_size(
 			vc_json_get_arr(vc_json_get_obj(t, "dependsOn"), "name"));
 	}
@@ -852,7 +816,7 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 	nedges = k;
 	for (i = 0; i < nedges; i++)
 		start[edges[i].from + 1]++;
-	for (i = 0; i < nodes.len; i++)
+	for (i = 0; i < vc_hmap_count(&nodes); i++)
 		start[i + 1] += start[i];
 	/* Only task names are in Go's inDegree map, so only they can start the sort. */
 	for (i = 0; i < ntask_nodes; i++)
@@ -868,7 +832,7 @@ static int tasks_form_dag(const json_t *tasks, bool *dag)
 	*dag = sorted == json_array_size(tasks);
 	rc = 0;
 out:
-	admission_strmap_release(&nodes);
+	vc_hmap_release(&nodes, NULL);
 	vc_free(edges);
 	vc_free(indeg);
 	vc_free(stack);
@@ -934,7 +898,7 @@ static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 	const json_t *tasks = vc_json_get_arr(spec, "tasks");
 	const json_t *plugins = vc_json_get_obj(spec, "plugins"), *task, *mpi, *pv;
 	const char *jn = jstr(meta, "name"), *ns = jstr(meta, "namespace"), *key;
-	struct admission_strmap names;
+	struct vc_hmap names;
 	struct vc_strlist msgs;
 	bool has_deps = false, dag = true, found;
 	int32_t total = 0;
@@ -958,7 +922,7 @@ static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 	}
 
 	vc_buf_init(&b, VC_BUF_DEFAULT_MAX);
-	admission_strmap_init(&names);
+	vc_hmap_init_str(&names);
 	if (topology_both(vc_json_get_obj(spec, "networkTopology")))
 		rc = vc_buf_adds(&b, TOPOLOGY_BOTH);
 	json_array_foreach (tasks, i, task) {
@@ -978,7 +942,7 @@ static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 			     tn, jn)))
 			break;
 		total = add32(total, jint(task, "replicas"));
-		rc = admission_strmap_add(&names, tn, i);
+		rc = admission_hmap_add(&names, tn, i);
 		if (rc == 0) {
 			rc = vc_buf_addf(&b, " duplicated task name %s;", tn);
 			break;
@@ -1029,7 +993,7 @@ static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 	if (!rc && has_deps && !(rc = tasks_form_dag(tasks, &dag)) && !dag)
 		rc = vc_buf_adds(&b, " job has dependencies between tasks, but doesn't form a "
 				     "directed acyclic graph(DAG);");
-	admission_strmap_release(&names);
+	vc_hmap_release(&names, NULL);
 	if (rc) {
 		vc_buf_release(&b);
 		return rc == VC_E2BIG ? VC_ENOMEM : rc;

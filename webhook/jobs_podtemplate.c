@@ -19,8 +19,8 @@
 struct ptv {
 	const struct admission_ctx *ctx;
 	struct vc_field_errors errs;
-	struct admission_strmap volumes; /* valid, unique volume names (ValidateVolumes) */
-	int rc;				 /* first VC_ENOMEM */
+	struct vc_hmap volumes; /* valid, unique volume names (ValidateVolumes) */
+	int rc;			/* first VC_ENOMEM */
 };
 
 /* Record an allocation failure once; the checks run on and the caller reads p->rc. */
@@ -31,17 +31,17 @@ static void ptv_rc(struct ptv *p, int rc)
 }
 
 /* Add key to a uniqueness set: true when it was new. */
-static bool ptv_add(struct ptv *p, struct admission_strmap *set, const char *key)
+static bool ptv_add(struct ptv *p, struct vc_hmap *set, const char *key)
 {
-	int rc = admission_strmap_add(set, key, 0);
+	int rc = admission_hmap_add(set, key, 0);
 
 	ptv_rc(p, rc);
 	return rc == 1;
 }
 
-static bool set_has(const struct admission_strmap *set, const char *key)
+static bool set_has(const struct vc_hmap *set, const char *key)
 {
-	return admission_strmap_get(set, key, NULL);
+	return admission_hmap_get(set, key, NULL);
 }
 
 static const char *str_or(const json_t *obj, const char *key, const char *def)
@@ -428,11 +428,11 @@ static int validate_port_name(const char *port, struct vc_strlist *msgs)
 static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_path *path)
 {
 	static const char *const protocols[] = { "SCTP", "TCP", "UDP" };
-	struct admission_strmap names;
+	struct vc_hmap names;
 	const json_t *port;
 	size_t i;
 
-	admission_strmap_init(&names);
+	vc_hmap_init_str(&names);
 	json_array_foreach (ports, i, port) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -461,7 +461,7 @@ static void ptv_ports(struct ptv *p, const json_t *ports, const struct vc_field_
 		ptv_enum(p, str_or(port, "protocol", "TCP"), &pp, protocols,
 			 VC_ARRAY_SIZE(protocols));
 	}
-	admission_strmap_release(&names);
+	vc_hmap_release(&names, NULL);
 }
 
 /* ValidateEnv (names only; valueFrom is not checked) */
@@ -505,11 +505,11 @@ static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_fiel
 {
 	struct vc_field_path sp = vc_field_path_child(path, "subPath");
 	struct vc_field_path sep = vc_field_path_child(path, "subPathExpr");
-	struct admission_strmap points;
+	struct vc_hmap points;
 	const json_t *m;
 	size_t i;
 
-	admission_strmap_init(&points);
+	vc_hmap_init_str(&points);
 	json_array_foreach (mounts, i, m) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -537,7 +537,7 @@ static void ptv_mounts(struct ptv *p, const json_t *mounts, const struct vc_fiel
 			ptv_local_path(p, subx, &sep);
 		}
 	}
-	admission_strmap_release(&points);
+	vc_hmap_release(&points, NULL);
 }
 
 /* validateContainerCommon */
@@ -615,11 +615,11 @@ static void ptv_host_port_unique(struct ptv *p, const json_t *port, int64_t host
 static void ptv_host_ports(struct ptv *p, const json_t *containers, size_t first, size_t n,
 			   const struct vc_field_path *path)
 {
-	struct admission_strmap seen;
+	struct vc_hmap seen;
 
-	admission_strmap_init(&seen);
+	vc_hmap_init_str(&seen);
 	ptv_host_ports_each(p, containers, first, n, path, ptv_host_port_unique, &seen);
-	admission_strmap_release(&seen);
+	vc_hmap_release(&seen, NULL);
 }
 
 /* validatePodHostNetworkDeps, one port (in a template, hostPort 0 is allowed). */
@@ -637,7 +637,7 @@ static void ptv_host_network_port(struct ptv *p, const json_t *port, int64_t hos
 static void ptv_containers(struct ptv *p, const json_t *containers,
 			   const struct vc_field_path *path)
 {
-	struct admission_strmap names;
+	struct vc_hmap names;
 	const json_t *c;
 	size_t i;
 
@@ -645,7 +645,7 @@ static void ptv_containers(struct ptv *p, const json_t *containers,
 		ptv_rc(p, vc_field_required(&p->errs, path, ""));
 		return;
 	}
-	admission_strmap_init(&names);
+	vc_hmap_init_str(&names);
 	json_array_foreach (containers, i, c) {
 		struct vc_field_path ip = vc_field_path_index(path, (long)i);
 		struct vc_field_path np = vc_field_path_child(&ip, "name");
@@ -659,7 +659,7 @@ static void ptv_containers(struct ptv *p, const json_t *containers,
 			ptv_rc(p, vc_field_forbidden(&p->errs, &rp,
 						     "may not be set for non-init containers"));
 	}
-	admission_strmap_release(&names);
+	vc_hmap_release(&names, NULL);
 	ptv_host_ports(p, containers, 0, json_array_size(containers), path);
 }
 
@@ -670,11 +670,11 @@ static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t
 	static const char *const always[] = { "Always" };
 	static const char *const forbidden[] = { "lifecycle", "livenessProbe", "readinessProbe",
 						 "startupProbe" };
-	struct admission_strmap names;
+	struct vc_hmap names;
 	const json_t *c;
 	size_t i, k;
 
-	admission_strmap_init(&names);
+	vc_hmap_init_str(&names);
 	json_array_foreach (containers, i, c) {
 		ptv_add(p, &names, str_or(c, "name", ""));
 	}
@@ -719,7 +719,7 @@ static void ptv_init_containers(struct ptv *p, const json_t *inits, const json_t
 			ptv_rc(p, vc_field_invalid(&p->errs, &zp, vc_fv_json(resize),
 						   "must not be set for init containers"));
 	}
-	admission_strmap_release(&names);
+	vc_hmap_release(&names, NULL);
 }
 
 /* ValidateVolumes, names only: the map of valid volumes that mounts are checked against. */
@@ -1087,7 +1087,7 @@ int admit_job_task_template(const struct admission_ctx *ctx, const json_t *task,
 	int rc;
 
 	vc_field_errors_init(&p.errs);
-	admission_strmap_init(&p.volumes);
+	vc_hmap_init_str(&p.volumes);
 	rc = ptv_run(&p, vc_json_get_obj(task, "template"), task_name, ns);
 	if (!rc && p.errs.len) {
 		rc = vc_buf_addf(msg, "spec.task[%zu].", index);
@@ -1098,6 +1098,6 @@ int admit_job_task_template(const struct admission_ctx *ctx, const json_t *task,
 		rc = task_topology(task, index, msg);
 	}
 	vc_field_errors_release(&p.errs);
-	admission_strmap_release(&p.volumes);
+	vc_hmap_release(&p.volumes, NULL);
 	return rc;
 }

@@ -156,31 +156,17 @@ static void on_ca_change(void *ctx, const char *ca_pem)
 		VC_INFO("webhook configurations carry the new CA", "");
 }
 
-/* Split every value of a repeatable, comma-separated flag into names (borrowed copies). */
+/*
+ * --scheduler-name as a NULL-terminated list of at most max - 1 names (copies kept in store),
+ * "volcano" when the flag gave none.
+ */
 static int split_names(const struct vc_flag_list *l, char **store, const char **names, size_t max)
 {
 	size_t n = 0;
-	int i;
+	int rc = vc_flag_list_split(l, store, names, max - 1, &n);
 
-	for (i = 0; i < l->n; i++) {
-		const char *s = l->items[i];
-
-		while (*s) {
-			const char *end = strchr(s, ',');
-			size_t len = end ? (size_t)(end - s) : strlen(s);
-
-			if (len) {
-				if (n + 1 >= max)
-					return VC_E2BIG;
-				store[n] = vc_strndup(s, len);
-				if (!store[n])
-					return VC_ENOMEM;
-				names[n] = store[n];
-				n++;
-			}
-			s += len + (end ? 1 : 0);
-		}
-	}
+	if (rc)
+		return rc;
 	if (!n)
 		names[n++] = "volcano";
 	names[n] = NULL;

@@ -11,6 +11,7 @@
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
+#include "vc_strconv.h"
 #include "vc_validate.h"
 #include "vc_yaml.h"
 
@@ -380,31 +381,18 @@ int admit_pods_mutate(const struct admission_ctx *ctx, const struct admission_re
 
 /*
  * Go's strconv.Atoi: an optional sign and decimal digits, nothing else. 0 with *out set,
- * VC_EINVAL ("invalid syntax") or VC_ERANGE ("value out of range").
+ * VC_EINVAL ("invalid syntax") or VC_ERANGE ("value out of range"). Unlike Go, digits past
+ * 2^64 followed by a non-digit read as "invalid syntax" (Go stops at the overflow: "value out of
+ * range"); kept as it was.
  */
 static int go_atoi(const char *s, int64_t *out)
 {
-	const char *p = s + (*s == '+' || *s == '-');
-	uint64_t v = 0, limit = *s == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	bool range = false;
+	size_t n = strlen(s), sign = *s == '+' || *s == '-';
+	int rc = vc_strconv_parse_int(s, n, 10, out);
 
-	*out = 0;
-	if (!*p)
-		return VC_EINVAL;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return VC_EINVAL;
-		if (v > (limit - (uint64_t)(*p - '0')) / 10)
-			range = true;
-		else
-			v = v * 10 + (uint64_t)(*p - '0');
-	}
-	if (range) {
-		*out = *s == '-' ? INT64_MIN : INT64_MAX;
-		return VC_ERANGE;
-	}
-	*out = *s == '-' ? (int64_t)(0 - v) : (int64_t)v;
-	return 0;
+	if (rc == VC_ERANGE && strspn(s + sign, "0123456789") != n - sign)
+		rc = VC_EINVAL;
+	return rc;
 }
 
 /* validateIntPercentageStr: 0 when valid, 1 with the reason in msg, or VC_ENOMEM. */

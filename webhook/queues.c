@@ -8,14 +8,13 @@
  */
 #include "admission_internal.h"
 
-#include <math.h>
-
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_quantity.h"
 #include "vc_resource.h"
 #include "vc_str.h"
+#include "vc_strconv.h"
 #include "vc_validate.h"
 
 #define QUEUE_GROUP   "scheduling.volcano.sh"
@@ -390,142 +389,6 @@ fail:
 	return rc;
 }
 
-/* ---- Go's strconv.ParseFloat(s, 64) ----------------------------------------------------- */
-
-static char lower(char c)
-{
-	return (char)(c | 0x20);
-}
-
-/* How many leading bytes of s match word, ignoring ASCII case. */
-static size_t prefix_nocase(const char *s, const char *word)
-{
-	size_t n = 0;
-
-	while (s[n] && word[n] && lower(s[n]) == word[n])
-		n++;
-	return n;
-}
-
-/* Go's underscoreOK: '_' only between digits, or between a base prefix and a digit. */
-static bool underscore_ok(const char *s)
-{
-	char saw = '^';
-	bool hex = false;
-	size_t i = 0;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	if (s[0] == '0' && (lower(s[1]) == 'b' || lower(s[1]) == 'o' || lower(s[1]) == 'x')) {
-		i = 2;
-		saw = '0';
-		hex = lower(s[1]) == 'x';
-	}
-	for (; s[i]; i++) {
-		if ((s[i] >= '0' && s[i] <= '9') ||
-		    (hex && lower(s[i]) >= 'a' && lower(s[i]) <= 'f')) {
-			saw = '0';
-			continue;
-		}
-		if (s[i] == '_') {
-			if (saw != '0')
-				return false;
-			saw = '_';
-			continue;
-		}
-		if (saw == '_')
-			return false;
-		saw = '!';
-	}
-	return saw != '_';
-}
-
-/* The whole of s is a Go float literal (readFloat): decimal, or hex with a 'p' exponent. */
-static bool float_syntax(const char *s, bool *underscores)
-{
-	bool hex = false, digits = false, dot = false;
-	size_t i = 0;
-
-	*underscores = false;
-	if (s[i] == '+' || s[i] == '-')
-		i++;
-	if (s[i] == '0' && lower(s[i + 1]) == 'x' && s[i + 2]) {
-		hex = true;
-		i += 2;
-	}
-	for (;; i++) {
-		char c = s[i];
-
-		if (c == '_') {
-			*underscores = true;
-		} else if (c == '.') {
-			if (dot)
-				break;
-			dot = true;
-		} else if ((c >= '0' && c <= '9') || (hex && lower(c) >= 'a' && lower(c) <= 'f')) {
-			digits = true;
-		} else {
-			break;
-		}
-	}
-	if (!digits)
-		return false;
-	if (s[i] && lower(s[i]) == (hex ? 'p' : 'e')) {
-		i++;
-		if (s[i] == '+' || s[i] == '-')
-			i++;
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		for (; (s[i] >= '0' && s[i] <= '9') || s[i] == '_'; i++) {
-			if (s[i] == '_')
-				*underscores = true;
-		}
-	} else if (hex) {
-		return false;
-	}
-	return s[i] == '\0';
-}
-
-/*
- * Parse s as Go's strconv.ParseFloat(s, 64) does: 0 with *out set, VC_EINVAL for "invalid
- * syntax", VC_ERANGE for "value out of range" (*out is then +-Inf).
- */
-static int go_parse_float(const char *s, double *out)
-{
-	const char *p = s;
-	bool underscores, neg = false;
-	char *copy, *w;
-	size_t n;
-
-	*out = 0;
-	if (*p == '+' || *p == '-') {
-		neg = *p == '-';
-		p++;
-	}
-	n = prefix_nocase(p, "infinity");
-	if ((n == 3 && p[3] == '\0') || (n == 8 && p[8] == '\0')) {
-		*out = neg ? -INFINITY : INFINITY;
-		return 0;
-	}
-	if (p == s && prefix_nocase(s, "nan") == 3 && s[3] == '\0') {
-		*out = NAN;
-		return 0;
-	}
-	if (!float_syntax(s, &underscores) || (underscores && !underscore_ok(s)))
-		return VC_EINVAL;
-	copy = vc_strdup(s);
-	if (!copy)
-		return VC_ENOMEM;
-	for (p = s, w = copy; *p; p++) {
-		if (*p != '_')
-			*w++ = *p;
-	}
-	*w = '\0';
-	*out = strtod(copy, NULL);
-	vc_free(copy);
-	return isinf(*out) ? VC_ERANGE : 0;
-}
-
 /* ---- validateQueue: the field checks, aggregated (§8 step 1) ----------------------------- */
 
 /* Format a quantity JSON value (already checked to parse) in its canonical form. */
@@ -700,7 +563,7 @@ static int check_hierarchy_annotations(const struct admission_ctx *ctx, const st
 
 		if (!one)
 			return VC_ENOMEM;
-		rc = go_parse_float(one, &weight);
+		rc = vc_strconv_parse_float(one, strlen(one), &weight);
 		if (rc == VC_EINVAL || rc == VC_ERANGE)
 			rc = denied(invalid_weight(errs, path, one, w, rc));
 		else if (!rc && weight <= 0)

@@ -4,9 +4,8 @@
  */
 #include "register.h"
 
-#include <openssl/evp.h>
-
 #include "vc_alloc.h"
+#include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_informer.h"
 #include "vc_json.h"
@@ -112,21 +111,6 @@ int webhook_config_name(const char *path, char *buf, size_t len)
 
 /* ---- building ---------------------------------------------------------------------------- */
 
-/* base64 (standard, padded) of s as a new vc_malloc'd string. */
-static char *base64(const char *s)
-{
-	size_t n = strlen(s);
-	char *out;
-
-	if (n > INT_MAX / 2)
-		return NULL;
-	out = vc_malloc(4 * ((n + 2) / 3) + 1);
-	if (!out)
-		return NULL;
-	EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s, (int)n);
-	return out;
-}
-
 /* Check the URL as the API server would (https, no query, fragment or user info). */
 static int check_url(const char *url, struct vc_error *err)
 {
@@ -187,7 +171,7 @@ static json_t *client_config(const struct webhook_register_opts *o, const struct
 			       "port", port);
 	}
 	if (cc && o->ca_pem && *o->ca_pem) {
-		ca = base64(o->ca_pem);
+		ca = vc_base64_encode(o->ca_pem, strlen(o->ca_pem));
 		if (!ca || json_object_set_new(cc, "caBundle", json_string(ca))) {
 			json_decref(cc);
 			cc = NULL;

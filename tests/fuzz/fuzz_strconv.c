@@ -1,8 +1,10 @@
 /*
  * libFuzzer target for vc_strconv: the Go-exact integer parsers on the input as text in bases 0,
  * 10 and one chosen by the first byte (what parses in base 10 prints back the same number, errors
- * are only VC_EINVAL or VC_ERANGE), ParseBool, %q quoting, and FormatFloat of the first eight
- * bytes as a double, whose 'e', 'f' and 'g' texts must read back as the same double.
+ * are only VC_EINVAL or VC_ERANGE), ParseFloat on the input as text (what parses prints back with
+ * FormatFloat 'g' and parses again to the same double; a range error is an infinity), ParseBool,
+ * %q quoting, and FormatFloat of the first eight bytes as a double, whose 'e', 'f' and 'g' texts
+ * must read back as the same double.
  */
 #include "vc_prelude.h"
 
@@ -43,6 +45,25 @@ static void check_float(double d)
 	vc_buf_release(&b);
 }
 
+static void check_parsed_float(const char *s, size_t size)
+{
+	struct vc_buf b;
+	double d, back;
+	int rc = vc_strconv_parse_float(s, size, &d);
+
+	check_rc(rc);
+	if (rc == VC_ERANGE && !isinf(d))
+		abort();
+	if (rc != 0 || isnan(d))
+		return;
+	vc_buf_init(&b, 0);
+	if (vc_strconv_format_float(d, 'g', &b) != 0 ||
+	    vc_strconv_parse_float(vc_buf_str(&b), b.len, &back) != 0 || back != d ||
+	    signbit(back) != signbit(d))
+		abort();
+	vc_buf_release(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
@@ -66,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_rc(vc_strconv_parse_int(s + 1, size - 1, data[0] % 40, &i64));
 		check_rc(vc_strconv_parse_uint(s + 1, size - 1, data[0] % 40, &u64));
 	}
+	check_parsed_float(s, size);
 	if (size >= sizeof(double)) {
 		double d;
 

@@ -17,6 +17,7 @@
 
 #include "admission_internal.h"
 #include "vc_alloc.h"
+#include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_jsonpatch.h"
@@ -240,49 +241,6 @@ static void case_release(struct test_case *tc)
 
 /* ---- checking a case --------------------------------------------------------------------- */
 
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-/* Decode standard padded base64; NULL when malformed. */
-static char *b64_decode(const char *in, size_t *len)
-{
-	size_t n = strlen(in), i, o = 0;
-	char *out;
-
-	if (n % 4)
-		return NULL;
-	out = vc_malloc(n / 4 * 3 + 1);
-	assert_non_null(out);
-	for (i = 0; i < n; i += 4) {
-		int a = b64_value(in[i]), b = b64_value(in[i + 1]);
-		int c = in[i + 2] == '=' ? 0 : b64_value(in[i + 2]);
-		int d = in[i + 3] == '=' ? 0 : b64_value(in[i + 3]);
-		uint32_t w;
-
-		if (a < 0 || b < 0 || c < 0 || d < 0) {
-			vc_free(out);
-			return NULL;
-		}
-		w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
-		out[o++] = (char)(w >> 16);
-		if (in[i + 2] != '=')
-			out[o++] = (char)(w >> 8 & 0xff);
-		if (in[i + 3] != '=')
-			out[o++] = (char)(w & 0xff);
-	}
-	out[o] = '\0';
-	*len = o;
-	return out;
-}
-
 struct outcome {
 	int rc;
 	int status;
@@ -377,8 +335,7 @@ static bool check_case(struct test_case *tc, const struct outcome *o)
 			MISMATCH("patch: want one with patchType JSONPatch");
 			goto report;
 		}
-		decoded = b64_decode(p64, &dlen);
-		if (!decoded) {
+		if (vc_base64_decode(p64, strlen(p64), &decoded, &dlen, NULL)) {
 			MISMATCH("patch: bad base64");
 			goto report;
 		}
@@ -522,44 +479,44 @@ static void test_allocation_failures(void **state)
 
 /* ---- the plumbing's own tests ------------------------------------------------------------ */
 
-static void test_strmap(void **state)
+static void test_string_maps(void **state)
 {
-	struct admission_strmap m;
+	struct vc_hmap m;
 	char key[32];
 	size_t v, i;
 
 	(void)state;
-	admission_strmap_init(&m);
-	assert_false(admission_strmap_get(&m, "a", &v));
-	assert_int_equal(admission_strmap_add(&m, "a", 7), 1);
-	assert_int_equal(admission_strmap_add(&m, "a", 9), 0);
-	assert_true(admission_strmap_get(&m, "a", &v));
+	vc_hmap_init_str(&m);
+	assert_false(admission_hmap_get(&m, "a", &v));
+	assert_int_equal(admission_hmap_add(&m, "a", 7), 1);
+	assert_int_equal(admission_hmap_add(&m, "a", 9), 0);
+	assert_true(admission_hmap_get(&m, "a", &v));
 	assert_int_equal(v, 7);
-	assert_int_equal(admission_strmap_add(&m, "", 1), 1);
+	assert_int_equal(admission_hmap_add(&m, "", 1), 1);
 	for (i = 0; i < 1000; i++) {
 		snprintf(key, sizeof(key), "k%zu", i);
-		assert_int_equal(admission_strmap_add(&m, key, i), 1);
+		assert_int_equal(admission_hmap_add(&m, key, i), 1);
 	}
-	assert_int_equal(m.len, 1002);
-	assert_true(admission_strmap_get(&m, "k999", &v));
+	assert_int_equal(vc_hmap_count(&m), 1002);
+	assert_true(admission_hmap_get(&m, "k999", &v));
 	assert_int_equal(v, 999);
-	assert_true(admission_strmap_get(&m, "", NULL));
-	admission_strmap_release(&m);
-	assert_int_equal(m.len, 0);
+	assert_true(admission_hmap_get(&m, "", NULL));
+	vc_hmap_release(&m, NULL);
+	assert_int_equal(vc_hmap_count(&m), 0);
 
 	/* Every allocation failing in turn leaves the map usable and leak-free. */
 	for (i = 0;; i++) {
 		size_t k;
 		int rc = 0;
 
-		admission_strmap_init(&m);
+		vc_hmap_init_str(&m);
 		vc_alloc_fail_after((long)i);
 		for (k = 0; k < 40 && rc >= 0; k++) {
 			snprintf(key, sizeof(key), "k%zu", k);
-			rc = admission_strmap_add(&m, key, k);
+			rc = admission_hmap_add(&m, key, k);
 		}
 		vc_alloc_fail_reset();
-		admission_strmap_release(&m);
+		vc_hmap_release(&m, NULL);
 		if (rc >= 0)
 			break;
 		assert_int_equal(rc, VC_ENOMEM);
@@ -670,10 +627,8 @@ static void test_review_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strmap),
-		cmocka_unit_test(test_deny_helpers),
-		cmocka_unit_test(test_review_edges),
-		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_string_maps),	    cmocka_unit_test(test_deny_helpers),
+		cmocka_unit_test(test_review_edges),	    cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_allocation_failures),
 	};
 

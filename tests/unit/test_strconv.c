@@ -134,6 +134,100 @@ static void test_parse_int(void **state)
 	}
 }
 
+/* Go's strconv.ParseFloat(s, 64): what it accepts, its values, ErrSyntax and ErrRange. */
+static void test_parse_float(void **state)
+{
+	static const struct {
+		const char *in;
+		double want;
+		int rc;
+	} cases[] = {
+		{ "", 0, VC_EINVAL },
+		{ "0", 0, 0 },
+		{ "1", 1, 0 },
+		{ "+1.5", 1.5, 0 },
+		{ "-1.5", -1.5, 0 },
+		{ "1.", 1, 0 },
+		{ ".5", 0.5, 0 },
+		{ ".", 0, VC_EINVAL },
+		{ "1E5", 1e5, 0 },
+		{ "1e-5", 1e-5, 0 },
+		{ "1e+5", 1e5, 0 },
+		{ "1e", 0, VC_EINVAL },
+		{ "1e+", 0, VC_EINVAL },
+		{ "e5", 0, VC_EINVAL },
+		{ "1.2.3", 0, VC_EINVAL },
+		{ " 1", 0, VC_EINVAL },
+		{ "1 ", 0, VC_EINVAL },
+		{ "0.1", 0.1, 0 },
+		{ "1.7976931348623157e308", 1.7976931348623157e308, 0 },
+		{ "1e308", 1e308, 0 },
+		{ "1e309", INFINITY, VC_ERANGE },
+		{ "-1e309", -INFINITY, VC_ERANGE },
+		{ "1e400000000000", INFINITY, VC_ERANGE },
+		{ "1e-400", 0, 0 },
+		{ "4.9e-324", 4.9e-324, 0 },
+		{ "0e999999", 0, 0 },
+		{ "inf", INFINITY, 0 },
+		{ "+Inf", INFINITY, 0 },
+		{ "-infinity", -INFINITY, 0 },
+		{ "INFINITY", INFINITY, 0 },
+		{ "infx", 0, VC_EINVAL },
+		{ "infinit", 0, VC_EINVAL },
+		{ "infinityy", 0, VC_EINVAL },
+		{ "in", 0, VC_EINVAL },
+		{ "+nan", 0, VC_EINVAL },
+		{ "nanx", 0, VC_EINVAL },
+		{ "1_000.5", 1000.5, 0 },
+		{ "1e1_0", 1e10, 0 },
+		{ "1__0", 0, VC_EINVAL },
+		{ "_1", 0, VC_EINVAL },
+		{ "1_", 0, VC_EINVAL },
+		{ "1_.5", 0, VC_EINVAL },
+		{ "1._5", 0, VC_EINVAL },
+		{ "0x1p-2", 0.25, 0 },
+		{ "0X1.8P1", 3, 0 },
+		{ "-0x1.fp4", -31, 0 },
+		{ "0x1", 0, VC_EINVAL },
+		{ "0x", 0, VC_EINVAL },
+		{ "0xp1", 0, VC_EINVAL },
+		{ "0x_1p0", 1, 0 },
+		{ "0x1_p0", 0, VC_EINVAL },
+		{ "0x1p1_0", 1024, 0 },
+		{ "0x1p2000", INFINITY, VC_ERANGE },
+		{ "0b1", 0, VC_EINVAL },
+		{ "0o7", 0, VC_EINVAL },
+	};
+	double v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(cases); i++) {
+		int rc;
+
+		v = 42;
+		rc = vc_strconv_parse_float(cases[i].in, strlen(cases[i].in), &v);
+		if (rc != cases[i].rc)
+			fail_msg("%s: rc %d, want %d", cases[i].in, rc, cases[i].rc);
+		if (v != (rc == VC_EINVAL ? 42 : cases[i].want))
+			fail_msg("%s: %a, want %a", cases[i].in, v, cases[i].want);
+	}
+	assert_int_equal(vc_strconv_parse_float("-0", 2, &v), 0);
+	assert_true(v == 0 && signbit(v));
+	assert_int_equal(vc_strconv_parse_float("NaN", 3, &v), 0);
+	assert_true(isnan(v));
+	assert_int_equal(vc_strconv_parse_float("nAn", 3, &v), 0);
+	assert_true(isnan(v));
+	/* Only n bytes count, NULs included. */
+	assert_int_equal(vc_strconv_parse_float("1\0", 2, &v), VC_EINVAL);
+	assert_int_equal(vc_strconv_parse_float("2.5e3xyz", 5, &v), 0);
+	assert_true(v == 2.5e3);
+	/* Out of memory for the copy without the underscores. */
+	vc_alloc_fail_after(0);
+	assert_int_equal(vc_strconv_parse_float("1_0", 3, &v), VC_ENOMEM);
+	vc_alloc_fail_reset();
+}
+
 static void test_parse_bool(void **state)
 {
 	static const char *const yes[] = { "1", "t", "T", "true", "TRUE", "True" };
@@ -232,9 +326,8 @@ static void test_format_float(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_uint),
-		cmocka_unit_test(test_parse_int),
-		cmocka_unit_test(test_parse_bool),
+		cmocka_unit_test(test_parse_uint),   cmocka_unit_test(test_parse_int),
+		cmocka_unit_test(test_parse_float),  cmocka_unit_test(test_parse_bool),
 		cmocka_unit_test(test_format_float),
 	};
 
