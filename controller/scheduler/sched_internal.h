@@ -6,6 +6,7 @@
 
 #include "sched_framework.h"
 #include "vc_buf.h"
+#include "vc_hash.h"
 
 /* ---- node fit errors (Volcano's FitErrors) ------------------------------------------------- */
 
@@ -163,19 +164,16 @@ void sched_session_end(struct sched_session *ssn);
 /* ---- the session's parts in other files -------------------------------------------------------
  */
 
-/* A small name -> index hash (open addressing, FNV-1a) for snapshot and session lookups. */
+/* A name -> index map (vc_hmap, names borrowed) for snapshot and session lookups. */
 struct sched_name_index {
-	const char **names; /* borrowed */
-	uint32_t *idx;
-	size_t cap; /* power of two */
+	struct vc_hmap map;
 };
 
-uint64_t sched_fnv(const char *s);
-/* Room for n names. 0 or VC_ENOMEM. */
-int sched_name_index_init(struct sched_name_index *m, size_t n) VC_WARN_UNUSED;
+/* An empty index; no allocation. */
+void sched_name_index_init(struct sched_name_index *m);
 void sched_name_index_release(struct sched_name_index *m);
-/* Map name (borrowed, must outlive m) to i; the first name put wins. */
-void sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i);
+/* Map name (borrowed, must outlive m) to i; the first name put wins. 0 or VC_ENOMEM. */
+int sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i) VC_WARN_UNUSED;
 /* The index of name, or SCHED_NONE (also for a NULL name). */
 uint32_t sched_name_index_get(const struct sched_name_index *m, const char *name);
 

@@ -49,9 +49,6 @@ bool srt_map_del(struct srt_map *m, const char *key);
 /* Call fn for every entry; entries for which it returns true are removed (values freed). */
 void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx);
 
-/* FNV-1a of a string. */
-uint64_t srt_hash(const char *s);
-
 /* ---- per-object state the runtime keeps between cycles (under s->mu) ------------------------- */
 
 /* A bind the runtime sent (or is sending): the task counts as Binding on node until the

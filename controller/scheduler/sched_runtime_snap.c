@@ -8,23 +8,13 @@
 
 #include "vc_alloc.h"
 #include "vc_cache.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_str.h"
 #include "vc_time.h"
 
 /* ---- the map --------------------------------------------------------------------------------- */
-
-uint64_t srt_hash(const char *s)
-{
-	uint64_t h = UINT64_C(14695981039346656037);
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
-}
 
 int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val))
 {
@@ -83,7 +73,7 @@ void *srt_map_get(const struct srt_map *m, const char *key)
 
 	if (!m->buckets || !m->count)
 		return NULL;
-	n = *map_slot(m, key, srt_hash(key));
+	n = *map_slot(m, key, vc_fnv1a64(key));
 	return n ? n->val : NULL;
 }
 
@@ -111,7 +101,7 @@ static void map_grow(struct srt_map *m)
 
 int srt_map_put(struct srt_map *m, const char *key, void *val)
 {
-	uint64_t h = srt_hash(key);
+	uint64_t h = vc_fnv1a64(key);
 	struct srt_map_node **p = map_slot(m, key, h), *n;
 
 	if (*p) {
@@ -144,7 +134,7 @@ bool srt_map_del(struct srt_map *m, const char *key)
 
 	if (!m->buckets || !m->count)
 		return false;
-	p = map_slot(m, key, srt_hash(key));
+	p = map_slot(m, key, vc_fnv1a64(key));
 	n = *p;
 	if (!n)
 		return false;

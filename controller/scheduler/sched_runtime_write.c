@@ -22,6 +22,7 @@
 
 #include "vc_alloc.h"
 #include "vc_events.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_kube.h"
 #include "vc_log.h"
@@ -43,7 +44,7 @@ void srt_event(struct sched_runtime *s, const json_t *obj, const char *type, con
 		const json_t *meta = vc_json_get_obj(obj, "metadata");
 		const char *uid = vc_json_get_str(meta, "uid");
 		char key[KEY_MAX + 64];
-		uint64_t h = srt_hash(message);
+		uint64_t h = vc_fnv1a64(message);
 		int64_t now = vc_time_mono_ns();
 		struct srt_evthrottle *e;
 		bool skip = false;
