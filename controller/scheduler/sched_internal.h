@@ -294,4 +294,23 @@ size_t sched_pending_tasks(struct sched_session *ssn, struct sched_ssn_job *j,
 /* Starving, valid, admitted jobs with a queue and pending tasks: preemptors / reclaimers. */
 bool sched_preemptor_job(struct sched_session *ssn, struct sched_ssn_job *j);
 
+/* What the preempt and reclaim actions work with (action_preempt.c). */
+struct sched_evict_scratch {
+	struct sched_ssn_queue **queues; /* every queue, in queue order */
+	struct sched_ssn_job **jobs;	 /* room for every job */
+	struct sched_ssn_task **tasks;	 /* room for every task */
+	void **tmp;			 /* room for sched_sort */
+	struct sched_stmt stmt;
+};
+
+/* Allocate sc and sort the session's queues into sc->queues. 0 or VC_ENOMEM (release sc). */
+int sched_evict_scratch_init(struct sched_session *ssn,
+			     struct sched_evict_scratch *sc) VC_WARN_UNUSED;
+/* The preemptor jobs (sched_preemptor_job) of queue q into sc->jobs, in job order; how many. */
+size_t sched_evict_scratch_jobs(struct sched_session *ssn, struct sched_evict_scratch *sc,
+				const struct sched_ssn_queue *q);
+/* Discard what sc->stmt still holds when failed, and free sc. */
+void sched_evict_scratch_release(struct sched_session *ssn, struct sched_evict_scratch *sc,
+				 bool failed);
+
 #endif /* SCHED_INTERNAL_H */
