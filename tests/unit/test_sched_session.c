@@ -192,20 +192,7 @@ static const char conf_no_proportion[] = "actions: \"enqueue, allocate, backfill
 
 static void conf_default_with(const char *actions, char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "actions: \"%s\"\n"
-		 "tiers:\n"
-		 "- plugins:\n"
-		 "  - name: priority\n"
-		 "  - name: gang\n"
-		 "  - name: conformance\n"
-		 "- plugins:\n"
-		 "  - name: overcommit\n"
-		 "  - name: drf\n"
-		 "  - name: predicates\n"
-		 "  - name: proportion\n"
-		 "  - name: nodeorder\n",
-		 actions);
+	snprintf(buf, len, "actions: \"%s\"\n" SCHED_CONF_DEFAULT_TIERS_YAML, actions);
 }
 
 /* ---- allocate: gangs ----------------------------------------------------------------------------
