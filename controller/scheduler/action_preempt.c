@@ -244,6 +244,33 @@ size_t sched_evict_scratch_jobs(struct sched_session *ssn, struct sched_evict_sc
 	return nj;
 }
 
+int sched_evict_for_job(struct sched_session *ssn, struct sched_evict_scratch *sc,
+			struct sched_ssn_job *j, bool reclaim,
+			bool (*filter)(struct sched_session *ssn,
+				       const struct sched_ssn_task *preemptor,
+				       const struct sched_ssn_task *victim),
+			bool (*skip)(struct sched_session *ssn, const struct sched_ssn_job *j,
+				     const struct sched_ssn_task *t))
+{
+	size_t m, nt = sched_pending_tasks(ssn, j, sc->tasks, sc->tmp);
+	int rc;
+
+	for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
+		bool assigned;
+
+		if (skip && skip(ssn, j, sc->tasks[m]))
+			continue;
+		rc = sched_preempt_task(ssn, &sc->stmt, sc->tasks[m], reclaim, filter, &assigned);
+		if (rc < 0)
+			return rc;
+	}
+	if (sched_ssn_job_pipelined(ssn, j))
+		sched_stmt_commit(ssn, &sc->stmt);
+	else
+		sched_stmt_discard(ssn, &sc->stmt);
+	return 0;
+}
+
 void sched_evict_scratch_release(struct sched_session *ssn, struct sched_evict_scratch *sc,
 				 bool failed)
 {
@@ -269,21 +296,10 @@ static int preempt_execute(struct sched_session *ssn)
 		nj = sched_evict_scratch_jobs(ssn, &sc, sc.queues[i]);
 		/* (A) between jobs of the queue. */
 		for (k = 0; k < nj; k++) {
-			struct sched_ssn_job *j = sc.jobs[k];
-
-			nt = sched_pending_tasks(ssn, j, sc.tasks, sc.tmp);
-			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
-				bool assigned;
-
-				rc = sched_preempt_task(ssn, &sc.stmt, sc.tasks[m], false,
-							filter_between_jobs, &assigned);
-				if (rc < 0)
-					goto out;
-			}
-			if (sched_ssn_job_pipelined(ssn, j))
-				sched_stmt_commit(ssn, &sc.stmt);
-			else
-				sched_stmt_discard(ssn, &sc.stmt);
+			rc = sched_evict_for_job(ssn, &sc, sc.jobs[k], false, filter_between_jobs,
+						 NULL);
+			if (rc < 0)
+				goto out;
 		}
 		/* (B) inside each job that was starving. */
 		for (k = 0; k < nj; k++) {

@@ -26,10 +26,17 @@ static bool filter_reclaim(struct sched_session *ssn, const struct sched_ssn_tas
 	return (int64_t)sched_ssn_job_nready(vj) > vj->j->min_member;
 }
 
+/* A task that never preempts, or whose queue may not reclaim for it now (j's queue is q). */
+static bool not_reclaiming(struct sched_session *ssn, const struct sched_ssn_job *j,
+			   const struct sched_ssn_task *t)
+{
+	return t->preempt_never || !sched_ssn_preemptive(ssn, j->queue, t);
+}
+
 static int reclaim_execute(struct sched_session *ssn)
 {
 	struct sched_evict_scratch sc;
-	size_t i, k, m, nj, nt;
+	size_t i, k, nj;
 	int rc;
 
 	rc = sched_evict_scratch_init(ssn, &sc);
@@ -42,24 +49,10 @@ static int reclaim_execute(struct sched_session *ssn)
 			continue;
 		nj = sched_evict_scratch_jobs(ssn, &sc, q);
 		for (k = 0; k < nj; k++) {
-			struct sched_ssn_job *j = sc.jobs[k];
-
-			nt = sched_pending_tasks(ssn, j, sc.tasks, sc.tmp);
-			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
-				struct sched_ssn_task *t = sc.tasks[m];
-				bool assigned;
-
-				if (t->preempt_never || !sched_ssn_preemptive(ssn, q, t))
-					continue;
-				rc = sched_preempt_task(ssn, &sc.stmt, t, true, filter_reclaim,
-							&assigned);
-				if (rc < 0)
-					goto out;
-			}
-			if (sched_ssn_job_pipelined(ssn, j))
-				sched_stmt_commit(ssn, &sc.stmt);
-			else
-				sched_stmt_discard(ssn, &sc.stmt);
+			rc = sched_evict_for_job(ssn, &sc, sc.jobs[k], true, filter_reclaim,
+						 not_reclaiming);
+			if (rc < 0)
+				goto out;
 		}
 	}
 	rc = 0;

@@ -309,6 +309,19 @@ int sched_evict_scratch_init(struct sched_session *ssn,
 /* The preemptor jobs (sched_preemptor_job) of queue q into sc->jobs, in job order; how many. */
 size_t sched_evict_scratch_jobs(struct sched_session *ssn, struct sched_evict_scratch *sc,
 				const struct sched_ssn_queue *q);
+/*
+ * Evict for job j's pending tasks in task order while j starves (sched_preempt_task with reclaim
+ * and filter; a task for which skip, may be NULL, is true is passed over), then commit sc->stmt
+ * when j is pipelined and discard it otherwise. 0, or a negative error from sched_preempt_task
+ * (sc->stmt then still holds the job's operations).
+ */
+int sched_evict_for_job(struct sched_session *ssn, struct sched_evict_scratch *sc,
+			struct sched_ssn_job *j, bool reclaim,
+			bool (*filter)(struct sched_session *ssn,
+				       const struct sched_ssn_task *preemptor,
+				       const struct sched_ssn_task *victim),
+			bool (*skip)(struct sched_session *ssn, const struct sched_ssn_job *j,
+				     const struct sched_ssn_task *t)) VC_WARN_UNUSED;
 /* Discard what sc->stmt still holds when failed, and free sc. */
 void sched_evict_scratch_release(struct sched_session *ssn, struct sched_evict_scratch *sc,
 				 bool failed);
