@@ -1,7 +1,8 @@
 /*
- * sched_runtime_internal.h - what sched_runtime.c, sched_runtime_snap.c and
- * sched_runtime_write.c share, and the hooks the unit tests drive (one cycle on the caller's
- * thread, running queued writes inline, counters). Not for other modules: main uses
+ * sched_runtime_internal.h - what sched_runtime.c, sched_runtime_views.c (the map, pod views),
+ * sched_runtime_snap.c (the snapshot), sched_runtime_write.c (deciding the writes) and
+ * sched_runtime_pool.c (running them) share, and the hooks the unit tests drive (one cycle on the
+ * caller's thread, running queued writes inline, counters). Not for other modules: main uses
  * sched_runtime.h only.
  *
  * Threads and locks. The loop thread builds the snapshot, runs the session and queues writes.
