@@ -51,35 +51,13 @@ struct opts {
 	uint64_t seed;
 };
 
-static const char binpack_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
-				   "configurations: []\n"
-				   "tiers:\n"
-				   "- plugins:\n"
-				   "  - name: priority\n"
-				   "  - name: gang\n"
-				   "  - name: conformance\n"
-				   "- plugins:\n"
-				   "  - name: overcommit\n"
-				   "  - name: drf\n"
-				   "  - name: predicates\n"
-				   "  - name: proportion\n"
-				   "  - name: nodeorder\n"
-				   "  - name: binpack\n";
+static const char binpack_conf[] =
+	"actions: \"" SCHED_CONF_DEFAULT_ACTIONS "\"\n"
+	"configurations: []\n" SCHED_CONF_DEFAULT_TIERS_YAML "  - name: binpack\n";
 
 /* Volcano's built-in default, for when sched_conf_default is not usable (see main). */
-static const char default_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
-				   "configurations: []\n"
-				   "tiers:\n"
-				   "- plugins:\n"
-				   "  - name: priority\n"
-				   "  - name: gang\n"
-				   "  - name: conformance\n"
-				   "- plugins:\n"
-				   "  - name: overcommit\n"
-				   "  - name: drf\n"
-				   "  - name: predicates\n"
-				   "  - name: proportion\n"
-				   "  - name: nodeorder\n";
+static const char default_conf[] = "actions: \"" SCHED_CONF_DEFAULT_ACTIONS "\"\n"
+				   "configurations: []\n" SCHED_CONF_DEFAULT_TIERS_YAML;
 
 static int64_t now_ns(clockid_t clk)
 {
@@ -464,35 +442,15 @@ static void mix_queues(struct sched_snapshot *s)
 	}
 }
 
-static const char full_conf[] = "actions: \"enqueue, allocate, backfill, preempt, reclaim\"\n"
-				"tiers:\n"
-				"- plugins:\n"
-				"  - name: priority\n"
-				"  - name: gang\n"
-				"  - name: conformance\n"
-				"- plugins:\n"
-				"  - name: overcommit\n"
-				"  - name: drf\n"
-				"  - name: predicates\n"
-				"  - name: proportion\n"
-				"  - name: nodeorder\n"
-				"  - name: binpack\n"
-				"  - name: task-topology\n";
+static const char full_conf[] =
+	"actions: \"enqueue, allocate, backfill, preempt, reclaim\"\n" SCHED_CONF_DEFAULT_TIERS_YAML
+	"  - name: binpack\n"
+	"  - name: task-topology\n";
 
 /* As full, without task-topology: every scorer then shares its results across a class. */
-static const char preempt_conf[] = "actions: \"enqueue, allocate, backfill, preempt, reclaim\"\n"
-				   "tiers:\n"
-				   "- plugins:\n"
-				   "  - name: priority\n"
-				   "  - name: gang\n"
-				   "  - name: conformance\n"
-				   "- plugins:\n"
-				   "  - name: overcommit\n"
-				   "  - name: drf\n"
-				   "  - name: predicates\n"
-				   "  - name: proportion\n"
-				   "  - name: nodeorder\n"
-				   "  - name: binpack\n";
+static const char preempt_conf[] =
+	"actions: \"enqueue, allocate, backfill, preempt, reclaim\"\n" SCHED_CONF_DEFAULT_TIERS_YAML
+	"  - name: binpack\n";
 
 static void run_mix(const struct opts *o, const struct sched_conf *const *confs,
 		    const char *const *cnames, size_t nconfs, FILE *dump)

@@ -215,82 +215,117 @@ bool sched_preemptor_job(struct sched_session *ssn, struct sched_ssn_job *j)
 	return v.valid && sched_ssn_job_starving(ssn, j);
 }
 
+int sched_evict_scratch_init(struct sched_session *ssn, struct sched_evict_scratch *sc)
+{
+	size_t i, cap = ssn->ntasks + ssn->njobs + ssn->nqueues + 1;
+
+	sched_stmt_init(&sc->stmt);
+	sc->queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_ssn_queue *));
+	sc->jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_ssn_job *));
+	sc->tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_ssn_task *));
+	sc->tmp = vc_calloc(cap, sizeof(*sc->tmp));
+	if (!sc->queues || !sc->jobs || !sc->tasks || !sc->tmp)
+		return VC_ENOMEM;
+	for (i = 0; i < ssn->nqueues; i++)
+		sc->queues[i] = &ssn->queues[i];
+	sched_sort(ssn, (void **)sc->queues, ssn->nqueues, sc->tmp, sched_cmp_queues);
+	return 0;
+}
+
+size_t sched_evict_scratch_jobs(struct sched_session *ssn, struct sched_evict_scratch *sc,
+				const struct sched_ssn_queue *q)
+{
+	size_t k, nj = 0;
+
+	for (k = 0; k < ssn->njobs; k++)
+		if (ssn->jobs[k].queue == q && sched_preemptor_job(ssn, &ssn->jobs[k]))
+			sc->jobs[nj++] = &ssn->jobs[k];
+	sched_sort(ssn, (void **)sc->jobs, nj, sc->tmp, sched_cmp_jobs);
+	return nj;
+}
+
+int sched_evict_for_job(struct sched_session *ssn, struct sched_evict_scratch *sc,
+			struct sched_ssn_job *j, bool reclaim,
+			bool (*filter)(struct sched_session *ssn,
+				       const struct sched_ssn_task *preemptor,
+				       const struct sched_ssn_task *victim),
+			bool (*skip)(struct sched_session *ssn, const struct sched_ssn_job *j,
+				     const struct sched_ssn_task *t))
+{
+	size_t m, nt = sched_pending_tasks(ssn, j, sc->tasks, sc->tmp);
+	int rc;
+
+	for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
+		bool assigned;
+
+		if (skip && skip(ssn, j, sc->tasks[m]))
+			continue;
+		rc = sched_preempt_task(ssn, &sc->stmt, sc->tasks[m], reclaim, filter, &assigned);
+		if (rc < 0)
+			return rc;
+	}
+	if (sched_ssn_job_pipelined(ssn, j))
+		sched_stmt_commit(ssn, &sc->stmt);
+	else
+		sched_stmt_discard(ssn, &sc->stmt);
+	return 0;
+}
+
+void sched_evict_scratch_release(struct sched_session *ssn, struct sched_evict_scratch *sc,
+				 bool failed)
+{
+	if (failed)
+		sched_stmt_discard(ssn, &sc->stmt);
+	sched_stmt_release(&sc->stmt);
+	vc_free(sc->queues);
+	vc_free(sc->jobs);
+	vc_free(sc->tasks);
+	vc_free(sc->tmp);
+}
+
 static int preempt_execute(struct sched_session *ssn)
 {
-	struct sched_ssn_queue **queues = NULL;
-	struct sched_ssn_job **jobs = NULL;
-	struct sched_ssn_task **tasks = NULL;
-	void **tmp = NULL;
-	struct sched_stmt stmt;
-	size_t i, k, m, nj, nt, cap = ssn->ntasks + ssn->njobs + ssn->nqueues + 1;
-	int rc = VC_ENOMEM;
+	struct sched_evict_scratch sc;
+	size_t i, k, m, nj, nt;
+	int rc;
 
-	sched_stmt_init(&stmt);
-	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_ssn_queue *));
-	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_ssn_job *));
-	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_ssn_task *));
-	tmp = vc_calloc(cap, sizeof(*tmp));
-	if (!queues || !jobs || !tasks || !tmp)
+	rc = sched_evict_scratch_init(ssn, &sc);
+	if (rc < 0)
 		goto out;
-	for (i = 0; i < ssn->nqueues; i++)
-		queues[i] = &ssn->queues[i];
-	sched_sort(ssn, (void **)queues, ssn->nqueues, tmp, sched_cmp_queues);
 	for (i = 0; i < ssn->nqueues; i++) {
-		nj = 0;
-		for (k = 0; k < ssn->njobs; k++)
-			if (ssn->jobs[k].queue == queues[i] &&
-			    sched_preemptor_job(ssn, &ssn->jobs[k]))
-				jobs[nj++] = &ssn->jobs[k];
-		sched_sort(ssn, (void **)jobs, nj, tmp, sched_cmp_jobs);
+		nj = sched_evict_scratch_jobs(ssn, &sc, sc.queues[i]);
 		/* (A) between jobs of the queue. */
 		for (k = 0; k < nj; k++) {
-			struct sched_ssn_job *j = jobs[k];
-
-			nt = sched_pending_tasks(ssn, j, tasks, tmp);
-			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
-				bool assigned;
-
-				rc = sched_preempt_task(ssn, &stmt, tasks[m], false,
-							filter_between_jobs, &assigned);
-				if (rc < 0)
-					goto out;
-			}
-			if (sched_ssn_job_pipelined(ssn, j))
-				sched_stmt_commit(ssn, &stmt);
-			else
-				sched_stmt_discard(ssn, &stmt);
+			rc = sched_evict_for_job(ssn, &sc, sc.jobs[k], false, filter_between_jobs,
+						 NULL);
+			if (rc < 0)
+				goto out;
 		}
 		/* (B) inside each job that was starving. */
 		for (k = 0; k < nj; k++) {
-			struct sched_ssn_job *j = jobs[k];
+			struct sched_ssn_job *j = sc.jobs[k];
 
-			nt = sched_pending_tasks(ssn, j, tasks, tmp);
+			nt = sched_pending_tasks(ssn, j, sc.tasks, sc.tmp);
 			for (m = 0; m < nt; m++) {
 				bool assigned;
 
-				if (tasks[m]->t->status != SCHED_TASK_PENDING)
+				if (sc.tasks[m]->t->status != SCHED_TASK_PENDING)
 					continue;
-				rc = sched_preempt_task(ssn, &stmt, tasks[m], false,
+				rc = sched_preempt_task(ssn, &sc.stmt, sc.tasks[m], false,
 							filter_within_job, &assigned);
 				if (rc < 0)
 					goto out;
 				if (!assigned) {
-					sched_stmt_discard(ssn, &stmt);
+					sched_stmt_discard(ssn, &sc.stmt);
 					break;
 				}
-				sched_stmt_commit(ssn, &stmt);
+				sched_stmt_commit(ssn, &sc.stmt);
 			}
 		}
 	}
 	rc = 0;
 out:
-	if (rc < 0)
-		sched_stmt_discard(ssn, &stmt);
-	sched_stmt_release(&stmt);
-	vc_free(queues);
-	vc_free(jobs);
-	vc_free(tasks);
-	vc_free(tmp);
+	sched_evict_scratch_release(ssn, &sc, rc < 0);
 	return rc;
 }
 

@@ -10,8 +10,6 @@
  */
 #include "sched_internal.h"
 
-#include "vc_alloc.h"
-
 static bool filter_reclaim(struct sched_session *ssn, const struct sched_ssn_task *p,
 			   const struct sched_ssn_task *v)
 {
@@ -28,66 +26,38 @@ static bool filter_reclaim(struct sched_session *ssn, const struct sched_ssn_tas
 	return (int64_t)sched_ssn_job_nready(vj) > vj->j->min_member;
 }
 
+/* A task that never preempts, or whose queue may not reclaim for it now (j's queue is q). */
+static bool not_reclaiming(struct sched_session *ssn, const struct sched_ssn_job *j,
+			   const struct sched_ssn_task *t)
+{
+	return t->preempt_never || !sched_ssn_preemptive(ssn, j->queue, t);
+}
+
 static int reclaim_execute(struct sched_session *ssn)
 {
-	struct sched_ssn_queue **queues = NULL;
-	struct sched_ssn_job **jobs = NULL;
-	struct sched_ssn_task **tasks = NULL;
-	void **tmp = NULL;
-	struct sched_stmt stmt;
-	size_t i, k, m, nj, nt, cap = ssn->ntasks + ssn->njobs + ssn->nqueues + 1;
-	int rc = VC_ENOMEM;
+	struct sched_evict_scratch sc;
+	size_t i, k, nj;
+	int rc;
 
-	sched_stmt_init(&stmt);
-	queues = vc_calloc(ssn->nqueues + 1, sizeof(struct sched_ssn_queue *));
-	jobs = vc_calloc(ssn->njobs + 1, sizeof(struct sched_ssn_job *));
-	tasks = vc_calloc(ssn->ntasks + 1, sizeof(struct sched_ssn_task *));
-	tmp = vc_calloc(cap, sizeof(*tmp));
-	if (!queues || !jobs || !tasks || !tmp)
+	rc = sched_evict_scratch_init(ssn, &sc);
+	if (rc < 0)
 		goto out;
-	for (i = 0; i < ssn->nqueues; i++)
-		queues[i] = &ssn->queues[i];
-	sched_sort(ssn, (void **)queues, ssn->nqueues, tmp, sched_cmp_queues);
 	for (i = 0; i < ssn->nqueues; i++) {
-		struct sched_ssn_queue *q = queues[i];
+		struct sched_ssn_queue *q = sc.queues[i];
 
 		if (!q->active || sched_ssn_overused(ssn, q))
 			continue;
-		nj = 0;
-		for (k = 0; k < ssn->njobs; k++)
-			if (ssn->jobs[k].queue == q && sched_preemptor_job(ssn, &ssn->jobs[k]))
-				jobs[nj++] = &ssn->jobs[k];
-		sched_sort(ssn, (void **)jobs, nj, tmp, sched_cmp_jobs);
+		nj = sched_evict_scratch_jobs(ssn, &sc, q);
 		for (k = 0; k < nj; k++) {
-			struct sched_ssn_job *j = jobs[k];
-
-			nt = sched_pending_tasks(ssn, j, tasks, tmp);
-			for (m = 0; m < nt && sched_ssn_job_starving(ssn, j); m++) {
-				struct sched_ssn_task *t = tasks[m];
-				bool assigned;
-
-				if (t->preempt_never || !sched_ssn_preemptive(ssn, q, t))
-					continue;
-				rc = sched_preempt_task(ssn, &stmt, t, true, filter_reclaim,
-							&assigned);
-				if (rc < 0)
-					goto out;
-			}
-			if (sched_ssn_job_pipelined(ssn, j))
-				sched_stmt_commit(ssn, &stmt);
-			else
-				sched_stmt_discard(ssn, &stmt);
+			rc = sched_evict_for_job(ssn, &sc, sc.jobs[k], true, filter_reclaim,
+						 not_reclaiming);
+			if (rc < 0)
+				goto out;
 		}
 	}
 	rc = 0;
 out:
-	if (rc < 0)
-		sched_stmt_discard(ssn, &stmt);
-	sched_stmt_release(&stmt);
-	vc_free(queues);
-	vc_free(jobs);
-	vc_free(tasks);
-	vc_free(tmp);
+	sched_evict_scratch_release(ssn, &sc, rc < 0);
 	return rc;
 }
 

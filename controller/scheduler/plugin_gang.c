@@ -5,7 +5,6 @@
 #include "plugins.h"
 
 #include "plugin_support.h"
-#include "vc_alloc.h"
 
 /* Σ minTaskMember over the roles (non-integers ignored). */
 static int64_t min_task_total(const struct sched_job_info *j)
@@ -102,7 +101,7 @@ void gang_job_valid(const struct sched_job_info *j, struct gang_validity *out)
 }
 
 struct gang_state {
-	struct job_budget budget;
+	struct job_budget budget; /* first: budget_state_new */
 };
 
 static void gang_valid_cb(void *st, const struct sched_ssn_job *j, struct gang_validity *out)
@@ -179,15 +178,11 @@ static enum sched_vote gang_reclaimable_cb(void *st, const struct sched_ssn_task
 static int gang_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
 		     struct sched_callbacks *cb, void **state, struct vc_error *err)
 {
-	struct gang_state *s = vc_calloc(1, sizeof(*s));
+	struct gang_state *s = budget_state_new(sizeof(*s), ssn->njobs);
 
 	(void)conf;
-	if (!s || budget_init(&s->budget, ssn->njobs) < 0) {
-		if (s)
-			budget_release(&s->budget);
-		vc_free(s);
+	if (!s)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	}
 	cb->job_valid = gang_valid_cb;
 	cb->job_ready = gang_ready_cb;
 	cb->job_pipelined = gang_pipelined_cb;
@@ -199,19 +194,8 @@ static int gang_open(struct sched_session *ssn, const struct sched_plugin_conf *
 	return 0;
 }
 
-static void gang_close(struct sched_session *ssn, void *state)
-{
-	struct gang_state *s = state;
-
-	(void)ssn;
-	if (!s)
-		return;
-	budget_release(&s->budget);
-	vc_free(s);
-}
-
 const struct sched_plugin sched_plugin_gang = {
 	.name = "gang",
 	.on_session_open = gang_open,
-	.on_session_close = gang_close,
+	.on_session_close = budget_state_close,
 };

@@ -11,6 +11,8 @@
  */
 #include "sched_internal.h"
 
+#include "plugin_support.h"
+
 #include <math.h>
 
 #include "vc_alloc.h"
@@ -22,39 +24,30 @@ struct overcommit_state {
 	double *idle, *inqueue, *tmp;
 };
 
+/* Whether inqueue + minResources stays within idle on dimension d (ctx: struct overcommit_ask). */
+struct overcommit_ask {
+	const struct overcommit_state *s;
+	const struct sched_ssn_job *j;
+};
+
+static bool overcommit_fits(const void *ctx, size_t d)
+{
+	const struct overcommit_ask *a = ctx;
+	double need = a->s->inqueue[d] + a->j->min_res[d];
+
+	return need < a->s->idle[d] || fabs(need - a->s->idle[d]) < VC_RESOURCE_MIN;
+}
+
 static enum sched_vote overcommit_enqueueable(void *st, const struct sched_ssn_job *j,
 					      char **message)
 {
-	struct overcommit_state *s = st;
-	const struct sched_session *ssn = s->ssn;
-	struct vc_buf b;
-	bool ok = true;
-	size_t d;
+	const struct overcommit_state *s = st;
+	const struct overcommit_ask ask = { s, j };
 
 	if (!j->has_min_res)
 		return SCHED_PERMIT;
-	vc_buf_init(&b, 4096);
-	for (d = 0; d < ssn->ndims; d++) {
-		double need = s->inqueue[d] + j->min_res[d];
-
-		if (j->min_res[d] <= 0)
-			continue;
-		if (need < s->idle[d] || fabs(need - s->idle[d]) < VC_RESOURCE_MIN)
-			continue;
-		if (vc_buf_addf(&b, "%soverused %s",
-				ok ? "resource in cluster is overused: " : ", ",
-				ssn->dims[d]) < 0) {
-			vc_buf_release(&b);
-			return SCHED_REJECT;
-		}
-		ok = false;
-	}
-	if (ok) {
-		vc_buf_release(&b);
-		return SCHED_PERMIT;
-	}
-	*message = vc_buf_take(&b);
-	return SCHED_REJECT;
+	return enqueue_vote_by_dim(s->ssn, j, "resource in cluster is overused: ", "overused",
+				   overcommit_fits, &ask, message);
 }
 
 static void overcommit_enqueued(void *st, const struct sched_ssn_job *j)

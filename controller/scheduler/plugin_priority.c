@@ -5,7 +5,6 @@
 #include "plugins.h"
 
 #include "plugin_support.h"
-#include "vc_alloc.h"
 
 int priority_job_order(const struct sched_job_info *a, const struct sched_job_info *b)
 {
@@ -22,8 +21,8 @@ int priority_task_order(const struct sched_task_info *a, const struct sched_task
 }
 
 struct priority_state {
+	struct job_budget budget; /* first: budget_state_new */
 	struct sched_session *ssn;
-	struct job_budget budget;
 };
 
 static int priority_job_order_cb(void *st, const struct sched_ssn_job *a,
@@ -85,15 +84,11 @@ static bool priority_starving_cb(void *st, const struct sched_ssn_job *j)
 static int priority_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
 			 struct sched_callbacks *cb, void **state, struct vc_error *err)
 {
-	struct priority_state *s = vc_calloc(1, sizeof(*s));
+	struct priority_state *s = budget_state_new(sizeof(*s), ssn->njobs);
 
 	(void)conf;
-	if (!s || budget_init(&s->budget, ssn->njobs) < 0) {
-		if (s)
-			budget_release(&s->budget);
-		vc_free(s);
+	if (!s)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	}
 	s->ssn = ssn;
 	cb->job_order = priority_job_order_cb;
 	cb->task_order = priority_task_order_cb;
@@ -103,19 +98,8 @@ static int priority_open(struct sched_session *ssn, const struct sched_plugin_co
 	return 0;
 }
 
-static void priority_close(struct sched_session *ssn, void *state)
-{
-	struct priority_state *s = state;
-
-	(void)ssn;
-	if (!s)
-		return;
-	budget_release(&s->budget);
-	vc_free(s);
-}
-
 const struct sched_plugin sched_plugin_priority = {
 	.name = "priority",
 	.on_session_open = priority_open,
-	.on_session_close = priority_close,
+	.on_session_close = budget_state_close,
 };

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "plugin_support.h"
 #include "sched_internal.h"
 #include "vc_alloc.h"
 
@@ -326,46 +327,38 @@ static enum sched_vote proportion_reclaimable_cb(void *st, const struct sched_ss
 	return SCHED_PERMIT;
 }
 
+/* The queue's view for proportion_fits: allocated + inqueue − elastic against realCapability. */
+struct proportion_ask {
+	const struct sched_ssn_job *j;
+	const double *al, *inq, *el, *rc;
+};
+
+static bool proportion_fits(const void *ctx, size_t d)
+{
+	const struct proportion_ask *a = ctx;
+	double need = a->j->min_res[d] + a->al[d] + a->inq[d] - a->el[d];
+
+	return le_tol(need, a->rc[d]);
+}
+
 static enum sched_vote proportion_enqueueable_cb(void *st, const struct sched_ssn_job *j,
 						 char **message)
 {
 	struct proportion_state *s = st;
 	const struct sched_ssn_queue *q = j->queue;
-	const double *al, *inq, *el, *rc;
-	struct vc_buf b;
-	size_t d;
-	bool ok = true;
+	struct proportion_ask ask;
 
 	if (!q || q->q->state != VC_QUEUE_OPEN)
 		return SCHED_REJECT;
 	if (!j->has_min_res)
 		return SCHED_PERMIT;
-	al = QV(s, allocated, q);
-	inq = QV(s, inqueue, q);
-	el = QV(s, elastic, q);
-	rc = QV(s, real_cap, q);
-	vc_buf_init(&b, 4096);
-	for (d = 0; d < s->ssn->ndims; d++) {
-		double need;
-
-		if (j->min_res[d] <= 0)
-			continue;
-		need = j->min_res[d] + al[d] + inq[d] - el[d];
-		if (le_tol(need, rc[d]))
-			continue;
-		if (vc_buf_addf(&b, "%s%s %s", ok ? "queue resource quota insufficient: " : ", ",
-				"insufficient", s->ssn->dims[d]) < 0) {
-			vc_buf_release(&b);
-			return SCHED_REJECT;
-		}
-		ok = false;
-	}
-	if (ok) {
-		vc_buf_release(&b);
-		return SCHED_PERMIT;
-	}
-	*message = vc_buf_take(&b);
-	return SCHED_REJECT;
+	ask = (struct proportion_ask){ .j = j,
+				       .al = QV(s, allocated, q),
+				       .inq = QV(s, inqueue, q),
+				       .el = QV(s, elastic, q),
+				       .rc = QV(s, real_cap, q) };
+	return enqueue_vote_by_dim(s->ssn, j, "queue resource quota insufficient: ", "insufficient",
+				   proportion_fits, &ask, message);
 }
 
 /* minResources less what the job's scheduling-gated pending tasks ask (DeductSchGatedResources). */

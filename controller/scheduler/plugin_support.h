@@ -37,6 +37,25 @@ static inline bool budget_take(struct job_budget *b, const struct sched_ssn_job 
 void budget_next_call(struct job_budget *b);
 
 /*
+ * A plugin state of size bytes (zeroed) whose first member is a struct job_budget with room for
+ * njobs jobs, or NULL on VC_ENOMEM (nothing left allocated). Freed by budget_state_close.
+ */
+void *budget_state_new(size_t size, size_t njobs);
+/* The on_session_close of a plugin whose state budget_state_new made (NULL is a no-op). */
+void budget_state_close(struct sched_session *ssn, void *state);
+
+/*
+ * The enqueue vote on job j from the dimensions of its minResources: every dimension d with
+ * j->min_res[d] > 0 for which fits(ctx, d) is false adds "<word> <dimension>" to a message that
+ * starts with head and separates them with ", ". SCHED_PERMIT when none failed; else
+ * SCHED_REJECT with *message (the caller frees it), or without one when out of memory.
+ */
+enum sched_vote enqueue_vote_by_dim(const struct sched_session *ssn, const struct sched_ssn_job *j,
+				    const char *head, const char *word,
+				    bool (*fits)(const void *ctx, size_t d), const void *ctx,
+				    char **message);
+
+/*
  * A per-node score cache keyed by (node version, task shape): a node's score for a request only
  * changes when the node's accounting does, so identical pods scanning the same nodes reuse it.
  */

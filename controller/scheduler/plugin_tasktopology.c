@@ -5,6 +5,7 @@
 #include "plugin_tasktopology.h"
 
 #include "vc_alloc.h"
+#include "vc_hash.h"
 
 /* ---- annotations ---------------------------------------------------------------------------- */
 
@@ -193,42 +194,12 @@ fail_spec:
 
 /* ---- node slots ----------------------------------------------------------------------------- */
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
+/* The slot of node name, or -1. */
 static long slot_find(const struct tasktopo_job *m, const char *name)
 {
-	uint64_t h;
-	size_t i, mask;
+	void *found;
 
-	if (m->slot_table_cap == 0)
-		return -1;
-	h = hash_name(name);
-	mask = m->slot_table_cap - 1;
-	for (i = (size_t)h & mask; m->slot_table[i] != 0; i = (i + 1) & mask) {
-		const struct tasktopo_node_slot *s = &m->slots[m->slot_table[i] - 1];
-
-		if (s->hash == h && strcmp(s->name, name) == 0)
-			return (long)(m->slot_table[i] - 1);
-	}
-	return -1;
-}
-
-static void slot_table_put(size_t *table, size_t cap, uint64_t h, size_t index)
-{
-	size_t i, mask = cap - 1;
-
-	for (i = (size_t)h & mask; table[i] != 0; i = (i + 1) & mask)
-		;
-	table[i] = index + 1;
+	return vc_hmap_lookup(&m->slot_index, name, &found) ? (long)(uintptr_t)found : -1;
 }
 
 /* The slot of node name, added (with zero counts) when missing. -1 when out of memory. */
@@ -236,22 +207,9 @@ static long slot_get(struct tasktopo_job *m, const char *name)
 {
 	struct tasktopo_node_slot *s;
 	long found = slot_find(m, name);
-	size_t i;
 
 	if (found >= 0)
 		return found;
-	if ((m->nslots + 1) * 2 > m->slot_table_cap) {
-		size_t cap = m->slot_table_cap ? m->slot_table_cap * 2 : 16;
-		size_t *table = vc_calloc(cap, sizeof(*table));
-
-		if (!table)
-			return -1;
-		for (i = 0; i < m->nslots; i++)
-			slot_table_put(table, cap, m->slots[i].hash, i);
-		vc_free(m->slot_table);
-		m->slot_table = table;
-		m->slot_table_cap = cap;
-	}
 	if (m->nslots == m->slots_cap) {
 		size_t cap = m->slots_cap ? m->slots_cap * 2 : 8;
 		struct tasktopo_node_slot *slots = vc_realloc(m->slots, cap * sizeof(*slots));
@@ -264,14 +222,14 @@ static long slot_get(struct tasktopo_job *m, const char *name)
 	s = &m->slots[m->nslots];
 	s->name = vc_strdup(name);
 	s->role_count = vc_calloc(m->nroles ? m->nroles : 1, sizeof(*s->role_count));
-	if (!s->name || !s->role_count) {
+	/* The index borrows the slot's name, which stays put when the slots array moves. */
+	if (!s->name || !s->role_count ||
+	    vc_hmap_put(&m->slot_index, s->name, (void *)(uintptr_t)m->nslots, NULL) < 0) {
 		vc_free(s->name);
 		vc_free(s->role_count);
 		return -1;
 	}
-	s->hash = hash_name(name);
 	s->bucket = -1;
-	slot_table_put(m->slot_table, m->slot_table_cap, s->hash, m->nslots);
 	return (long)m->nslots++;
 }
 
@@ -625,7 +583,7 @@ void tasktopo_job_free(struct tasktopo_job *m)
 		vc_free(m->slots[i].role_count);
 	}
 	vc_free(m->slots);
-	vc_free(m->slot_table);
+	vc_hmap_release(&m->slot_index, NULL);
 	vc_free(m->entries);
 	vc_free(m->inter_affinity);
 	vc_free(m->inter_anti_affinity);
@@ -646,6 +604,7 @@ int tasktopo_job_new(const struct sched_job_info *j, struct tasktopo_spec *spec,
 		tasktopo_spec_release(spec);
 		return VC_ENOMEM;
 	}
+	vc_hmap_init(&m->slot_index, sched_name_hash, sched_name_eq);
 	m->job = j;
 	m->spec = *spec;
 	memset(spec, 0, sizeof(*spec));

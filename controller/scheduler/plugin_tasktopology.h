@@ -27,6 +27,7 @@
 
 #include "sched_api.h"
 #include "vc_err.h"
+#include "vc_hash.h"
 
 #define TASKTOPO_PLUGIN_NAME	   "task-topology"
 #define TASKTOPO_ARG_WEIGHT	   "task-topology.weight"
@@ -107,7 +108,6 @@ struct tasktopo_bucket {
 /* A node the job's tasks were placed on (at build time or by tasktopo_job_allocated). */
 struct tasktopo_node_slot {
 	char *name;	    /* owned */
-	uint64_t hash;	    /* of name */
 	size_t *role_count; /* per role: tasks allocated there in this session */
 	long bucket;	    /* the bucket built for the tasks already there, or -1 */
 };
@@ -135,8 +135,7 @@ struct tasktopo_job {
 	size_t max_bucket_size; /* the largest unplaced + placed count any bucket reached */
 	struct tasktopo_node_slot *slots;
 	size_t nslots, slots_cap;
-	size_t *slot_table; /* open addressing: slot index + 1, 0 = free */
-	size_t slot_table_cap;
+	struct vc_hmap slot_index; /* slot name (borrowed from slots) -> slot index */
 };
 
 /*

@@ -4,6 +4,7 @@
 #include "sched_api.h"
 
 #include "vc_alloc.h"
+#include "vc_hash.h"
 #include "vc_str.h"
 
 static const char *const status_names[SCHED_TASK_STATUS_COUNT] = {
@@ -541,4 +542,14 @@ out:
 	vc_resource_release(&alloc);
 	vc_resource_release(&req);
 	return rc;
+}
+
+uint64_t sched_name_hash(const void *key)
+{
+	return vc_hash_mix64(vc_fnv1a64(key));
+}
+
+bool sched_name_eq(const void *stored, const void *key)
+{
+	return strcmp(stored, key) == 0;
 }

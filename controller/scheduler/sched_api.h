@@ -244,4 +244,11 @@ void sched_queue_release(struct sched_queue_info *q);
  */
 double sched_share(double l, double r);
 
+/*
+ * The hash (vc_fnv1a64, mixed) and equality of borrowed C-string keys, for a vc_hmap_init map
+ * keyed by names the caller keeps alive while stored (node names, slot names).
+ */
+uint64_t sched_name_hash(const void *key);
+bool sched_name_eq(const void *stored, const void *key);
+
 #endif /* SCHED_API_H */

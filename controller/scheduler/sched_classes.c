@@ -43,50 +43,57 @@ bool sched_pod_has_host_ports(const json_t *spec)
 	return sched_pod_each_host_port(spec, any_port, NULL);
 }
 
-static uint64_t vec_hash(const double *v, size_t n)
+/* A task's request vector as a key of the shape map. */
+struct shape_key {
+	const double *req;
+	size_t nd;
+	uint32_t shape;
+};
+
+static uint64_t shape_hash(const void *key)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
+	const struct shape_key *k = key;
 
-	for (i = 0; i < n; i++) {
-		uint64_t bits;
-
-		memcpy(&bits, &v[i], sizeof(bits));
-		h = (h ^ bits) * 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h;
+	return vc_hash_mix64(vc_fnv1a64_bytes(VC_FNV64_OFFSET, k->req, k->nd * sizeof(double)));
 }
 
-/* Number the distinct request vectors: equal requests, equal shape. */
+static bool shape_eq(const void *stored, const void *key)
+{
+	const struct shape_key *a = stored, *b = key;
+
+	return memcmp(a->req, b->req, a->nd * sizeof(double)) == 0;
+}
+
+/* Number the distinct request vectors: equal requests, equal shape (numbered in task order). */
 int sched_assign_shapes(struct sched_session *ssn)
 {
-	size_t cap = 16, i, nd = ssn->ndims;
-	uint32_t *slot, next = 0;
+	struct shape_key *keys = vc_malloc((ssn->ntasks + 1) * sizeof(*keys));
+	struct vc_hmap map;
+	uint32_t next = 0;
+	size_t i;
+	int rc = VC_ENOMEM;
 
-	while (cap < 2 * ssn->ntasks + 1)
-		cap *= 2;
-	slot = vc_malloc(cap * sizeof(*slot));
-	if (!slot)
-		return VC_ENOMEM;
-	for (i = 0; i < cap; i++)
-		slot[i] = SCHED_NONE;
+	vc_hmap_init(&map, shape_hash, shape_eq);
+	if (!keys)
+		goto out;
 	for (i = 0; i < ssn->ntasks; i++) {
 		struct sched_ssn_task *t = &ssn->tasks[i];
-		size_t h = (size_t)vec_hash(t->req, nd) & (cap - 1);
+		void *first;
 
-		while (slot[h] != SCHED_NONE &&
-		       memcmp(ssn->tasks[slot[h]].req, t->req, nd * sizeof(double)) != 0)
-			h = (h + 1) & (cap - 1);
-		if (slot[h] == SCHED_NONE) {
-			slot[h] = (uint32_t)i;
-			t->shape = next++;
-		} else {
-			t->shape = ssn->tasks[slot[h]].shape;
+		keys[i] = (struct shape_key){ .req = t->req, .nd = ssn->ndims };
+		if (vc_hmap_lookup(&map, &keys[i], &first)) {
+			t->shape = ((const struct shape_key *)first)->shape;
+			continue;
 		}
+		keys[i].shape = t->shape = next++;
+		if (vc_hmap_put(&map, &keys[i], &keys[i], NULL) < 0)
+			goto out;
 	}
-	vc_free(slot);
-	return 0;
+	rc = 0;
+out:
+	vc_hmap_release(&map, NULL);
+	vc_free(keys);
+	return rc;
 }
 
 /* ---- predicate classes --------------------------------------------------------------------- */
@@ -109,15 +116,15 @@ static uint64_t json_hash(const json_t *v, int depth)
 		uint64_t sum = 0;
 
 		json_object_foreach ((json_t *)v, k, x)
-			sum += (sched_fnv(k) * 31) ^ json_hash(x, depth + 1);
+			sum += (vc_fnv1a64(k) * 31) ^ json_hash(x, depth + 1);
 		return h ^ sum;
 	}
 	case JSON_ARRAY:
 		json_array_foreach (v, i, x)
-			h = (h ^ json_hash(x, depth + 1)) * 1099511628211ULL;
+			h = (h ^ json_hash(x, depth + 1)) * VC_FNV64_PRIME;
 		return h;
 	case JSON_STRING:
-		return h ^ sched_fnv(json_string_value(v));
+		return h ^ vc_fnv1a64(json_string_value(v));
 	case JSON_INTEGER:
 		return h ^ ((uint64_t)json_integer_value(v) * 0xbf58476d1ce4e5b9ULL);
 	default:
@@ -149,58 +156,68 @@ static void pred_spec_of(const struct sched_ssn_task *t, struct pred_spec *s)
 	s->tolerations = json_object_get(spec, "tolerations");
 }
 
+/* A task's predicate constraints as a key of the class map. */
+struct class_key {
+	struct pred_spec spec;
+	uint32_t shape, cls;
+	uint64_t hash;
+};
+
+static uint64_t class_hash(const void *key)
+{
+	return ((const struct class_key *)key)->hash;
+}
+
+static bool class_eq(const void *stored, const void *key)
+{
+	const struct class_key *a = stored, *b = key;
+
+	return a->shape == b->shape && !a->spec.pod == !b->spec.pod &&
+	       json_same(a->spec.selector, b->spec.selector) &&
+	       json_same(a->spec.required, b->spec.required) &&
+	       json_same(a->spec.tolerations, b->spec.tolerations);
+}
+
 /*
  * The equivalence classes (sched_ssn_task.class_key): tasks of the same shape whose scheduling
  * constraints are equal - no pod at all, or a pod without host ports and with equal
  * nodeSelector, required node affinity and tolerations (json_equal). Classes of two or more
- * tasks get compact numbers; a task alone in its class gets SCHED_NONE.
+ * tasks get compact numbers (in task order); a task alone in its class gets SCHED_NONE.
  */
 int sched_assign_class_keys(struct sched_session *ssn)
 {
-	size_t cap = 16, i;
-	uint32_t *slot, *cls, *count, next = 0, nkeys = 0;
+	struct class_key *keys = vc_malloc((ssn->ntasks + 1) * sizeof(*keys));
+	uint32_t *cls = vc_malloc((ssn->ntasks + 1) * sizeof(*cls));
+	uint32_t *count = vc_calloc(ssn->ntasks + 1, sizeof(*count));
+	uint32_t next = 0, nkeys = 0;
+	struct vc_hmap map;
+	size_t i;
 	int rc = VC_ENOMEM;
 
-	while (cap < 2 * ssn->ntasks + 1)
-		cap *= 2;
-	slot = vc_malloc(cap * sizeof(*slot));
-	cls = vc_malloc((ssn->ntasks + 1) * sizeof(*cls));
-	count = vc_calloc(ssn->ntasks + 1, sizeof(*count));
-	if (!slot || !cls || !count)
+	vc_hmap_init(&map, class_hash, class_eq);
+	if (!keys || !cls || !count)
 		goto out;
-	for (i = 0; i < cap; i++)
-		slot[i] = SCHED_NONE;
 	for (i = 0; i < ssn->ntasks; i++) {
-		struct sched_ssn_task *t = &ssn->tasks[i];
-		struct pred_spec a, b;
-		size_t h;
+		const struct sched_ssn_task *t = &ssn->tasks[i];
+		struct class_key *k = &keys[i];
+		void *first;
 
-		pred_spec_of(t, &a);
-		if (a.pod && sched_pod_has_host_ports(json_object_get(a.pod, "spec"))) {
+		pred_spec_of(t, &k->spec);
+		if (k->spec.pod && sched_pod_has_host_ports(json_object_get(k->spec.pod, "spec"))) {
 			cls[i] = next++; /* host ports depend on the pod: a class of its own */
 			count[cls[i]]++;
 			continue;
 		}
-		h = (size_t)(((uint64_t)t->shape * 0x9e3779b97f4a7c15ULL) ^ (a.pod ? 1 : 2) ^
-			     json_hash(a.selector, 0) ^ (json_hash(a.required, 0) * 3) ^
-			     (json_hash(a.tolerations, 0) * 5)) &
-		    (cap - 1);
-		while (slot[h] != SCHED_NONE) {
-			const struct sched_ssn_task *u = &ssn->tasks[slot[h]];
-
-			pred_spec_of(u, &b);
-			if (u->shape == t->shape && !a.pod == !b.pod &&
-			    json_same(a.selector, b.selector) &&
-			    json_same(a.required, b.required) &&
-			    json_same(a.tolerations, b.tolerations))
-				break;
-			h = (h + 1) & (cap - 1);
-		}
-		if (slot[h] == SCHED_NONE) {
-			slot[h] = (uint32_t)i;
-			cls[i] = next++;
+		k->shape = t->shape;
+		k->hash = ((uint64_t)t->shape * 0x9e3779b97f4a7c15ULL) ^ (k->spec.pod ? 1 : 2) ^
+			  json_hash(k->spec.selector, 0) ^ (json_hash(k->spec.required, 0) * 3) ^
+			  (json_hash(k->spec.tolerations, 0) * 5);
+		if (vc_hmap_lookup(&map, k, &first)) {
+			cls[i] = ((const struct class_key *)first)->cls;
 		} else {
-			cls[i] = cls[slot[h]];
+			k->cls = cls[i] = next++;
+			if (vc_hmap_put(&map, k, k, NULL) < 0)
+				goto out;
 		}
 		count[cls[i]]++;
 	}
@@ -211,7 +228,8 @@ int sched_assign_class_keys(struct sched_session *ssn)
 		ssn->tasks[i].class_key = count[cls[i]];
 	rc = 0;
 out:
-	vc_free(slot);
+	vc_hmap_release(&map, NULL);
+	vc_free(keys);
 	vc_free(cls);
 	vc_free(count);
 	return rc;

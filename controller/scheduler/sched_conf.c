@@ -313,18 +313,8 @@ fail:
 	return rc;
 }
 
-static const char default_conf[] = "actions: \"enqueue, allocate, backfill\"\n"
-				   "tiers:\n"
-				   "- plugins:\n"
-				   "  - name: priority\n"
-				   "  - name: gang\n"
-				   "  - name: conformance\n"
-				   "- plugins:\n"
-				   "  - name: overcommit\n"
-				   "  - name: drf\n"
-				   "  - name: predicates\n"
-				   "  - name: proportion\n"
-				   "  - name: nodeorder\n";
+static const char default_conf[] =
+	"actions: \"" SCHED_CONF_DEFAULT_ACTIONS "\"\n" SCHED_CONF_DEFAULT_TIERS_YAML;
 
 int sched_conf_default(struct sched_conf *out)
 {

@@ -78,6 +78,24 @@ struct sched_conf {
 int sched_conf_parse(const char *data, size_t len, struct sched_conf *out,
 		     struct vc_error *err) VC_WARN_UNUSED;
 
+/*
+ * Volcano's built-in default as YAML: the action list, and the tiers block, which ends with the
+ * second tier's plugin list so that a configuration may append plugins to that tier.
+ */
+#define SCHED_CONF_DEFAULT_ACTIONS "enqueue, allocate, backfill"
+#define SCHED_CONF_DEFAULT_TIERS_YAML \
+	"tiers:\n"                    \
+	"- plugins:\n"                \
+	"  - name: priority\n"        \
+	"  - name: gang\n"            \
+	"  - name: conformance\n"     \
+	"- plugins:\n"                \
+	"  - name: overcommit\n"      \
+	"  - name: drf\n"             \
+	"  - name: predicates\n"      \
+	"  - name: proportion\n"      \
+	"  - name: nodeorder\n"
+
 /* Volcano's built-in default (no file): actions "enqueue, allocate, backfill"; tiers
  * [priority, gang, conformance], [overcommit, drf, predicates, proportion, nodeorder]. */
 int sched_conf_default(struct sched_conf *out) VC_WARN_UNUSED;

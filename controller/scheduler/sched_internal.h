@@ -6,6 +6,7 @@
 
 #include "sched_framework.h"
 #include "vc_buf.h"
+#include "vc_hash.h"
 
 /* ---- node fit errors (Volcano's FitErrors) ------------------------------------------------- */
 
@@ -163,19 +164,16 @@ void sched_session_end(struct sched_session *ssn);
 /* ---- the session's parts in other files -------------------------------------------------------
  */
 
-/* A small name -> index hash (open addressing, FNV-1a) for snapshot and session lookups. */
+/* A name -> index map (vc_hmap, names borrowed) for snapshot and session lookups. */
 struct sched_name_index {
-	const char **names; /* borrowed */
-	uint32_t *idx;
-	size_t cap; /* power of two */
+	struct vc_hmap map;
 };
 
-uint64_t sched_fnv(const char *s);
-/* Room for n names. 0 or VC_ENOMEM. */
-int sched_name_index_init(struct sched_name_index *m, size_t n) VC_WARN_UNUSED;
+/* An empty index; no allocation. */
+void sched_name_index_init(struct sched_name_index *m);
 void sched_name_index_release(struct sched_name_index *m);
-/* Map name (borrowed, must outlive m) to i; the first name put wins. */
-void sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i);
+/* Map name (borrowed, must outlive m) to i; the first name put wins. 0 or VC_ENOMEM. */
+int sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i) VC_WARN_UNUSED;
 /* The index of name, or SCHED_NONE (also for a NULL name). */
 uint32_t sched_name_index_get(const struct sched_name_index *m, const char *name);
 
@@ -295,5 +293,37 @@ size_t sched_pending_tasks(struct sched_session *ssn, struct sched_ssn_job *j,
 
 /* Starving, valid, admitted jobs with a queue and pending tasks: preemptors / reclaimers. */
 bool sched_preemptor_job(struct sched_session *ssn, struct sched_ssn_job *j);
+
+/* What the preempt and reclaim actions work with (action_preempt.c). */
+struct sched_evict_scratch {
+	struct sched_ssn_queue **queues; /* every queue, in queue order */
+	struct sched_ssn_job **jobs;	 /* room for every job */
+	struct sched_ssn_task **tasks;	 /* room for every task */
+	void **tmp;			 /* room for sched_sort */
+	struct sched_stmt stmt;
+};
+
+/* Allocate sc and sort the session's queues into sc->queues. 0 or VC_ENOMEM (release sc). */
+int sched_evict_scratch_init(struct sched_session *ssn,
+			     struct sched_evict_scratch *sc) VC_WARN_UNUSED;
+/* The preemptor jobs (sched_preemptor_job) of queue q into sc->jobs, in job order; how many. */
+size_t sched_evict_scratch_jobs(struct sched_session *ssn, struct sched_evict_scratch *sc,
+				const struct sched_ssn_queue *q);
+/*
+ * Evict for job j's pending tasks in task order while j starves (sched_preempt_task with reclaim
+ * and filter; a task for which skip, may be NULL, is true is passed over), then commit sc->stmt
+ * when j is pipelined and discard it otherwise. 0, or a negative error from sched_preempt_task
+ * (sc->stmt then still holds the job's operations).
+ */
+int sched_evict_for_job(struct sched_session *ssn, struct sched_evict_scratch *sc,
+			struct sched_ssn_job *j, bool reclaim,
+			bool (*filter)(struct sched_session *ssn,
+				       const struct sched_ssn_task *preemptor,
+				       const struct sched_ssn_task *victim),
+			bool (*skip)(struct sched_session *ssn, const struct sched_ssn_job *j,
+				     const struct sched_ssn_task *t)) VC_WARN_UNUSED;
+/* Discard what sc->stmt still holds when failed, and free sc. */
+void sched_evict_scratch_release(struct sched_session *ssn, struct sched_evict_scratch *sc,
+				 bool failed);
 
 #endif /* SCHED_INTERNAL_H */

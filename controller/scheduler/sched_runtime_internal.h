@@ -1,7 +1,8 @@
 /*
- * sched_runtime_internal.h - what sched_runtime.c, sched_runtime_snap.c and
- * sched_runtime_write.c share, and the hooks the unit tests drive (one cycle on the caller's
- * thread, running queued writes inline, counters). Not for other modules: main uses
+ * sched_runtime_internal.h - what sched_runtime.c, sched_runtime_views.c (the map, pod views),
+ * sched_runtime_snap.c (the snapshot), sched_runtime_write.c (deciding the writes) and
+ * sched_runtime_pool.c (running them) share, and the hooks the unit tests drive (one cycle on the
+ * caller's thread, running queued writes inline, counters). Not for other modules: main uses
  * sched_runtime.h only.
  *
  * Threads and locks. The loop thread builds the snapshot, runs the session and queues writes.
@@ -48,9 +49,6 @@ int srt_map_put(struct srt_map *m, const char *key, void *val) VC_WARN_UNUSED;
 bool srt_map_del(struct srt_map *m, const char *key);
 /* Call fn for every entry; entries for which it returns true are removed (values freed). */
 void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx);
-
-/* FNV-1a of a string. */
-uint64_t srt_hash(const char *s);
 
 /* ---- per-object state the runtime keeps between cycles (under s->mu) ------------------------- */
 
@@ -259,13 +257,30 @@ void srt_apply_result(struct sched_runtime *s, const struct sched_result *r);
 /* Forget tracking and throttle entries of objects no cycle saw lately. */
 void srt_gc(struct sched_runtime *s);
 
-/* Work lists. srt_work_push takes w; workers run items until stopped. */
+/*
+ * A queued write under key has finished with rc (sched_runtime_write.c's write tracking): the
+ * entry is no longer in flight. Takes s->mu.
+ */
+void srt_track_end(struct sched_runtime *s, const char *key, int rc);
+
+/*
+ * Work lists (sched_runtime_pool.c). srt_work_push takes w; workers run items until stopped.
+ */
 void srt_work_push(struct sched_runtime *s, struct srt_work *w);
 void srt_work_free(struct srt_work *w);
 void srt_work_run(struct sched_runtime *s, struct srt_work *w);
 int srt_pool_start(struct sched_runtime *s) VC_WARN_UNUSED;
 void srt_pool_stop(struct sched_runtime *s);
 void srt_pool_discard(struct sched_runtime *s);
+/* The condition of the given type a pod shows (borrowed), or NULL. */
+json_t *srt_pod_condition(const json_t *pod, const char *type);
+/*
+ * The merge patch {"status":{"conditions":[PodScheduled=False reason/message]}} (plus
+ * nominatedNodeName when not NULL), keeping lastTransitionTime when the status does not change.
+ * A new reference, or NULL on VC_ENOMEM.
+ */
+json_t *srt_pod_scheduled_patch(const json_t *pod, const char *reason, const char *message,
+				const char *nominated);
 
 /* Ask for an early cycle in delay_ns (the earliest request wins). */
 void srt_kick(struct sched_runtime *s, int64_t delay_ns);

@@ -237,11 +237,13 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 {
 	struct sched_snapshot *s = ssn->snap;
 	struct sched_session_priv *p = ssn->priv;
-	struct sched_name_index nodes = { 0 }, queues = { 0 };
+	struct sched_name_index nodes, queues;
 	size_t i, k, ntasks = 0, nd, words;
 	double *a;
 	int rc = VC_ENOMEM;
 
+	sched_name_index_init(&nodes);
+	sched_name_index_init(&queues);
 	rc = build_dims(ssn);
 	if (rc < 0)
 		goto nomem;
@@ -261,9 +263,6 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 	p->arena = vc_calloc(words, sizeof(double));
 	if (!ssn->tasks || !ssn->jobs || !ssn->nodes || !ssn->queues || !p->feasible ||
 	    !p->scratch_nodes || !p->cache_stamp || !p->cache_reason || !p->node_score || !p->arena)
-		goto nomem;
-	if (sched_name_index_init(&nodes, s->nnodes) < 0 ||
-	    sched_name_index_init(&queues, s->nqueues) < 0)
 		goto nomem;
 	/* Reasons: "Insufficient <dim>" for every dimension, then the pod count. */
 	for (i = 0; i < nd; i++) {
@@ -308,7 +307,8 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 		sched_ssn_dense(ssn, &m->pipelined, n->pipelined);
 		n->max_pods = m->allocatable.max_task_num;
 		n->plain = !m->unschedulable && json_array_size(m->taints) == 0;
-		sched_name_index_put(&nodes, m->name, (uint32_t)i);
+		if (sched_name_index_put(&nodes, m->name, (uint32_t)i) < 0)
+			goto nomem;
 	}
 	ssn->nqueues = s->nqueues;
 	for (i = 0; i < s->nqueues; i++) {
@@ -317,7 +317,8 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 		q->q = s->queues[i];
 		q->index = (uint32_t)i;
 		q->created = q->q->queue ? parse_time(q->q->queue->meta.creation_timestamp) : 0;
-		sched_name_index_put(&queues, q->q->name, (uint32_t)i);
+		if (sched_name_index_put(&queues, q->q->name, (uint32_t)i) < 0)
+			goto nomem;
 	}
 	ssn->njobs = s->njobs;
 	ssn->ntasks = ntasks;

@@ -8,71 +8,33 @@
 #include "sched_internal.h"
 #include "vc_alloc.h"
 
-/* ---- a small name -> index hash for snapshot lookups ------------------------------------------
+/* ---- the name -> index map for snapshot lookups ---------------------------------------------
  */
 
-uint64_t sched_fnv(const char *s)
+void sched_name_index_init(struct sched_name_index *m)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-int sched_name_index_init(struct sched_name_index *m, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < 2 * n + 1)
-		cap *= 2;
-	m->cap = cap;
-	m->names = vc_calloc(cap, sizeof(*m->names));
-	m->idx = vc_calloc(cap, sizeof(*m->idx));
-	if (!m->names || !m->idx) {
-		vc_free(m->names);
-		vc_free(m->idx);
-		m->names = NULL;
-		m->idx = NULL;
-		return VC_ENOMEM;
-	}
-	return 0;
+	vc_hmap_init(&m->map, sched_name_hash, sched_name_eq);
 }
 
 void sched_name_index_release(struct sched_name_index *m)
 {
-	vc_free(m->names);
-	vc_free(m->idx);
-	m->names = NULL;
-	m->idx = NULL;
+	vc_hmap_release(&m->map, NULL);
 }
 
-void sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i)
+int sched_name_index_put(struct sched_name_index *m, const char *name, uint32_t i)
 {
-	size_t h = (size_t)sched_fnv(name) & (m->cap - 1);
-
-	while (m->names[h]) {
-		if (strcmp(m->names[h], name) == 0)
-			return; /* the first one wins */
-		h = (h + 1) & (m->cap - 1);
-	}
-	m->names[h] = name;
-	m->idx[h] = i;
+	if (vc_hmap_lookup(&m->map, name, NULL))
+		return 0; /* the first one wins */
+	return vc_hmap_put(&m->map, name, (void *)(uintptr_t)i, NULL);
 }
 
 uint32_t sched_name_index_get(const struct sched_name_index *m, const char *name)
 {
-	size_t h;
+	void *i;
 
-	if (!name || !m->names)
+	if (!name || !vc_hmap_lookup(&m->map, name, &i))
 		return SCHED_NONE;
-	h = (size_t)sched_fnv(name) & (m->cap - 1);
-	while (m->names[h]) {
-		if (strcmp(m->names[h], name) == 0)
-			return m->idx[h];
-		h = (h + 1) & (m->cap - 1);
-	}
-	return SCHED_NONE;
+	return (uint32_t)(uintptr_t)i;
 }
 
 /* ---- snapshot
@@ -167,13 +129,11 @@ int sched_snapshot_place(struct sched_snapshot *s)
 {
 	struct sched_name_index m;
 	size_t i, k;
-	int rc;
+	int rc = 0;
 
-	rc = sched_name_index_init(&m, s->nnodes);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < s->nnodes; i++)
-		sched_name_index_put(&m, s->nodes[i]->name, (uint32_t)i);
+	sched_name_index_init(&m);
+	for (i = 0; i < s->nnodes && rc == 0; i++)
+		rc = sched_name_index_put(&m, s->nodes[i]->name, (uint32_t)i);
 	for (i = 0; i < s->njobs && rc == 0; i++) {
 		for (k = 0; k < s->jobs[i]->ntasks; k++) {
 			struct sched_task_info *t = s->jobs[i]->tasks[k];

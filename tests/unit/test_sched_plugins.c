@@ -10,23 +10,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "support/sched_fixture.h"
+
 #include "scheduler/plugins.h"
 #include "scheduler/sched_internal.h"
 #include "vc_alloc.h"
 
 #define GIB (1024.0 * 1024 * 1024)
 #define MIB (1024.0 * 1024)
-#define GPU "nvidia.com/gpu"
-
-/* A resource of cpu millicores, memory bytes and GPU milli-units (0 = no GPU scalar). */
-static void res(struct vc_resource *r, double cpu, double mem, double gpu)
-{
-	vc_resource_init(r);
-	r->milli_cpu = cpu;
-	r->memory = mem;
-	if (gpu > 0)
-		assert_int_equal(vc_resource_set_scalar(r, GPU, gpu), 0);
-}
+#define GPU SCHED_FIXTURE_GPU
 
 /* A heap task added to job j, in status s, placed on node n when n is non-NULL. */
 static struct sched_task_info *add_task(struct sched_job_info *j, const char *name, double cpu,
@@ -37,7 +29,7 @@ static struct sched_task_info *add_task(struct sched_job_info *j, const char *na
 	struct vc_resource r;
 
 	assert_non_null(t);
-	res(&r, cpu, mem, gpu);
+	sched_fixture_res(&r, cpu, mem, gpu);
 	assert_int_equal(sched_task_init(t, "ns", name, &r), 0);
 	vc_resource_release(&r);
 	t->status = s;
@@ -54,7 +46,7 @@ static void node_init(struct sched_node_info *n, const char *name, double cpu, d
 {
 	struct vc_resource r;
 
-	res(&r, cpu, mem, gpu);
+	sched_fixture_res(&r, cpu, mem, gpu);
 	assert_int_equal(sched_node_init(n, name, &r), 0);
 	vc_resource_release(&r);
 }
@@ -162,7 +154,7 @@ static void test_model_alloc_failures(void **state)
 		struct sched_task_info *t;
 		struct vc_resource r;
 
-		res(&r, 1000, GIB, 1000);
+		sched_fixture_res(&r, 1000, GIB, 1000);
 		vc_alloc_fail_after(n);
 		rc = sched_job_init(&j, "ns", "pg", "q", 1);
 		if (rc == 0) {
@@ -378,7 +370,7 @@ static void run_proportion(struct sched_queue_info *qs, size_t n, double cpu)
 {
 	struct vc_resource total;
 
-	res(&total, cpu * 1000, 0, 0);
+	sched_fixture_res(&total, cpu * 1000, 0, 0);
 	assert_int_equal(compute(qs, n, &total), 0);
 	vc_resource_release(&total);
 }
@@ -557,7 +549,7 @@ static void test_proportion_alloc_failures(void **state)
 		queue(&qs[0], "q1", 1, 10, 3, 1);
 		queue(&qs[1], "q2", 1, 10, 0, 0);
 		assert_int_equal(vc_resource_set_scalar(&qs[1].request, GPU, 2000), 0);
-		res(&total, 12000, 0, 4000);
+		sched_fixture_res(&total, 12000, 0, 4000);
 		vc_alloc_fail_after(n);
 		rc = compute(qs, 2, &total);
 		vc_alloc_fail_reset();

@@ -9,24 +9,17 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "support/sched_fixture.h"
+
 #include "scheduler/sched_session.h"
 #include "vc_alloc.h"
 #include "vc_time.h"
 
 #define GIB (1024.0 * 1024 * 1024)
-#define GPU "nvidia.com/gpu"
+#define GPU SCHED_FIXTURE_GPU
 
 /* ---- snapshot builders ------------------------------------------------------------------------
  */
-
-static void res(struct vc_resource *r, double cpu, double mem, double gpu)
-{
-	vc_resource_init(r);
-	r->milli_cpu = cpu;
-	r->memory = mem;
-	if (gpu > 0)
-		assert_int_equal(vc_resource_set_scalar(r, GPU, gpu), 0);
-}
 
 static struct sched_node_info *add_node(struct sched_snapshot *s, const char *name, double cpu,
 					double gpus, int64_t pods)
@@ -35,7 +28,7 @@ static struct sched_node_info *add_node(struct sched_snapshot *s, const char *na
 	struct vc_resource r;
 
 	assert_non_null(n);
-	res(&r, cpu, 64 * GIB, gpus * 1000);
+	sched_fixture_res(&r, cpu, 64 * GIB, gpus * 1000);
 	r.max_task_num = pods;
 	assert_int_equal(sched_node_init(n, name, &r), 0);
 	vc_resource_release(&r);
@@ -70,7 +63,7 @@ static void set_min_res(struct sched_job_info *j, double cpu, double gpus)
 {
 	struct vc_resource r;
 
-	res(&r, cpu, 0, gpus * 1000);
+	sched_fixture_res(&r, cpu, 0, gpus * 1000);
 	assert_int_equal(vc_resource_copy(&j->min_resources, &r), 0);
 	vc_resource_release(&r);
 }
@@ -83,7 +76,7 @@ static struct sched_task_info *add_task(struct sched_job_info *j, const char *na
 	struct vc_resource r;
 
 	assert_non_null(t);
-	res(&r, cpu, 0, gpus * 1000);
+	sched_fixture_res(&r, cpu, 0, gpus * 1000);
 	assert_int_equal(sched_task_init(t, "ns", name, &r), 0);
 	vc_resource_release(&r);
 	t->status = st;
@@ -192,20 +185,7 @@ static const char conf_no_proportion[] = "actions: \"enqueue, allocate, backfill
 
 static void conf_default_with(const char *actions, char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "actions: \"%s\"\n"
-		 "tiers:\n"
-		 "- plugins:\n"
-		 "  - name: priority\n"
-		 "  - name: gang\n"
-		 "  - name: conformance\n"
-		 "- plugins:\n"
-		 "  - name: overcommit\n"
-		 "  - name: drf\n"
-		 "  - name: predicates\n"
-		 "  - name: proportion\n"
-		 "  - name: nodeorder\n",
-		 actions);
+	snprintf(buf, len, "actions: \"%s\"\n" SCHED_CONF_DEFAULT_TIERS_YAML, actions);
 }
 
 /* ---- allocate: gangs ----------------------------------------------------------------------------
@@ -1126,7 +1106,7 @@ static void scale_case(int nodes, int groups, int per_group)
 		snprintf(name, sizeof(name), "node-%d", i);
 		add_node(&s, name, 4000, 0, 110);
 		vc_resource_release(&s.nodes[i]->allocatable);
-		res(&s.nodes[i]->allocatable, 4000, 32 * GIB, 0);
+		sched_fixture_res(&s.nodes[i]->allocatable, 4000, 32 * GIB, 0);
 		s.nodes[i]->allocatable.max_task_num = 110;
 	}
 	add_queue(&s, "default", 1);

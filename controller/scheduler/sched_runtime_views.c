@@ -1,0 +1,549 @@
+/*
+ * sched_runtime_views.c - the small hash map the runtime keeps its bookkeeping in, and the pod
+ * views it keeps across cycles: reduced pods whose shared subtrees (spec, status, labels,
+ * annotations) live in the intern table (sched_runtime_snap.c builds each cycle's snapshot from
+ * them).
+ */
+#include "sched_runtime_internal.h"
+
+#include "vc_alloc.h"
+#include "vc_cache.h"
+#include "vc_hash.h"
+#include "vc_json.h"
+#include "vc_log.h"
+#include "vc_str.h"
+
+/* ---- the map --------------------------------------------------------------------------------- */
+
+int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val))
+{
+	size_t n = 16;
+
+	memset(m, 0, sizeof(*m));
+	while (n < hint * 2 && n < ((size_t)1 << 30))
+		n *= 2;
+	m->buckets = vc_calloc(n, sizeof(struct srt_map_node *));
+	if (!m->buckets)
+		return VC_ENOMEM;
+	m->nbuckets = n;
+	m->free_val = free_val;
+	return 0;
+}
+
+static void node_free(struct srt_map *m, struct srt_map_node *n)
+{
+	if (m->free_val && n->val)
+		m->free_val(n->val);
+	vc_free(n->key);
+	vc_free(n);
+}
+
+void srt_map_release(struct srt_map *m)
+{
+	size_t i;
+
+	if (!m->buckets)
+		return;
+	for (i = 0; i < m->nbuckets; i++) {
+		struct srt_map_node *n = m->buckets[i], *next;
+
+		for (; n; n = next) {
+			next = n->next;
+			node_free(m, n);
+		}
+	}
+	vc_free(m->buckets);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct srt_map_node **map_slot(const struct srt_map *m, const char *key, uint64_t h)
+{
+	struct srt_map_node **p = &m->buckets[h & (m->nbuckets - 1)];
+
+	for (; *p; p = &(*p)->next)
+		if ((*p)->hash == h && strcmp((*p)->key, key) == 0)
+			break;
+	return p;
+}
+
+void *srt_map_get(const struct srt_map *m, const char *key)
+{
+	struct srt_map_node *n;
+
+	if (!m->buckets || !m->count)
+		return NULL;
+	n = *map_slot(m, key, vc_fnv1a64(key));
+	return n ? n->val : NULL;
+}
+
+/* Double the buckets; a failure only leaves the chains longer. */
+static void map_grow(struct srt_map *m)
+{
+	size_t n = m->nbuckets * 2, i;
+	struct srt_map_node **b = vc_calloc(n, sizeof(struct srt_map_node *));
+
+	if (!b)
+		return;
+	for (i = 0; i < m->nbuckets; i++) {
+		struct srt_map_node *x = m->buckets[i], *next;
+
+		for (; x; x = next) {
+			next = x->next;
+			x->next = b[x->hash & (n - 1)];
+			b[x->hash & (n - 1)] = x;
+		}
+	}
+	vc_free(m->buckets);
+	m->buckets = b;
+	m->nbuckets = n;
+}
+
+int srt_map_put(struct srt_map *m, const char *key, void *val)
+{
+	uint64_t h = vc_fnv1a64(key);
+	struct srt_map_node **p = map_slot(m, key, h), *n;
+
+	if (*p) {
+		if (m->free_val && (*p)->val && (*p)->val != val)
+			m->free_val((*p)->val);
+		(*p)->val = val;
+		return 0;
+	}
+	n = vc_malloc(sizeof(*n));
+	if (!n)
+		return VC_ENOMEM;
+	n->key = vc_strdup(key);
+	if (!n->key) {
+		vc_free(n);
+		return VC_ENOMEM;
+	}
+	n->hash = h;
+	n->val = val;
+	n->next = NULL;
+	*p = n;
+	m->count++;
+	if (m->count > m->nbuckets)
+		map_grow(m);
+	return 0;
+}
+
+bool srt_map_del(struct srt_map *m, const char *key)
+{
+	struct srt_map_node **p, *n;
+
+	if (!m->buckets || !m->count)
+		return false;
+	p = map_slot(m, key, vc_fnv1a64(key));
+	n = *p;
+	if (!n)
+		return false;
+	*p = n->next;
+	m->count--;
+	node_free(m, n);
+	return true;
+}
+
+void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx)
+{
+	size_t i;
+
+	if (!m->buckets)
+		return;
+	for (i = 0; i < m->nbuckets; i++) {
+		struct srt_map_node **p = &m->buckets[i];
+
+		while (*p) {
+			struct srt_map_node *n = *p;
+
+			if (fn(ctx, n->key, n->val)) {
+				*p = n->next;
+				m->count--;
+				node_free(m, n);
+			} else {
+				p = &n->next;
+			}
+		}
+	}
+}
+
+/* ---- pod views ---------------------------------------------------------------------------------
+ */
+
+/* Drop one reference to a pod view; the last frees it. */
+static void view_unref(struct srt_view *v)
+{
+	if (!v || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (!v->rc)
+		vc_pod_view_release(&v->v.pod);
+	json_decref(v->obj);
+	json_decref(v->labels);
+	json_decref(v->annotations);
+	vc_free(v->strings);
+	vc_free(v);
+}
+
+/*
+ * The shared copy of v (a new reference): the first one seen with v's content. Subtrees of
+ * cached objects are immutable, so sharing them is safe; the table holds one reference and
+ * srt_intern_sweep drops entries nothing else holds. NULL for NULL or on VC_ENOMEM.
+ * Under views_mu.
+ */
+/* Free what json_dumps returned: jansson's allocator, which need not be free(). */
+static void free_dumped(char *p)
+{
+	json_malloc_t jmalloc;
+	json_free_t jfree;
+
+	json_get_alloc_funcs(&jmalloc, &jfree);
+	jfree(p);
+}
+
+static json_t *intern(struct sched_runtime *s, json_t *v)
+{
+	json_t *hit;
+	char *k;
+
+	if (!v)
+		return NULL;
+	k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	if (!k)
+		return NULL;
+	hit = srt_map_get(&s->intern, k);
+	if (!hit) {
+		if (srt_map_put(&s->intern, k, json_incref(v)) < 0) {
+			json_decref(v);
+			free_dumped(k);
+			return NULL;
+		}
+		hit = v;
+	}
+	free_dumped(k);
+	return json_incref(hit);
+}
+
+static bool intern_unused(void *ctx, const char *key, void *val)
+{
+	(void)ctx;
+	(void)key;
+	/* Only the table's reference left: nobody else can take one but intern(), under the
+	 * same lock. (jansson changes reference counts atomically.) */
+	return __atomic_load_n(&((json_t *)val)->refcount, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* Forget shared subtrees no pod uses any more, when the table has doubled. Under views_mu. */
+static void intern_sweep(struct sched_runtime *s)
+{
+	if (s->intern.count < 2 * s->intern_swept + 256)
+		return;
+	srt_map_sweep(&s->intern, intern_unused, NULL);
+	s->intern_swept = s->intern.count;
+}
+
+/*
+ * Set key of dst to the shared copy of the members of src[key] named in keys, when it has one:
+ * a pod's labels and annotations carry per-pod values (volcano.sh/task-index) the scheduler never
+ * reads, and would make every pod's copy its own. Under views_mu.
+ */
+static int set_picked(struct sched_runtime *s, json_t *dst, const json_t *src, const char *key,
+		      const char *const *keys)
+{
+	json_t *from = json_object_get(src, key), *picked, *v, *shared = NULL;
+	size_t i;
+
+	if (!json_is_object(from))
+		return 0;
+	picked = json_object();
+	if (!picked)
+		return VC_ENOMEM;
+	for (i = 0; keys[i]; i++)
+		if ((v = json_object_get(from, keys[i])) && json_object_set(picked, keys[i], v))
+			goto nomem;
+	if (!json_object_size(picked)) {
+		json_decref(picked);
+		return 0;
+	}
+	shared = intern(s, picked);
+	json_decref(picked);
+	return shared && json_object_set_new(dst, key, shared) == 0 ? 0 : VC_ENOMEM;
+nomem:
+	json_decref(picked);
+	return VC_ENOMEM;
+}
+
+static int copy_member(json_t *dst, const json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key);
+
+	return !v || json_object_set(dst, key, v) == 0 ? 0 : VC_ENOMEM;
+}
+
+/*
+ * What the scheduler keeps of a pod: identity, the labels and annotations it reads, the spec
+ * without the per-pod hostname and subdomain, and the status fields it reads (phase, reason,
+ * nominated node, the PodScheduled, Ready and DisruptionTarget conditions). Spec, status,
+ * labels and annotations are shared between pods (a task's pending pods all have the same), so
+ * a pod costs little more than its metadata. Under views_mu. NULL on VC_ENOMEM.
+ */
+static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
+{
+	/* The labels and annotations the scheduler reads (sched_api.c, vc_pod_view). */
+	static const char *const label_keys[] = { SCHED_ANN_TASK_SPEC, SCHED_ANN_PREEMPTABLE,
+						  NULL };
+	static const char *const annotation_keys[] = { SCHED_ANN_TASK_SPEC, SCHED_ANN_TASK_PRIORITY,
+						       SCHED_ANN_PREEMPTABLE,
+						       "scheduling.k8s.io/group-name", NULL };
+	static const char *const meta_keys[] = { "name",
+						 "namespace",
+						 "uid",
+						 "resourceVersion",
+						 "creationTimestamp",
+						 "deletionTimestamp",
+						 NULL };
+	static const char *const status_keys[] = { "phase", "reason", "nominatedNodeName", NULL };
+	const json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+	const json_t *status = json_object_get(obj, "status"), *conds, *c;
+	json_t *out = json_object(), *m = json_object(), *sp = NULL, *st = json_object(), *v;
+	size_t i;
+	int rc = 0;
+
+	if (!out || !m || !st)
+		goto nomem;
+	for (i = 0; !rc && meta_keys[i]; i++)
+		rc = copy_member(m, meta, meta_keys[i]);
+	if (!rc)
+		rc = set_picked(s, m, meta, "labels", label_keys);
+	if (!rc)
+		rc = set_picked(s, m, meta, "annotations", annotation_keys);
+	if (!rc)
+		rc = copy_member(out, obj, "apiVersion");
+	if (!rc)
+		rc = copy_member(out, obj, "kind");
+	if (rc)
+		goto nomem;
+	if (json_is_object(spec)) {
+		sp = json_copy((json_t *)spec); /* shallow: the members stay shared */
+		if (!sp)
+			goto nomem;
+		json_object_del(sp, "hostname");
+		json_object_del(sp, "subdomain");
+		v = intern(s, sp);
+		json_decref(sp);
+		if (!v || json_object_set_new(out, "spec", v))
+			goto nomem;
+	}
+	for (i = 0; !rc && status_keys[i]; i++)
+		rc = copy_member(st, status, status_keys[i]);
+	conds = json_object_get(status, "conditions");
+	json_array_foreach (conds, i, c) {
+		json_t *one;
+
+		const char *type = vc_json_get_str(c, "type");
+
+		if (!vc_str_eq(type, "PodScheduled") && !vc_str_eq(type, "Ready") &&
+		    !vc_str_eq(type, "DisruptionTarget"))
+			continue;
+		one = json_object_get(st, "conditions");
+		if (!one) {
+			one = json_array();
+			if (!one || json_object_set_new(st, "conditions", one))
+				goto nomem;
+		}
+		if (json_array_append(one, (json_t *)c))
+			goto nomem;
+	}
+	v = rc ? NULL : intern(s, st);
+	json_decref(st);
+	st = NULL;
+	if (!v || json_object_set_new(out, "status", v))
+		goto nomem;
+	rc = json_object_set_new(out, "metadata", m);
+	m = NULL;
+	if (rc)
+		goto nomem;
+	return out;
+nomem:
+	json_decref(m);
+	json_decref(st);
+	json_decref(out);
+	return NULL;
+}
+
+static bool is_ours(const struct sched_runtime *s, const char *scheduler_name)
+{
+	size_t i;
+
+	for (i = 0; i < s->cfg.nscheduler_names; i++)
+		if (vc_str_eq(s->cfg.scheduler_names[i], scheduler_name))
+			return true;
+	return false;
+}
+
+/*
+ * Make v (a pod view of the reduced pod v->obj) stand alone with what little is its own: copy
+ * the metadata strings, keep the shared labels and annotations, and replace the pod object by
+ * the shared pair of its spec and status (what every other reader of pod.obj looks at), so the
+ * reduced pod can go. The strings the view borrows from the spec, status and annotations stay
+ * valid: those are the shared objects it keeps. Under views_mu. 0 or VC_ENOMEM (v unchanged).
+ */
+static int detach_pod(struct sched_runtime *s, struct srt_view *v)
+{
+	struct vc_pod *p = &v->v.pod;
+	const char **strs[] = { &p->meta.ns,
+				&p->meta.name,
+				&p->meta.uid,
+				&p->meta.resource_version,
+				&p->meta.creation_timestamp,
+				&p->meta.deletion_timestamp };
+	json_t *pair = json_object(), *shared = NULL;
+	size_t i, len = 0;
+	char pkey[64], *w;
+
+	if (!pair || copy_member(pair, p->obj, "spec") || copy_member(pair, p->obj, "status"))
+		goto nomem;
+	/*
+	 * Spec and status are shared copies already: the pair is known by their addresses (a
+	 * key no JSON text starts with; the pair's references keep the addresses from reuse).
+	 */
+	snprintf(pkey, sizeof(pkey), "\x01%p\x01%p", (void *)json_object_get(pair, "spec"),
+		 (void *)json_object_get(pair, "status"));
+	shared = srt_map_get(&s->intern, pkey);
+	if (shared) {
+		json_incref(shared);
+	} else if (srt_map_put(&s->intern, pkey, json_incref(pair)) == 0) {
+		shared = json_incref(pair);
+	} else {
+		json_decref(pair); /* the reference the table did not take */
+		goto nomem;
+	}
+	for (i = 0; i < VC_ARRAY_SIZE(strs); i++)
+		len += *strs[i] ? strlen(*strs[i]) + 1 : 0;
+	v->strings = vc_malloc(len ? len : 1);
+	if (!v->strings)
+		goto nomem;
+	json_decref(pair);
+	w = v->strings;
+	for (i = 0; i < VC_ARRAY_SIZE(strs); i++) {
+		size_t n;
+
+		if (!*strs[i])
+			continue;
+		n = strlen(*strs[i]) + 1;
+		memcpy(w, *strs[i], n);
+		*strs[i] = w;
+		w += n;
+	}
+	v->labels = json_incref(p->meta.labels);
+	v->annotations = json_incref(p->meta.annotations);
+	p->meta.owner_references = NULL;
+	json_decref(p->obj);
+	p->obj = shared;
+	return 0;
+nomem:
+	json_decref(pair);
+	json_decref(shared);
+	return VC_ENOMEM;
+}
+
+json_t *srt_pod_obj(const struct vc_pod *pod)
+{
+	const char *keys[] = { "name", "namespace", "uid", "resourceVersion", "creationTimestamp" };
+	const char *vals[] = { pod->meta.name, pod->meta.ns, pod->meta.uid,
+			       pod->meta.resource_version, pod->meta.creation_timestamp };
+	json_t *out = json_pack("{s:s, s:s, s:{}}", "apiVersion", "v1", "kind", "Pod", "metadata");
+	json_t *m = json_object_get(out, "metadata");
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < VC_ARRAY_SIZE(keys); i++)
+		if (vals[i] && json_object_set_new(m, keys[i], json_string(vals[i])))
+			goto nomem;
+	if ((pod->meta.labels && json_object_set(m, "labels", pod->meta.labels)) ||
+	    (pod->meta.annotations && json_object_set(m, "annotations", pod->meta.annotations)) ||
+	    copy_member(out, pod->obj, "spec") || copy_member(out, pod->obj, "status"))
+		goto nomem;
+	return out;
+nomem:
+	json_decref(out);
+	return NULL;
+}
+
+int srt_pod_view_put(struct sched_runtime *s, const json_t *obj)
+{
+	const json_t *spec = vc_json_get_obj(obj, "spec");
+	const char *node = vc_json_get_str(spec, "nodeName");
+	const char *sched = vc_json_get_str(spec, "schedulerName");
+	char key[VC_CACHE_KEY_MAX];
+	struct vc_error verr;
+	struct srt_view *v;
+	int rc = 0;
+
+	if (vc_cache_key(obj, key, sizeof(key)) < 0)
+		return 0;
+	pthread_mutex_lock(&s->views_mu);
+	/* §1.1's pod filter: unbound pods of other schedulers are none of ours. */
+	if (!(node && *node) && !is_ours(s, sched && *sched ? sched : "default-scheduler")) {
+		srt_map_del(&s->pod_views, key);
+		goto out;
+	}
+	v = vc_calloc(1, sizeof(*v));
+	if (!v)
+		goto nomem;
+	v->refs = 1;
+	v->obj = reduce_pod(s, obj);
+	if (!v->obj) {
+		vc_free(v);
+		goto nomem;
+	}
+	vc_error_clear(&verr);
+	v->rc = vc_pod_view(v->obj, &v->v.pod, &verr);
+	if (v->rc == VC_ENOMEM) {
+		json_decref(v->obj);
+		vc_free(v);
+		goto nomem;
+	}
+	if (v->rc) {
+		VC_WARN("skipping malformed object", "pod=%s error=\"%s\"", key, verr.text);
+	} else if (detach_pod(s, v) < 0) {
+		vc_pod_view_release(&v->v.pod);
+		json_decref(v->obj);
+		vc_free(v);
+		goto nomem;
+	}
+	json_decref(v->obj); /* the view keeps only what detach_pod took */
+	v->obj = NULL;
+	if (srt_map_put(&s->pod_views, key, v) < 0) {
+		view_unref(v);
+		goto nomem;
+	}
+	intern_sweep(s);
+	goto out;
+nomem:
+	srt_map_del(&s->pod_views, key);
+	rc = VC_ENOMEM;
+out:
+	pthread_mutex_unlock(&s->views_mu);
+	return rc;
+}
+
+void srt_pod_view_del(struct sched_runtime *s, const json_t *obj)
+{
+	char key[VC_CACHE_KEY_MAX];
+
+	if (vc_cache_key(obj, key, sizeof(key)) < 0)
+		return;
+	pthread_mutex_lock(&s->views_mu);
+	srt_map_del(&s->pod_views, key);
+	pthread_mutex_unlock(&s->views_mu);
+}
+
+void srt_pod_view_free(void *val)
+{
+	view_unref(val);
+}
+
+void srt_intern_free(void *val)
+{
+	json_decref(val);
+}
