@@ -116,6 +116,11 @@ static void test_flags(void **state)
 	assert_string_equal(
 		err.text,
 		"invalid value \"9223372036854775808\" for flag -port: value out of range");
+	/* Out of range before the bad digit: a range error here, a syntax error in Go. */
+	assert_int_equal(parse(&v, "['-port=9223372036854775809x']", &err), VC_EINVAL);
+	assert_string_equal(
+		err.text,
+		"invalid value \"9223372036854775809x\" for flag -port: value out of range");
 	assert_int_equal(parse(&v, "['-port=-9223372036854775808']", &err), 0);
 	assert_int_equal(v.i, INT64_MIN);
 	assert_int_equal(parse(&v, "['-b=yes']", &err), VC_EINVAL);
