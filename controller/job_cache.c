@@ -2,12 +2,13 @@
  * job_cache.c - the job controller's per-job state, as Volcano's pkg/controllers/cache: for each
  * "<ns>/<job>" key, the job object this controller last wrote (the overlay that hides a watch
  * that has not caught up), the pod expectations, the last PodGroupPending message and the
- * delayed actions (§3.6) with their due times. Entries live in c->buckets under c->lock and go
- * away as soon as nothing is left in them.
+ * delayed actions (§3.6) with their due times. Entries live in the map c->entries under c->lock
+ * and go away as soon as nothing is left in them.
  */
 #include "job_internal.h"
 
 #include "vc_alloc.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_str.h"
@@ -16,8 +17,6 @@
 /* ---- per-job entries: overlay and delayed actions ------------------------------------------ */
 
 struct job_entry {
-	struct job_entry *next;
-	char *key;
 	json_t *overlay; /* the job object this controller last wrote, or NULL */
 	struct job_delayed *delayed;
 	size_t ndelayed;
@@ -50,69 +49,47 @@ static void entry_free(struct job_entry *e)
 	json_decref(e->exp_create);
 	json_decref(e->exp_delete);
 	vc_free(e->pg_pending);
-	vc_free(e->key);
 	vc_free(e);
 }
 
-static uint32_t fnv32(const char *s)
+static void entry_free_val(void *e)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h;
+	entry_free(e);
 }
 
 /* The entry of key, created when asked; with c->lock held. NULL when absent or out of memory. */
 static struct job_entry *entry_get(struct jobctl *c, const char *key, bool create)
 {
-	struct job_entry **b = &c->buckets[fnv32(key) % c->nbuckets], *e;
+	struct job_entry *e = vc_hmap_get(&c->entries, key);
 
-	for (e = *b; e; e = e->next)
-		if (!strcmp(e->key, key))
-			return e;
-	if (!create)
-		return NULL;
+	if (e || !create)
+		return e;
 	e = vc_calloc(1, sizeof(*e));
-	if (!e || !(e->key = vc_strdup(key))) {
+	if (e && vc_hmap_put(&c->entries, key, e, NULL)) {
 		vc_free(e);
 		return NULL;
 	}
-	e->next = *b;
-	*b = e;
 	return e;
 }
 
 void job_cache_remove(struct jobctl *c, const char *key)
 {
-	struct job_entry **pp = &c->buckets[fnv32(key) % c->nbuckets], *e;
+	void *e;
 
 	pthread_mutex_lock(&c->lock);
-	for (; (e = *pp); pp = &e->next)
-		if (!strcmp(e->key, key)) {
-			*pp = e->next;
-			entry_free(e);
-			break;
-		}
+	if (vc_hmap_remove(&c->entries, key, &e))
+		entry_free(e);
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* An entry with nothing left in it goes away (c->lock held). */
-static void entry_maybe_drop(struct jobctl *c, struct job_entry *e)
+/* The entry e of key goes away when nothing is left in it (c->lock held). */
+static void entry_maybe_drop(struct jobctl *c, const char *key, struct job_entry *e)
 {
-	struct job_entry **pp = &c->buckets[fnv32(e->key) % c->nbuckets];
-
 	if (e->overlay || e->ndelayed || json_object_size(e->exp_create) ||
 	    json_object_size(e->exp_delete) || e->pg_pending)
 		return;
-	for (; *pp; pp = &(*pp)->next)
-		if (*pp == e) {
-			*pp = e->next;
-			entry_free(e);
-			return;
-		}
+	if (vc_hmap_remove(&c->entries, key, NULL))
+		entry_free(e);
 }
 
 void job_overlay_store(struct jobctl *c, const char *key, json_t *obj)
@@ -153,7 +130,7 @@ void job_expect(struct jobctl *c, const char *key, bool create, const char *pod,
 		(void)json_object_set_new(*set, pod, v);
 out:
 	if (e)
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -175,7 +152,7 @@ void job_expect_observed(struct jobctl *c, const char *key, bool create, const c
 	e = entry_get(c, key, false);
 	if (e) {
 		exp_drop(e, create, pod, uid);
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	}
 	pthread_mutex_unlock(&c->lock);
 }
@@ -224,7 +201,7 @@ bool job_pg_pending_changed(struct jobctl *c, const char *key, const char *msg)
 		copy = msg ? vc_strdup(msg) : NULL;
 		vc_free(e->pg_pending);
 		e->pg_pending = copy;
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return changed;
@@ -274,7 +251,7 @@ json_t *job_cache_get(struct jobctl *c, const char *key)
 		} else {
 			json_decref(e->overlay);
 			e->overlay = NULL;
-			entry_maybe_drop(c, e);
+			entry_maybe_drop(c, key, e);
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -321,7 +298,7 @@ void job_delayed_cancel_for_event(struct jobctl *c, const char *key, const struc
 		}
 	}
 	if (e)
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -353,7 +330,7 @@ void job_delayed_cancel_scope(struct jobctl *c, const char *key, enum vc_bus_act
 			i++;
 	}
 	if (e)
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -401,7 +378,7 @@ fail:
 	job_delayed_release(&d);
 out:
 	if (e)
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	pthread_mutex_unlock(&c->lock);
 	return due;
 }
@@ -431,7 +408,7 @@ bool job_delayed_take_due(struct jobctl *c, const char *key, struct job_delayed 
 			*next = e->delayed[i].due;
 	}
 	if (e)
-		entry_maybe_drop(c, e);
+		entry_maybe_drop(c, key, e);
 	pthread_mutex_unlock(&c->lock);
 	return got;
 }
@@ -450,14 +427,5 @@ size_t jobctl_delayed_count(struct jobctl *c, const char *key)
 
 void job_cache_free(struct jobctl *c)
 {
-	struct job_entry *e, *next;
-	size_t b;
-
-	for (b = 0; c->buckets && b < c->nbuckets; b++)
-		for (e = c->buckets[b]; e; e = next) {
-			next = e->next;
-			entry_free(e);
-		}
-	vc_free(c->buckets);
-	c->buckets = NULL;
+	vc_hmap_release(&c->entries, entry_free_val);
 }

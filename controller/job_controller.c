@@ -29,7 +29,6 @@
 #include "vc_time.h"
 
 #define JOB_REQS_MAX	 4096
-#define JOB_BUCKETS	 1024
 #define JOB_POOL_DEFAULT 64
 
 /* ---- request lists (the queue payload) ------------------------------------------------------- */
@@ -580,8 +579,7 @@ int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
 		vc_free(c);
 		return vc_error_set(err, VC_ENOMEM, "cannot create a mutex");
 	}
-	c->nbuckets = JOB_BUCKETS;
-	c->buckets = vc_calloc(c->nbuckets, sizeof(struct job_entry *));
+	vc_hmap_init_str(&c->entries);
 	vc_workqueue_opts_init(&qo);
 	qo.payload_free = reqs_free;
 	/* The command thread first, then the workers; pending commands are taken first. */
@@ -593,8 +591,7 @@ int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
 	jobs.workers = c->cfg.workers;
 	jobs.process = process_job_key;
 	jobs.ctx = c;
-	if (c->buckets)
-		c->rt = vc_ctlrun_new();
+	c->rt = vc_ctlrun_new();
 	if (c->rt && !vc_ctlrun_add(c->rt, &cmd, &c->cmdq) && !vc_ctlrun_add(c->rt, &jobs, &c->q))
 		c->pool = job_pool_new(c->hooks.pool_threads < 0 ? JOB_POOL_DEFAULT
 								 : c->hooks.pool_threads);

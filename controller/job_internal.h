@@ -14,6 +14,7 @@
 #include "job_plugins.h"
 #include "job_state.h"
 #include "vc_cache.h"
+#include "vc_hash.h"
 #include "vc_model.h"
 #include "vc_workqueue.h"
 
@@ -81,9 +82,8 @@ struct jobctl {
 	struct vc_workqueue *q;	   /* "<ns>/<job>" with a list of pending requests (rt's) */
 	struct vc_workqueue *cmdq; /* "<ns>/<command>" (rt's) */
 	struct job_pool *pool;
-	pthread_mutex_t lock; /* guards the entries */
-	struct job_entry **buckets;
-	size_t nbuckets;
+	pthread_mutex_t lock;	/* guards the entries */
+	struct vc_hmap entries; /* "<ns>/<job>" -> struct job_entry (job_cache.c) */
 	bool stopped;
 };
 
@@ -189,7 +189,7 @@ bool job_delayed_take_due(struct jobctl *c, const char *key, struct job_delayed 
 json_t *job_cache_get(struct jobctl *c, const char *key);
 /* Forget everything about the job key (it was deleted). */
 void job_cache_remove(struct jobctl *c, const char *key);
-/* Free every entry and the buckets (jobctl_free). */
+/* Free every entry and the map (jobctl_free). */
 void job_cache_free(struct jobctl *c);
 
 /* ---- queueing (job_controller.c) and handlers (job_handlers.c) ------------------------------- */

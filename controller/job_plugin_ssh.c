@@ -9,6 +9,7 @@
 
 #include "job_pod.h"
 #include "vc_alloc.h"
+#include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_str.h"
@@ -31,40 +32,9 @@ static void ssh_parse(const struct vc_job *job, struct ssh_args *a, struct vc_er
 	jp_parse_args(job, P_SSH, f, VC_ARRAY_SIZE(f), warn);
 }
 
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* Standard base64 (with padding) of len bytes into a new string, or NULL. */
-static char *base64(const unsigned char *in, size_t len)
-{
-	char *out = vc_malloc((len + 2) / 3 * 4 + 1), *o = out;
-	size_t i;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		*o++ = b64chars[in[i] >> 2];
-		*o++ = b64chars[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
-		*o++ = b64chars[((in[i + 1] & 15) << 2) | (in[i + 2] >> 6)];
-		*o++ = b64chars[in[i + 2] & 63];
-	}
-	if (i < len) {
-		*o++ = b64chars[in[i] >> 2];
-		if (i + 1 < len) {
-			*o++ = b64chars[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
-			*o++ = b64chars[(in[i + 1] & 15) << 2];
-		} else {
-			*o++ = b64chars[(in[i] & 3) << 4];
-			*o++ = '=';
-		}
-		*o++ = '=';
-	}
-	*o = '\0';
-	return out;
-}
-
 static int set_b64(json_t *obj, const char *key, const char *value)
 {
-	char *b = base64((const unsigned char *)value, strlen(value));
+	char *b = vc_base64_encode(value, strlen(value));
 	int rc = b ? jp_set_str(obj, key, b) : VC_ENOMEM;
 
 	vc_free(b);
@@ -257,7 +227,7 @@ static int openssl_generate(void *ctx, char **priv, char **pub, struct vc_error 
 	if (ssh_put(&wire, (const unsigned char *)"ssh-rsa", 7) || ssh_put_bn(&wire, e) ||
 	    ssh_put_bn(&wire, n))
 		goto out;
-	b64 = base64((const unsigned char *)vc_buf_str(&wire), wire.len);
+	b64 = vc_base64_encode(vc_buf_str(&wire), wire.len);
 	if (!b64 || !(*pub = vc_asprintf("ssh-rsa %s\n", b64)))
 		goto out;
 	*priv = pem;

@@ -10,6 +10,7 @@
 #include "job_pod.h"
 #include "vc_alloc.h"
 #include "vc_buf.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_quantity.h"
@@ -721,62 +722,58 @@ out:
 /* ---- pods of the job ----------------------------------------------------------------------------
  */
 
-/* An index of run->pods by name (open addressing). */
+/* An index of run->pods by name: the names are borrowed from the pods. */
 struct pod_index {
-	size_t *slots; /* pod index + 1; 0 = empty */
-	size_t mask;
+	struct vc_hmap byname; /* name -> pod index + 1 */
 	bool *matched;
 };
 
-static uint32_t hash_str(const char *s)
+static uint64_t pod_name_hash(const void *key)
 {
-	uint32_t h = 2166136261u;
+	return vc_fnv1a64(key);
+}
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+static bool pod_name_eq(const void *stored, const void *key)
+{
+	return !strcmp(stored, key);
 }
 
 static void pod_index_release(struct pod_index *ix)
 {
-	vc_free(ix->slots);
+	vc_hmap_release(&ix->byname, NULL);
 	vc_free(ix->matched);
-	ix->slots = NULL;
 	ix->matched = NULL;
 }
 
 static int pod_index_build(struct pod_index *ix, const struct vc_objs *pods)
 {
-	size_t size = 16, i, h;
+	size_t i;
 
-	while (size < pods->count * 2)
-		size <<= 1;
-	ix->mask = size - 1;
-	ix->slots = vc_calloc(size, sizeof(*ix->slots));
+	vc_hmap_init(&ix->byname, pod_name_hash, pod_name_eq);
 	ix->matched = vc_calloc(pods->count ? pods->count : 1, sizeof(*ix->matched));
-	if (!ix->slots || !ix->matched) {
-		pod_index_release(ix);
+	if (!ix->matched)
 		return VC_ENOMEM;
-	}
 	for (i = 0; i < pods->count; i++) {
-		for (h = hash_str(name_of(pods->items[i])) & ix->mask; ix->slots[h];
-		     h = (h + 1) & ix->mask)
-			;
-		ix->slots[h] = i + 1;
+		const char *name = name_of(pods->items[i]);
+
+		/* The first pod of a name wins, as a lookup in pods' order finds it. */
+		if (!vc_hmap_lookup(&ix->byname, name, NULL) &&
+		    vc_hmap_put(&ix->byname, name, (void *)(uintptr_t)(i + 1), NULL)) {
+			pod_index_release(ix);
+			return VC_ENOMEM;
+		}
 	}
 	return 0;
 }
 
 /* The position of the pod called name in pods, or -1. */
-static ssize_t pod_index_find(const struct pod_index *ix, const struct vc_objs *pods,
-			      const char *name)
+static ssize_t pod_index_find(const struct pod_index *ix, const char *name)
 {
-	size_t h;
+	void *v;
 
-	for (h = hash_str(name) & ix->mask; ix->slots[h]; h = (h + 1) & ix->mask)
-		if (!strcmp(name_of(pods->items[ix->slots[h] - 1]), name))
-			return (ssize_t)ix->slots[h] - 1;
-	return -1;
+	if (!vc_hmap_lookup(&ix->byname, name, &v))
+		return -1;
+	return (ssize_t)(uintptr_t)v - 1;
 }
 
 /*
@@ -802,7 +799,7 @@ static bool depends_ready(struct job_run *run, const struct pod_index *ix, size_
 		} else {
 			for (i = 0; i < dep->replicas; i++) {
 				char *n = job_pod_name(run->job.meta.name, dep->name, i);
-				ssize_t p = n ? pod_index_find(ix, &run->pods, n) : -1;
+				ssize_t p = n ? pod_index_find(ix, n) : -1;
 				const json_t *pod = p >= 0 ? run->pods.items[p] : NULL;
 				enum vc_pod_phase ph = pod ? phase_of(pod) : VC_POD_PENDING;
 
@@ -1156,7 +1153,7 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 				rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 				goto out;
 			}
-			at = pod_index_find(&ix, &run->pods, n);
+			at = pod_index_find(&ix, n);
 			if (at < 0 && job_expecting(run->exp, true, n, NULL, &run->exp_left)) {
 				/* Created by an earlier sync, not in the cache yet: it is Pending.
 				 */

@@ -264,34 +264,6 @@ struct app {
 	bool running;
 };
 
-static int split_list(const struct vc_flag_list *l, char **store, const char **out, size_t max,
-		      size_t *n)
-{
-	int i;
-
-	*n = 0;
-	for (i = 0; i < l->n; i++) {
-		const char *s = l->items[i];
-
-		while (*s) {
-			const char *end = strchr(s, ',');
-			size_t len = end ? (size_t)(end - s) : strlen(s);
-
-			if (len) {
-				if (*n >= max)
-					return VC_E2BIG;
-				store[*n] = vc_strndup(s, len);
-				if (!store[*n])
-					return VC_ENOMEM;
-				out[*n] = store[*n];
-				(*n)++;
-			}
-			s += len + (end ? 1 : 0);
-		}
-	}
-	return 0;
-}
-
 static int healthz(void *ctx, struct vc_buf *reason)
 {
 	struct app *app = ctx;
@@ -366,7 +338,8 @@ static int create_sched(struct app *app, void **out, struct vc_error *err)
 	sc.default_queue = c->default_queue;
 	sc.seed = (uint64_t)c->seed;
 	sc.metrics = app->metrics;
-	rc = split_list(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES, &nsel);
+	rc = vc_flag_list_split(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES,
+				&nsel);
 	sc.nnode_selectors = nsel;
 	if (!rc)
 		rc = sched_runtime_new(&app->ctx, &sc, (struct sched_runtime **)out, err);
@@ -649,8 +622,8 @@ int main(int argc, char **argv)
 	if (!rc && app.cfg.leader.leader_elect)
 		rc = vc_leader_config_validate(&app.cfg.leader, &err);
 	if (!rc) {
-		rc = split_list(&app.cfg.scheduler_names, app.name_store, app.names,
-				SCHED_MAX_NAMES, &app.nnames);
+		rc = vc_flag_list_split(&app.cfg.scheduler_names, app.name_store, app.names,
+					SCHED_MAX_NAMES, &app.nnames);
 		if (rc)
 			vc_error_set(&err, rc, "too many scheduler names (at most %d)",
 				     SCHED_MAX_NAMES);

@@ -25,12 +25,15 @@
  */
 #include "pg_controller.h"
 
+#include <ctype.h>
+
 #include "job_pod.h"
 #include "vc_alloc.h"
 #include "vc_ctlrun.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_quantity.h"
+#include "vc_strconv.h"
 #include "vc_workqueue.h"
 
 #define GROUP_NAME_KEY	  "scheduling.k8s.io/group-name"
@@ -177,18 +180,20 @@ static int owner_annotations(struct pgctl *c, const json_t *pod, json_t **out, s
 	return 0;
 }
 
-/* getMinMemberFromUpperRes: 1 unless the annotation is an int32 >= 0. */
+/*
+ * getMinMemberFromUpperRes: 1 unless the annotation is an int32 >= 0. Leading white space is
+ * skipped as strtoll did here before; Go's strconv.Atoi rejects it (a fix for later).
+ */
 static int32_t min_member(const json_t *owner_ann, const char *pod_key)
 {
-	const char *s = json_string_value(json_object_get(owner_ann, MIN_MEMBER_KEY));
-	char *end;
-	long long v;
+	const char *s = json_string_value(json_object_get(owner_ann, MIN_MEMBER_KEY)), *p;
+	int64_t v;
 
 	if (!s)
 		return 1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < INT32_MIN || v > INT32_MAX) {
+	for (p = s; isspace((unsigned char)*p); p++)
+		;
+	if (vc_strconv_parse_int(p, strlen(p), 10, &v) || v < INT32_MIN || v > INT32_MAX) {
 		VC_ERROR("failed to convert the minMember annotation of the pod's owners into a "
 			 "number, minMember remains 1",
 			 "pod=%s value=\"%s\"", pod_key, s);
@@ -196,7 +201,7 @@ static int32_t min_member(const json_t *owner_ann, const char *pod_key)
 	}
 	if (v < 0) {
 		VC_ERROR("the minMember annotation is not positive, minMember remains 1",
-			 "pod=%s value=%lld", pod_key, v);
+			 "pod=%s value=%lld", pod_key, (long long)v);
 		return 1;
 	}
 	return (int32_t)v;

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_ctlrun.h"
 #include "vc_log.h"
@@ -18,34 +19,6 @@
 
 #define MS VC_NSEC_PER_MSEC
 #define S  VC_NSEC_PER_SEC
-
-static int64_t fake_now;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return __atomic_load_n(&fake_now, __ATOMIC_SEQ_CST);
-}
-
-static void advance(int64_t ns)
-{
-	__atomic_add_fetch(&fake_now, ns, __ATOMIC_SEQ_CST);
-}
-
-static int setup_clock(void **state)
-{
-	(void)state;
-	__atomic_store_n(&fake_now, 1000 * S, __ATOMIC_SEQ_CST);
-	vc_time_set_source(fake_clock, fake_clock, NULL);
-	return 0;
-}
-
-static int teardown_clock(void **state)
-{
-	(void)state;
-	vc_time_set_source(NULL, NULL, NULL);
-	return 0;
-}
 
 /* ---- captured log lines ---------------------------------------------------------------------- */
 
@@ -138,7 +111,7 @@ static void test_success_forgets(void **state)
 				      "error=\"input/output error\"");
 	/* The retry waits for its rate-limited delay (5 ms), then succeeds and forgets. */
 	assert_int_equal(vc_ctlrun_run_once(rt), 0);
-	advance(5 * MS);
+	fake_clock_advance(5 * MS);
 	assert_int_equal(vc_ctlrun_run_once(rt), 1);
 	assert_int_equal(s.calls, 2);
 	assert_int_equal(vc_workqueue_num_requeues(wq, "ns/a"), 0);
@@ -165,9 +138,9 @@ static void test_rate_limited_requeue(void **state)
 	assert_int_equal(vc_ctlrun_run_once(rt), 1);
 	for (i = 0; i < 4; i++) {
 		/* Exponential: not before the delay, at once after it. */
-		advance(delays[i] - 1);
+		fake_clock_advance(delays[i] - 1);
 		assert_int_equal(vc_ctlrun_run_once(rt), 0);
-		advance(1);
+		fake_clock_advance(1);
 		assert_int_equal(vc_ctlrun_run_once(rt), 1);
 	}
 	assert_int_equal(s.calls, 5);
@@ -200,14 +173,14 @@ static void test_max_requeue_drops(void **state)
 	capture_start();
 	assert_int_equal(vc_workqueue_add(wq, "c"), 0);
 	assert_int_equal(vc_ctlrun_run_once(rt), 1);
-	advance(5 * MS);
+	fake_clock_advance(5 * MS);
 	assert_int_equal(vc_ctlrun_run_once(rt), 1);
-	advance(10 * MS);
+	fake_clock_advance(10 * MS);
 	assert_int_equal(vc_ctlrun_run_once(rt), 1);
 	/* Third failure after two retries: dropped and forgotten, nothing queued. */
 	assert_int_equal(s.calls, 3);
 	assert_int_equal(vc_workqueue_num_requeues(wq, "c"), 0);
-	advance(1000 * S);
+	fake_clock_advance(1000 * S);
 	assert_int_equal(vc_ctlrun_run_once(rt), 0);
 	assert_int_equal(nlines, 3);
 	assert_string_equal(lines[1], "level=warn comp=vc-test msg=\"will retry\" command=c "
@@ -315,7 +288,7 @@ static void test_process_queue_and_order(void **state)
 	assert_int_equal(vc_workqueue_add_after(q1, "d", 1 * S), 0);
 	assert_int_equal(vc_ctlrun_run_pending(rt), 1); /* "q" */
 	assert_string_equal(seen.payloads[1], "-");
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	assert_int_equal(vc_ctlrun_run_pending(rt), 1);
 	assert_string_equal(sc.last, "d");
 	assert_int_equal(vc_ctlrun_run_pending(rt), 0);
@@ -498,19 +471,22 @@ static void test_alloc_failure(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_success_forgets, setup_clock, teardown_clock),
-		cmocka_unit_test_setup_teardown(test_rate_limited_requeue, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_max_requeue_drops, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_should_retry_and_quiet_policy, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_process_queue_and_order, setup_clock,
-						teardown_clock),
+		cmocka_unit_test_setup_teardown(test_success_forgets, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_rate_limited_requeue, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_max_requeue_drops, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_should_retry_and_quiet_policy,
+						fake_clock_setup, fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_process_queue_and_order, fake_clock_setup,
+						fake_clock_teardown),
 		cmocka_unit_test(test_bad_definitions),
 		cmocka_unit_test(test_concurrent_workers),
-		cmocka_unit_test_setup_teardown(test_clean_shutdown, setup_clock, teardown_clock),
-		cmocka_unit_test_setup_teardown(test_alloc_failure, setup_clock, teardown_clock),
+		cmocka_unit_test_setup_teardown(test_clean_shutdown, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_failure, fake_clock_setup,
+						fake_clock_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,32 +6,15 @@
 #include <jansson.h>
 
 #include "job_pod.h"
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_model.h"
 
-/* Parse JSON written with single quotes (test readability); fails the test on bad JSON. */
-static json_t *load(const char *text)
-{
-	json_error_t jerr;
-	char *s = strdup(text), *p;
-	json_t *v;
-
-	assert_non_null(s);
-	for (p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	v = json_loads(s, 0, &jerr);
-	free(s);
-	if (!v)
-		fail_msg("bad test JSON at line %d: %s", jerr.line, jerr.text);
-	return v;
-}
-
 static void view(const char *text, struct vc_job *job)
 {
 	struct vc_error err;
-	json_t *obj = load(text);
+	json_t *obj = J(text);
 
 	vc_error_clear(&err);
 	assert_int_equal(vc_job_view(obj, job, &err), 0);
@@ -41,7 +24,7 @@ static void view(const char *text, struct vc_job *job)
 /* Compare v (a new reference, consumed) with the expected JSON text. */
 static void expect_json(json_t *v, const char *expected)
 {
-	json_t *e = load(expected);
+	json_t *e = J(expected);
 
 	if (!json_equal(v, e)) {
 		char *a = json_dumps(v, JSON_SORT_KEYS), *b = json_dumps(e, JSON_SORT_KEYS);
@@ -323,7 +306,7 @@ static void test_pod_usage_rules(void **state)
 
 	(void)state;
 	/* Regular 1+2 cpu; init 4 cpu; sidecar 1 cpu started before the init: max(3+1, 4+1)=5. */
-	spec = load(
+	spec = J(
 		"{'containers':[{'resources':{'requests':{'cpu':'1','hugepages-2Mi':'4Mi',"
 		"'example.com/foo':'3','ephemeral-storage':'1Gi'}}},"
 		"{'resources':{'requests':{'cpu':'2'},'limits':{'memory':'1Gi'}}}],"
@@ -338,7 +321,7 @@ static void test_pod_usage_rules(void **state)
 			 "'requests.example.com/foo':'3'}");
 	json_decref(spec);
 
-	spec = load("{'containers':[{'resources':{'requests':{'cpu':'x1'}}}]}");
+	spec = J("{'containers':[{'resources':{'requests':{'cpu':'x1'}}}]}");
 	vc_error_clear(&err);
 	res = NULL;
 	assert_int_equal(job_pod_usage(spec, &res, &err), VC_EINVALID);

@@ -9,31 +9,15 @@
 #include <jansson.h>
 
 #include "job_state.h"
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_model.h"
 
-static json_t *load(const char *text)
-{
-	json_error_t jerr;
-	char *s = strdup(text), *p;
-	json_t *v;
-
-	assert_non_null(s);
-	for (p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	v = json_loads(s, 0, &jerr);
-	free(s);
-	if (!v)
-		fail_msg("bad test JSON at line %d: %s", jerr.line, jerr.text);
-	return v;
-}
-
 static void view(const char *text, struct vc_job *job)
 {
 	struct vc_error err;
-	json_t *obj = load(text);
+	json_t *obj = J(text);
 
 	vc_error_clear(&err);
 	if (vc_job_view(obj, job, &err))
@@ -454,12 +438,11 @@ static void test_resolve(void **state)
 
 static void test_status_json(void **state)
 {
-	json_t *in =
-		load("{'state':{'phase':'Running','lastTransitionTime':'2024-01-01T00:00:00Z'},"
-		     "'minAvailable':2,'running':2,'version':1,'retryCount':0,"
-		     "'runningDuration':'1m0s','controlledResources':{'plugin-env':'env'},"
-		     "'conditions':[{'status':'Pending','lastTransitionTime':'x'},"
-		     "{'status':'Running','lastTransitionTime':'y'}]}");
+	json_t *in = J("{'state':{'phase':'Running','lastTransitionTime':'2024-01-01T00:00:00Z'},"
+		       "'minAvailable':2,'running':2,'version':1,'retryCount':0,"
+		       "'runningDuration':'1m0s','controlledResources':{'plugin-env':'env'},"
+		       "'conditions':[{'status':'Pending','lastTransitionTime':'x'},"
+		       "{'status':'Running','lastTransitionTime':'y'}]}");
 	struct job_status st, cp;
 	json_t *out, *want;
 	char *s;
@@ -480,11 +463,11 @@ static void test_status_json(void **state)
 	assert_true(json_equal(out, in));
 	json_decref(out);
 	/* Absent and empty members compare equal, different values do not. */
-	want = load("{'state':{'phase':'Running','lastTransitionTime':'2024-01-01T00:00:00Z'},"
-		    "'minAvailable':2,'running':2,'version':1,'pending':0,'taskStatusCount':{},"
-		    "'runningDuration':'1m0s','controlledResources':{'plugin-env':'env'},"
-		    "'conditions':[{'status':'Pending','lastTransitionTime':'x'},"
-		    "{'status':'Running','lastTransitionTime':'y'}]}");
+	want = J("{'state':{'phase':'Running','lastTransitionTime':'2024-01-01T00:00:00Z'},"
+		 "'minAvailable':2,'running':2,'version':1,'pending':0,'taskStatusCount':{},"
+		 "'runningDuration':'1m0s','controlledResources':{'plugin-env':'env'},"
+		 "'conditions':[{'status':'Pending','lastTransitionTime':'x'},"
+		 "{'status':'Running','lastTransitionTime':'y'}]}");
 	assert_true(job_status_json_equal(in, want));
 	assert_int_equal(json_object_set_new(want, "pending", json_integer(1)), 0);
 	assert_false(job_status_json_equal(in, want));
@@ -518,9 +501,9 @@ static void test_status_json(void **state)
 
 static void test_status_alloc_failures(void **state)
 {
-	json_t *in = load("{'state':{'phase':'Running'},'taskStatusCount':{'a':{'phase':"
-			  "{'Running':1}}},'controlledResources':{'k':'v'},'conditions':[{"
-			  "'status':'Running'}],'runningDuration':'1s'}");
+	json_t *in = J("{'state':{'phase':'Running'},'taskStatusCount':{'a':{'phase':"
+		       "{'Running':1}}},'controlledResources':{'k':'v'},'conditions':[{"
+		       "'status':'Running'}],'runningDuration':'1s'}");
 	struct job_status st, cp;
 	json_t *out;
 	long n, fails;

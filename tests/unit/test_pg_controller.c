@@ -184,8 +184,20 @@ static void test_min_member_annotation(void **state)
 		const char *min_member;
 		const char *min_resources;
 	} cases[] = {
-		{ "x", "1", USAGE1 }, { "-2", "1", USAGE1 }, { "2147483648", "1", USAGE1 },
-		{ "", "1", USAGE1 },  { "0", "0", "{}" },    { "3", "3", USAGE3 },
+		{ "x", "1", USAGE1 },
+		{ "-2", "1", USAGE1 },
+		{ "2147483648", "1", USAGE1 },
+		{ "", "1", USAGE1 },
+		{ "0", "0", "{}" },
+		{ "3", "3", USAGE3 },
+		/* As strtoll read it: leading white space and a sign pass (Go's Atoi: 1 for " 3").
+		 */
+		{ " \t3", "3", USAGE3 },
+		{ "+3", "3", USAGE3 },
+		{ "3 ", "1", USAGE1 },
+		{ "1_0", "1", USAGE1 },
+		{ "0x10", "1", USAGE1 },
+		{ "-0", "0", "{}" },
 	};
 	size_t i;
 

@@ -11,40 +11,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 #include "vc_time.h"
 #include "vc_workqueue.h"
 
 #define MS VC_NSEC_PER_MSEC
 #define S  VC_NSEC_PER_SEC
-
-static int64_t fake_now;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return __atomic_load_n(&fake_now, __ATOMIC_SEQ_CST);
-}
-
-static void advance(int64_t ns)
-{
-	__atomic_add_fetch(&fake_now, ns, __ATOMIC_SEQ_CST);
-}
-
-static int setup_clock(void **state)
-{
-	(void)state;
-	__atomic_store_n(&fake_now, 1000 * S, __ATOMIC_SEQ_CST);
-	vc_time_set_source(fake_clock, fake_clock, NULL);
-	return 0;
-}
-
-static int teardown_clock(void **state)
-{
-	(void)state;
-	vc_time_set_source(NULL, NULL, NULL);
-	return 0;
-}
 
 /* Take the next ready key without blocking and check it. */
 static void expect_key(struct vc_workqueue *q, const char *want)
@@ -146,9 +119,9 @@ static void test_add_after_on_fake_clock(void **state)
 	assert_int_equal(vc_workqueue_add_after(q, "a", 100 * MS), 0);
 	assert_int_equal(vc_workqueue_len(q), 0);
 	expect_empty(q);
-	advance(99 * MS);
+	fake_clock_advance(99 * MS);
 	expect_empty(q);
-	advance(1 * MS);
+	fake_clock_advance(1 * MS);
 	assert_int_equal(vc_workqueue_len(q), 1);
 	expect_key(q, "a");
 	vc_workqueue_done(q, "a");
@@ -173,15 +146,15 @@ static void test_add_after_keeps_earliest(void **state)
 	assert_int_equal(vc_workqueue_add_after(q, "a", 10 * S), 0);
 	assert_int_equal(vc_workqueue_add_after(q, "b", 10 * S), 0);
 	assert_int_equal(vc_workqueue_add_after(q, "b", 2 * S), 0);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	expect_key(q, "a");
 	expect_empty(q);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	expect_key(q, "b");
 	vc_workqueue_done(q, "a");
 	vc_workqueue_done(q, "b");
 	/* Each waited once: nothing else comes later. */
-	advance(60 * S);
+	fake_clock_advance(60 * S);
 	expect_empty(q);
 	vc_workqueue_free(q);
 }
@@ -199,7 +172,7 @@ static void test_add_after_order(void **state)
 	/* Same ready time as "a": the earlier delayed add goes first. */
 	assert_int_equal(vc_workqueue_add_after(q, "d", 100 * MS), 0);
 	assert_int_equal(vc_workqueue_add_after(q, "e", 400 * MS), 0);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	for (i = 0; i < VC_ARRAY_SIZE(want); i++)
 		expect_key(q, want[i]);
 	expect_empty(q);
@@ -219,13 +192,13 @@ static void test_add_after_and_add_both_happen(void **state)
 	expect_key(q, "a");
 	vc_workqueue_done(q, "a");
 	expect_empty(q);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	expect_key(q, "a");
 	vc_workqueue_done(q, "a");
 	/* A waiting key that comes due while queued collapses into the queued entry. */
 	assert_int_equal(vc_workqueue_add_after(q, "b", 1 * S), 0);
 	assert_int_equal(vc_workqueue_add(q, "b"), 0);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	assert_int_equal(vc_workqueue_len(q), 1);
 	expect_key(q, "b");
 	vc_workqueue_done(q, "b");
@@ -263,9 +236,9 @@ static void test_rate_limited_exponential(void **state)
 	assert_int_equal(vc_workqueue_add_rate_limited(q, "b", &d), 0);
 	assert_int_equal(d, 1 * S);
 	/* The key waits: the first rate-limited add of this round made it due in 1 s. */
-	advance(999 * MS);
+	fake_clock_advance(999 * MS);
 	expect_empty(q);
-	advance(1 * MS);
+	fake_clock_advance(1 * MS);
 	expect_key(q, "a");
 	expect_key(q, "b");
 	vc_workqueue_done(q, "a");
@@ -337,11 +310,11 @@ static void test_blocked_get_wakes_on_clock(void **state)
 	assert_int_equal(pthread_create(&t, NULL, getter_main, &g), 0);
 	/* The getter may block before or after this add; both paths must deliver. */
 	assert_int_equal(vc_workqueue_add_after(q, "a", 10 * S), 0);
-	advance(10 * S - 1);
+	fake_clock_advance(10 * S - 1);
 	vc_workqueue_tick(q);
 	/* One nanosecond early: not ready for anyone. */
 	expect_empty(q);
-	advance(1);
+	fake_clock_advance(1);
 	vc_workqueue_tick(q);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(g.rc, 0);
@@ -407,7 +380,7 @@ static void test_shutdown_drains_queue(void **state)
 	/* "a" is dirty again when the queue shuts down: done still requeues it. */
 	assert_int_equal(vc_workqueue_add(q, "a"), 0);
 	vc_workqueue_shutdown(q);
-	advance(2 * S);
+	fake_clock_advance(2 * S);
 	expect_key(q, "b");
 	vc_workqueue_done(q, "a");
 	expect_key(q, "c");
@@ -581,7 +554,7 @@ static void test_payload_coalescing(void **state)
 	assert_int_equal(
 		vc_workqueue_add_rate_limited_with(q, "e", NULL, events_merge, events_new(11)), 0);
 	expect_empty(q);
-	advance(1 * S);
+	fake_clock_advance(1 * S);
 	assert_int_equal(vc_workqueue_try_get(q, &key, &p), 0);
 	e = p;
 	assert_int_equal(e->n, 2);
@@ -658,7 +631,7 @@ static void test_alloc_failure(void **state)
 		/* A failed rate-limited add does not count as a requeue. */
 		assert_int_equal(vc_workqueue_num_requeues(q, "c"), ok[2] ? 1 : 0);
 		/* Immediate adds in order, then the delayed ones by time ("c" 5 ms, "b" 1 s). */
-		advance(2 * S);
+		fake_clock_advance(2 * S);
 		if (ok[0])
 			expect_key(q, "a");
 		if (ok[3]) {
@@ -846,37 +819,40 @@ static void test_stress_invariants(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fifo_order, setup_clock, teardown_clock),
-		cmocka_unit_test_setup_teardown(test_duplicate_adds_collapse, setup_clock,
-						teardown_clock),
+		cmocka_unit_test_setup_teardown(test_fifo_order, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_adds_collapse, fake_clock_setup,
+						fake_clock_teardown),
 		cmocka_unit_test_setup_teardown(test_add_during_processing_requeues_once,
-						setup_clock, teardown_clock),
-		cmocka_unit_test_setup_teardown(test_add_after_on_fake_clock, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_add_after_keeps_earliest, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_add_after_order, setup_clock, teardown_clock),
-		cmocka_unit_test_setup_teardown(test_add_after_and_add_both_happen, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_rate_limited_exponential, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_rate_limited_defaults, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_blocked_get_wakes_on_clock, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_blocked_get_wakes_on_add, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_shutdown_wakes_all_getters, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_shutdown_drains_queue, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_shutdown_drain_waits_for_done, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_payload_coalescing, setup_clock,
-						teardown_clock),
-		cmocka_unit_test_setup_teardown(test_alloc_failure, setup_clock, teardown_clock),
-		cmocka_unit_test_setup_teardown(test_stress_invariants, setup_clock,
-						teardown_clock),
+						fake_clock_setup, fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_add_after_on_fake_clock, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_add_after_keeps_earliest, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_add_after_order, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_add_after_and_add_both_happen,
+						fake_clock_setup, fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_rate_limited_exponential, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_rate_limited_defaults, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_blocked_get_wakes_on_clock, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_blocked_get_wakes_on_add, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown_wakes_all_getters, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown_drains_queue, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown_drain_waits_for_done,
+						fake_clock_setup, fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_payload_coalescing, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_failure, fake_clock_setup,
+						fake_clock_teardown),
+		cmocka_unit_test_setup_teardown(test_stress_invariants, fake_clock_setup,
+						fake_clock_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -828,3 +828,17 @@ void fake_clock_advance(int64_t ns)
 {
 	__atomic_add_fetch(&fake_now_ns, ns, __ATOMIC_ACQ_REL);
 }
+
+int fake_clock_setup(void **state)
+{
+	(void)state;
+	fake_clock_set(1000);
+	return 0;
+}
+
+int fake_clock_teardown(void **state)
+{
+	(void)state;
+	vc_time_set_source(NULL, NULL, NULL);
+	return 0;
+}

@@ -208,5 +208,8 @@ void fake_clock_set(int64_t sec);
 void fake_clock_set_ns(int64_t wall_ns, int64_t mono_ns);
 /* Move both clocks forward by ns, as they move together on a real machine. */
 void fake_clock_advance(int64_t ns);
+/* cmocka fixtures: install the fake clock at Unix time 1000 s; put the real clock back. */
+int fake_clock_setup(void **state);
+int fake_clock_teardown(void **state);
 
 #endif /* FAKE_API_H */
