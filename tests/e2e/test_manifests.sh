@@ -15,14 +15,13 @@
 # whose flag tables are checked; a missing binary skips that step.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/manifests_lib.sh
+. "$(dirname "$0")/manifests_lib.sh"
 
 MANIFESTS=$E2E_ROOT/manifests
 CONTROLLER=${VC_CONTROLLER:-$E2E_ROOT/build/vc-controller}
 HOOK=${VC_WEBHOOK:-$E2E_ROOT/build/vc-webhook}
-NS=volcano-system
 command -v jq >/dev/null || fail "jq is missing"
-# as_list: kubectl's JSON output (one object, a List, or a stream of them) as one List.
-as_list() { jq -s '{kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}'; }
 
 # The kustomizations: manifests/ itself, base/ and every overlay, by a short name.
 declare -A DIR=([default]=$MANIFESTS [base]=$MANIFESTS/base)
@@ -49,9 +48,7 @@ R=$E2E_DIR/rendered
 mkdir -p "$R"
 step "kubectl kustomize: $(tr '\n' ' ' <<<"$NAMES")"
 for n in $NAMES; do
-	out=$(kube kustomize "${DIR[$n]}" 2>&1 >"$R/$n.yaml") || fail "kubectl kustomize ${DIR[$n]} failed" "$out"
-	kube create --dry-run=client -f "$R/$n.yaml" -o json | as_list >"$R/$n.json" ||
-		fail "the rendering of $n does not parse"
+	render "${DIR[$n]}" "$R/$n"
 done
 cmp -s "$R/default.yaml" "$R/base.yaml" || fail "manifests/ does not render as manifests/base/"
 # q NAME JQ: a jq query (raw output) on the rendering of NAME (a List).

@@ -29,59 +29,26 @@
 # VC_WEBHOOK (default build/vc-webhook) is the binary.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/manifests_lib.sh
+. "$(dirname "$0")/manifests_lib.sh"
 
 HOOK=${VC_WEBHOOK:-$E2E_ROOT/build/vc-webhook}
 [ -x "$HOOK" ] || fail "$HOOK is missing: run make build (or set VC_WEBHOOK)"
 command -v jq >/dev/null || fail "jq is missing"
-# as_list: kubectl's JSON output (one object, a List, or a stream of them) as one List.
-as_list() { jq -s '{kind: "List", items: [.[] | if .kind == "List" then .items[] else . end]}'; }
 OVERLAY=$E2E_ROOT/manifests/overlays/ha
-NS=volcano-system
 GAP=${E2E_HA_GAP:-1}
 
 CALDERA_APISERVER_ARGS="${CALDERA_APISERVER_ARGS:-} --enable-aggregator-routing=true" \
 	e2e_cluster_up --rbac
 
 step "CRDs and overlays/ha applied"
-kube apply -f "$E2E_ROOT/crds/" >/dev/null || fail "kubectl apply -f crds/ failed"
-established() { kube wait --for condition=established --timeout=5s crd --all; }
-wait_for "the CRDs to be established" 60 established
 RENDERED=$E2E_DIR/ha.json
-kube kustomize "$OVERLAY" >"$E2E_DIR/ha.yaml" || fail "kubectl kustomize $OVERLAY failed"
-kube create --dry-run=client -f "$E2E_DIR/ha.yaml" -o json | as_list >"$RENDERED" ||
-	fail "cannot read the rendered overlay"
-# The namespace first: the namespaced objects need it for real.
-out=$(kube apply -f "$E2E_ROOT/manifests/base/00-namespace.yaml" 2>&1) || fail "cannot create the namespace" "$out"
-wait_for "the namespace's default ServiceAccount" 30 kube -n $NS get serviceaccount default
-out=$(kube apply -k "$OVERLAY" 2>&1) || fail "kubectl apply -k overlays/ha failed" "$out"
+install_overlay "$OVERLAY" "$RENDERED"
 pass "overlays/ha applied for real (no kubelet: its pods do not start)"
 
-SERVER=$(kube config view --minify -o jsonpath='{.clusters[0].cluster.server}')
 API_HOST=${SERVER#https://}
 API_PORT=${API_HOST##*:}
 API_HOST=${API_HOST%:*}
-# sa_dir NAME: the ServiceAccount's token, ca.crt and namespace as the kubelet mounts them.
-sa_secret() { kube -n $NS get serviceaccount "$1" -o jsonpath='{.secrets[0].name}' | grep .; }
-sa_dir() {
-	local d=$E2E_DIR/sa/$1 secret k
-	wait_for "the token Secret of ServiceAccount $1" 30 sa_secret "$1"
-	secret=$(sa_secret "$1")
-	mkdir -p "$d"
-	for k in token ca.crt namespace; do
-		kube -n $NS get secret "$secret" -o jsonpath="{.data.${k//./\\.}}" | base64 -d >"$d/$k"
-	done
-	[ -s "$d/token" ] || fail "the Secret $secret has no token"
-}
-# kubeconfig_of NAME: a kubeconfig with the ServiceAccount's token.
-kubeconfig_of() {
-	local f=$E2E_DIR/sa/$1.kubeconfig
-	KUBECONFIG=$f kubectl config set-cluster c --server="$SERVER" \
-		--certificate-authority="$E2E_DIR/sa/$1/ca.crt" --embed-certs >/dev/null
-	KUBECONFIG=$f kubectl config set-credentials u --token="$(cat "$E2E_DIR/sa/$1/token")" >/dev/null
-	KUBECONFIG=$f kubectl config set-context c --cluster=c --user=u >/dev/null
-	KUBECONFIG=$f kubectl config use-context c >/dev/null
-	echo "$f"
-}
 
 step "the Job vc-webhook-certs creates the Secret once"
 sa_dir vc-webhook-certs
@@ -137,7 +104,6 @@ replica_flags() {
 	printf '%s\n' --kubeconfig="$KCFG" --listen-address="$HOSTIP" --port="${PORT[$1]}" \
 		--healthz-address="$HOSTIP:${HPORT[$1]}" --logtostderr -v=4
 }
-sa_dir vc-webhook
 KCFG=$(kubeconfig_of vc-webhook)
 HOSTIP=$(ip -4 -o addr show scope global | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
 [ -n "$HOSTIP" ] || fail "this host has no global IPv4 address for the replicas to listen on"

@@ -10,45 +10,20 @@
 # VC_CONTROLLER (default build/vc-controller) is the binary.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/manifests_lib.sh
+. "$(dirname "$0")/manifests_lib.sh"
 
 CONTROLLER=${VC_CONTROLLER:-$E2E_ROOT/build/vc-controller}
 [ -x "$CONTROLLER" ] || fail "$CONTROLLER is missing: run make build (or set VC_CONTROLLER)"
 command -v jq >/dev/null || fail "jq is missing"
 OVERLAY=$E2E_ROOT/manifests/overlays/production
-NS=volcano-system
 
 e2e_cluster_up --rbac
 
 step "CRDs and overlays/production applied"
-kube apply -f "$E2E_ROOT/crds/" >/dev/null || fail "kubectl apply -f crds/ failed"
-established() { kube wait --for condition=established --timeout=5s crd --all; }
-wait_for "the CRDs to be established" 60 established
 RENDERED=$E2E_DIR/production.json
-kube kustomize "$OVERLAY" | kube create --dry-run=client -f - -o json |
-	jq -s '{items: [.[] | if .kind == "List" then .items[] else . end]}' >"$RENDERED" ||
-	fail "cannot render $OVERLAY"
-kube apply -f "$E2E_ROOT/manifests/base/00-namespace.yaml" >/dev/null || fail "cannot create the namespace"
-wait_for "the namespace's default ServiceAccount" 30 kube -n $NS get serviceaccount default
-out=$(kube apply -k "$OVERLAY" 2>&1) || fail "kubectl apply -k overlays/production failed" "$out"
+install_overlay "$OVERLAY" "$RENDERED"
 pass "overlays/production applied for real (no kubelet: its pods do not start)"
-
-SERVER=$(kube config view --minify -o jsonpath='{.clusters[0].cluster.server}')
-# kubeconfig_of SA: a kubeconfig with the ServiceAccount's token (Kubernetes 1.20 makes a
-# token Secret per ServiceAccount).
-sa_secret() { kube -n $NS get serviceaccount "$1" -o jsonpath='{.secrets[0].name}' | grep .; }
-kubeconfig_of() {
-	local f=$E2E_DIR/$1.kubeconfig secret
-	wait_for "the token Secret of ServiceAccount $1" 30 sa_secret "$1"
-	secret=$(sa_secret "$1")
-	kube -n $NS get secret "$secret" -o jsonpath='{.data.ca\.crt}' | base64 -d >"$E2E_DIR/$1.ca.crt"
-	KUBECONFIG=$f kubectl config set-cluster c --server="$SERVER" \
-		--certificate-authority="$E2E_DIR/$1.ca.crt" --embed-certs >/dev/null
-	KUBECONFIG=$f kubectl config set-credentials u \
-		--token="$(kube -n $NS get secret "$secret" -o jsonpath='{.data.token}' | base64 -d)" >/dev/null
-	KUBECONFIG=$f kubectl config set-context c --cluster=c --user=u >/dev/null
-	KUBECONFIG=$f kubectl config use-context c >/dev/null
-	echo "$f"
-}
 
 # The mounted ConfigMap, as the kubelet would mount it.
 ETC=$E2E_DIR/etc
@@ -74,10 +49,11 @@ flags_of() {
 }
 # start NAME DEPLOYMENT SA: one replica.
 start() {
-	local a
+	local a kc
 	HZ[$1]=$(free_port)
 	MET[$1]=$(free_port)
-	mapfile -t a < <(flags_of "$2" "$(kubeconfig_of "$3")" "$1")
+	kc=$(kubeconfig_of "$3")
+	mapfile -t a < <(flags_of "$2" "$kc" "$1")
 	printf '%s\n' "${a[@]}" | grep -qx -- '--leader-elect=true' || fail "$2 runs without leader election"
 	start_daemon "$1" "$CONTROLLER" "${a[@]}"
 }
