@@ -59,12 +59,33 @@ JOBDIR=$E2E_DIR/job
 mkdir -p "$JOBDIR/bin" "$JOBDIR/tmp"
 ln -s "$E2E_ROOT/scripts/image/gen-admission-secret.sh" "$JOBDIR/gen-admission-secret.sh"
 ln -s "$HOOK" "$JOBDIR/bin/vc-webhook"
-# run_job: the container's command, as the pod would run it (working directory /, the image's
-# PATH with vc-webhook, the ServiceAccount's mount, the API server's address).
+job=$(jq -c '.items[] | select(.kind == "Job" and .metadata.name == "vc-webhook-certs")
+	| .spec.template.spec | {image: .containers[0].image, cmd: .containers[0].command,
+	wd: .containers[0].workingDir, user: "\(.securityContext.runAsUser):\(.securityContext.runAsGroup)"}' "$RENDERED")
+[ "$(jq -c .cmd <<<"$job")" = '["/bin/sh","-c"]' ] || fail "the Job's command is not /bin/sh -c" "$job"
+# run_job: the container's command, as the pod would run it. On the host: in a folder that has
+# ./gen-admission-secret.sh (the image's script), the image's PATH with vc-webhook, the
+# ServiceAccount's mount, the API server's address. With E2E_IMAGE=1 (as root, after make
+# image; make test-image's switch), in the Job's image with podman, as test_image.sh runs
+# containers: its user, working directory, read-only root and /tmp (the Job's emptyDir).
 run_job() {
+	if [ "${E2E_IMAGE:-0}" = 1 ]; then
+		podman run --rm --pull never --runtime runc --network host --read-only --cap-drop all \
+			--security-opt no-new-privileges --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+			--user "$(jq -r .user <<<"$job")" --workdir "$(jq -r .wd <<<"$job")" --tmpfs /tmp \
+			--env "KUBERNETES_SERVICE_HOST=$API_HOST" --env "KUBERNETES_SERVICE_PORT=$API_PORT" \
+			--volume "$E2E_DIR/sa/vc-webhook-certs:/var/run/secrets/kubernetes.io/serviceaccount:ro" \
+			--entrypoint /bin/sh "$(jq -r .image <<<"$job")" -c "$job_script"
+		return
+	fi
 	(cd "$JOBDIR" && PATH=$JOBDIR/bin:$PATH TMPDIR=$JOBDIR/tmp SA_DIR=$E2E_DIR/sa/vc-webhook-certs \
 		KUBERNETES_SERVICE_HOST=$API_HOST KUBERNETES_SERVICE_PORT=$API_PORT sh -c "$job_script")
 }
+if [ "${E2E_IMAGE:-0}" = 1 ]; then
+	chown -R 65532:65532 "$E2E_DIR/sa/vc-webhook-certs"
+	chmod 0500 "$E2E_DIR/sa/vc-webhook-certs"
+	chmod 0400 "$E2E_DIR/sa/vc-webhook-certs"/*
+fi
 out=$(run_job 2>&1) || fail "the Job's command failed" "$out"
 grep -q 'secret/volcano-admission-secret created' <<<"$out" || fail "the Job did not create the Secret" "$out"
 ca1=$(kube -n $NS get secret volcano-admission-secret -o jsonpath='{.data.ca\.crt}')
@@ -74,7 +95,9 @@ grep -q 'exists: kept' <<<"$out" || fail "the second run did not keep the Secret
 	fail "the second run changed the CA"
 kube -n $NS auth can-i get secrets --as=system:serviceaccount:$NS:vc-webhook-certs >/dev/null 2>&1 &&
 	fail "vc-webhook-certs may read Secrets"
-pass "Secret created by the Job's command with its own ServiceAccount; a second run keeps it"
+where=host
+[ "${E2E_IMAGE:-0}" != 1 ] || where="image $(jq -r .image <<<"$job")"
+pass "Secret created by the Job's command ($where) with its own ServiceAccount; a second run keeps it"
 
 step "two vc-webhook replicas with the Deployment's flags and the Secret's certificates"
 CERTS=$E2E_DIR/secret # what the secret volume of the Deployment holds
