@@ -89,6 +89,8 @@ expect "ha: webhook certificates" "$(obj ha Deployment vc-webhook '.spec.templat
 	"0 volcano-admission-secret"
 expect "ha: the Job" "$(obj ha Job vc-webhook-certs '.spec.template.spec.serviceAccountName')" vc-webhook-certs
 expect "ha: leader election" "$(arg_of ha vc-controller leader-elect)" true
+expect "ha: the webhook's preStop" "$(obj ha Deployment vc-webhook \
+	'.spec.template.spec.containers[0].lifecycle.preStop.exec.command | join(" ")')" "/bin/sleep 5"
 
 expect "metrics: Service" "$(obj metrics Service vc-controller-metrics \
 	'"\(.metadata.annotations["prometheus.io/scrape"]) \(.metadata.annotations["prometheus.io/port"]) \(.spec.selector.app) \(.spec.ports[0].targetPort)"')" \
@@ -122,7 +124,7 @@ expect "volcano: its mount" "$(obj volcano Deployment volcano-scheduler \
 expect "volcano: Services" "$(q volcano '[.items[] | select(.kind == "Service") | "\(.metadata.name)=\(.spec.selector.app)"] | sort | join(" ")')" \
 	"volcano-admission-service=volcano-admission volcano-controllers-service=volcano-controller volcano-scheduler-service=volcano-scheduler"
 expect "volcano: nothing left with our names" "$(q volcano '[.items[] | select(.kind != "Role" and .kind != "RoleBinding")
-	| .metadata.name | select(test("^(vc-|caldera:)"))] | join(" ")')" "caldera:vc-scheduler"
+	| .metadata.name | select(test("^(vc-|caldera:)"))] | join(" ")')" "caldera:volcano-scheduler"
 
 expect "production: Deployments" "$(deps production)" "vc-controller vc-scheduler vc-webhook"
 expect "production: replicas" "$(q production '[.items[] | select(.kind == "Deployment") | .spec.replicas] | join(" ")')" "2 2 2"
