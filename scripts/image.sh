@@ -44,7 +44,7 @@ SECURITY_MIRROR=${IMAGE_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # admission layer.
 PKGS=(libc6 libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates busybox-static curl)
 # The busybox applets the admission layer links in /bin: those gen-admission-secret.sh uses and
-# those of manifests/30-webhook.yaml's init container.
+# those of manifests/base/30-webhook.yaml's init container.
 APPLETS=(sh cat cp mkdir mktemp rm base64 ls echo)
 PROGS=(vc-controller vc-webhook vcctl)
 NONROOT=65532

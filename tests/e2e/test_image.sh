@@ -10,7 +10,7 @@
 #                  first two layers (vc-webhook-manager has a third, the admission init's), run
 #                  as 65532 and start their ENTRYPOINT (--version)
 #   certificates   vc-webhook-manager --generate-certs writes into a mounted folder; the
-#                  init container of manifests/30-webhook.yaml (/bin/sh -c) runs in the image
+#                  init container of manifests/base/30-webhook.yaml (/bin/sh -c) runs in the image
 #   admission init what Volcano's admission init Job runs, ./gen-admission-secret.sh in
 #                  vc-webhook-manager, creates the Secret (a ServiceAccount allowed to create
 #                  Secrets, as Volcano's chart has); run again it fails as kubectl create does
@@ -102,8 +102,8 @@ trap _image_exit EXIT
 kube apply -f "$E2E_ROOT/crds" >/dev/null || fail "kubectl apply -f crds failed"
 established() { kube wait --for condition=established --timeout=5s crd --all; }
 wait_for "the CRDs to be established" 60 established
-kube apply -f "$E2E_ROOT/manifests/00-namespace.yaml" -f "$E2E_ROOT/manifests/10-rbac-controller.yaml" \
-	-f "$E2E_ROOT/manifests/11-rbac-webhook.yaml" >/dev/null || fail "cannot apply the namespace and the RBAC of manifests/"
+kube apply -f "$E2E_ROOT/manifests/base/00-namespace.yaml" -f "$E2E_ROOT/manifests/base/10-rbac-controller.yaml" \
+	-f "$E2E_ROOT/manifests/base/11-rbac-webhook.yaml" >/dev/null || fail "cannot apply the namespace and the RBAC of manifests/"
 SERVER=$(kube config view --minify -o jsonpath='{.clusters[0].cluster.server}')
 API_HOST=${SERVER#https://}
 API_PORT=${API_HOST##*:}
@@ -147,11 +147,11 @@ for f in ca.crt tls.crt tls.key; do
 done
 pass "ca.crt, tls.crt, tls.key written by user $(stat -c %u "$CERTS/tls.key")"
 
-step "the init container of manifests/30-webhook.yaml in vc-webhook-manager"
+step "the init container of manifests/base/30-webhook.yaml in vc-webhook-manager"
 # Its /bin/sh -c script, both ways: from the Secret's files, and generated.
 init_script=$(awk '/initContainers:/ { f = 1 } f && /- \|$/ { g = 1; next }
-	g && /^ *securityContext:/ { exit } g { sub(/^              /, ""); print }' "$E2E_ROOT/manifests/30-webhook.yaml")
-grep -q 'generate-certs' <<<"$init_script" || fail "cannot find the init container's script in manifests/30-webhook.yaml" "$init_script"
+	g && /^ *securityContext:/ { exit } g { sub(/^              /, ""); print }' "$E2E_ROOT/manifests/base/30-webhook.yaml")
+grep -q 'generate-certs' <<<"$init_script" || fail "cannot find the init container's script in manifests/base/30-webhook.yaml" "$init_script"
 for from in generated secret; do
 	mkdir -p "$E2E_DIR/init-$from/certs" "$E2E_DIR/init-$from/secret"
 	chown 65532:65532 "$E2E_DIR/init-$from/certs"
@@ -198,7 +198,7 @@ out=$(admission_init) && fail "gen-admission-secret.sh succeeded with the Secret
 grep -q 'AlreadyExists' <<<"$out" || fail "the second gen-admission-secret.sh did not fail with AlreadyExists" "$out"
 pass "the Secret volcano-admission-secret holds a CA and a certificate for the Service; a second run fails (AlreadyExists)"
 
-# hook_args PORT HEALTHZ_PORT: vc-webhook's flags (as manifests/30-webhook.yaml, registered by URL).
+# hook_args PORT HEALTHZ_PORT: vc-webhook's flags (as manifests/base/30-webhook.yaml, registered by URL).
 hook_args() {
 	echo "--listen-address=127.0.0.1 --port=$1 --tls-cert-file=/etc/caldera/certs/tls.crt" \
 		"--tls-private-key-file=/etc/caldera/certs/tls.key --ca-cert-file=/etc/caldera/certs/ca.crt" \
