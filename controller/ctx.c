@@ -143,7 +143,7 @@ static const struct vc_cache_index pg_indexes[] = {
 /*
  * Pods and Jobs are the many and big objects: their caches keep them serialized
  * (VC_CACHE_PACKED), at the price of a parse per read. Their readers take one object or one
- * job's pods at a time; the scheduler keeps its own compact pod views (sched_runtime_snap.c).
+ * job's pods at a time; the scheduler keeps its own compact pod views (sched_runtime_views.c).
  * PodGroups stay parsed: the scheduler reads all of them every cycle.
  */
 static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
