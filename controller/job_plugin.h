@@ -1,6 +1,6 @@
 /*
  * job_plugin.h - what the job plugins (job_plugin_<name>.c) share with the dispatch in
- * job_plugins.c: the plugin table row, the plugin indexes and the helpers they all use
+ * job_plugins.c: the plugin table row and the helpers they all use
  * (job_plugins.c). Not part of the job_plugins.h API.
  */
 #ifndef JOB_PLUGIN_H
@@ -8,21 +8,12 @@
 
 #include "job_plugins.h"
 
-/* The plugins' indexes in job_plugin_names and in the table, in run order. */
-enum {
-	P_ENV,
-	P_SVC,
-	P_SSH,
-	P_TF,
-	P_PYTORCH,
-	P_MPI
-};
-
 /*
  * One job plugin's hooks (§5.0); NULL when the plugin has none. They return 0 or a negative
  * code with err set; warn receives bad plugin arguments. The job-level hooks append to out.
  */
 struct job_plugin {
+	const char *name; /* as a Job's spec.plugins names it */
 	int (*on_pod_create)(const struct vc_job *job, json_t *pod, struct vc_error *warn,
 			     struct vc_error *err);
 	int (*on_job_add)(const struct vc_job *job, const struct job_keygen *keygen,
@@ -60,8 +51,8 @@ char *jp_obj_name(const struct vc_job *job, const char *suffix);
 json_t *jp_new_owned(const struct vc_job *job, const char *api, const char *kind, const char *name);
 int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const char *api,
 		  const char *kind, const char *name);
-void jp_parse_args(const struct vc_job *job, int p, const struct job_flag *f, size_t n,
-		   struct vc_error *warn);
+void jp_parse_args(const struct vc_job *job, const struct job_plugin *plugin,
+		   const struct job_flag *f, size_t n, struct vc_error *warn);
 const char *jp_pod_name_of(const json_t *pod);
 const char *jp_pod_task(const json_t *pod);
 

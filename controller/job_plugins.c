@@ -1,6 +1,6 @@
 /*
  * job_plugins.c - the job plugins' dispatch (job-controller.md §5): Go flag parsing, the
- * helpers the plugins share, and the plugin table run in the order of job_plugin_names. Each
+ * helpers the plugins share, and the plugin table in run order. Each
  * plugin is in job_plugin_<name>.c.
  */
 #include "job_plugin.h"
@@ -11,13 +11,13 @@
 #include "vc_str.h"
 #include "vc_strconv.h"
 
-const char *const job_plugin_names[] = { "env", "svc", "ssh", "tensorflow", "pytorch", "mpi" };
-
-/* The plugins by index (P_*). */
-static const struct job_plugin *const plugins[JOB_PLUGIN_COUNT] = {
+/* The plugins, in the order they run. Adding a plugin is its file and one row here. */
+static const struct job_plugin *const plugins[] = {
 	&job_plugin_env,	&job_plugin_svc,     &job_plugin_ssh,
 	&job_plugin_tensorflow, &job_plugin_pytorch, &job_plugin_mpi,
 };
+
+#define NPLUGINS ((int)VC_ARRAY_SIZE(plugins))
 
 /* ---- Go flag parsing ----------------------------------------------------------------------- */
 
@@ -367,12 +367,12 @@ int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const 
 
 /* ---- shared by the plugins ------------------------------------------------------------------ */
 
-/* Parse the arguments of plugin p into f (§5.0: a bad argument is reported through warn only). */
-void jp_parse_args(const struct vc_job *job, int p, const struct job_flag *f, size_t n,
-		   struct vc_error *warn)
+/* Parse the arguments of plugin into f (§5.0: a bad argument is reported through warn only). */
+void jp_parse_args(const struct vc_job *job, const struct job_plugin *plugin,
+		   const struct job_flag *f, size_t n, struct vc_error *warn)
 {
-	if (job_flags_parse(f, n, json_object_get(job->plugins, job_plugin_names[p]), warn))
-		vc_error_prefix(warn, "plugin %s", job_plugin_names[p]);
+	if (job_flags_parse(f, n, json_object_get(job->plugins, plugin->name), warn))
+		vc_error_prefix(warn, "plugin %s", plugin->name);
 }
 
 /* The pod name, "" when absent. */
@@ -412,20 +412,20 @@ int jp_add_port_fn(json_t *c, void *ctx, struct vc_error *err)
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
 /* Which plugins job enables, in run order; VC_EINVALID for an unknown name. */
-static int enabled(const struct vc_job *job, bool on[JOB_PLUGIN_COUNT], struct vc_error *err)
+static int enabled(const struct vc_job *job, bool on[NPLUGINS], struct vc_error *err)
 {
 	const char *name;
 	json_t *v;
 	int p;
 
-	memset(on, 0, JOB_PLUGIN_COUNT * sizeof(on[0]));
+	memset(on, 0, NPLUGINS * sizeof(on[0]));
 	if (!json_is_object(job->plugins))
 		return 0;
 	json_object_foreach (job->plugins, name, v) {
-		for (p = 0; p < JOB_PLUGIN_COUNT; p++)
-			if (strcmp(name, job_plugin_names[p]) == 0)
+		for (p = 0; p < NPLUGINS; p++)
+			if (strcmp(name, plugins[p]->name) == 0)
 				break;
-		if (p == JOB_PLUGIN_COUNT)
+		if (p == NPLUGINS)
 			return vc_error_set(err, VC_EINVALID, "failed to get plugin %s", name);
 		on[p] = true;
 	}
@@ -435,12 +435,12 @@ static int enabled(const struct vc_job *job, bool on[JOB_PLUGIN_COUNT], struct v
 int job_plugins_on_pod_create(const struct vc_job *job, json_t *pod, struct vc_error *warn,
 			      struct vc_error *err)
 {
-	bool on[JOB_PLUGIN_COUNT];
+	bool on[NPLUGINS];
 	int p, rc;
 
 	if ((rc = enabled(job, on, err)))
 		return rc;
-	for (p = 0; p < JOB_PLUGIN_COUNT; p++)
+	for (p = 0; p < NPLUGINS; p++)
 		if (on[p] && plugins[p]->on_pod_create &&
 		    (rc = plugins[p]->on_pod_create(job, pod, warn, err)))
 			return rc;
@@ -475,21 +475,20 @@ static bool has_marker(const struct vc_job *job, int p)
 {
 	char key[32];
 
-	snprintf(key, sizeof(key), "plugin-%s", job_plugin_names[p]);
-	return vc_str_eq(vc_json_get_str(job->status.controlled_resources, key),
-			 job_plugin_names[p]);
+	snprintf(key, sizeof(key), "plugin-%s", plugins[p]->name);
+	return vc_str_eq(vc_json_get_str(job->status.controlled_resources, key), plugins[p]->name);
 }
 
 static int marker_key(int p, char key[32])
 {
-	return snprintf(key, 32, "plugin-%s", job_plugin_names[p]) > 0 ? 0 : VC_EINVAL;
+	return snprintf(key, 32, "plugin-%s", plugins[p]->name) > 0 ? 0 : VC_EINVAL;
 }
 
 int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *keygen,
 			   struct job_plugin_actions *out, struct vc_error *warn,
 			   struct vc_error *err)
 {
-	bool on[JOB_PLUGIN_COUNT];
+	bool on[NPLUGINS];
 	char key[32];
 	int p, rc;
 
@@ -497,7 +496,7 @@ int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *ke
 		return rc;
 	if (!keygen)
 		keygen = &job_keygen_openssl;
-	for (p = 0; p < JOB_PLUGIN_COUNT; p++) {
+	for (p = 0; p < NPLUGINS; p++) {
 		if (!on[p] || has_marker(job, p))
 			continue;
 		if (plugins[p]->on_job_add)
@@ -505,7 +504,7 @@ int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *ke
 		if (rc)
 			goto fail;
 		if ((rc = marker_key(p, key)) ||
-		    (rc = jp_set_str(out->markers_set, key, job_plugin_names[p])))
+		    (rc = jp_set_str(out->markers_set, key, plugins[p]->name)))
 			goto fail;
 	}
 	return 0;
@@ -517,13 +516,13 @@ fail:
 int job_plugins_on_job_update(const struct vc_job *job, struct job_plugin_actions *out,
 			      struct vc_error *warn, struct vc_error *err)
 {
-	bool on[JOB_PLUGIN_COUNT];
+	bool on[NPLUGINS];
 	int p, rc;
 
 	(void)warn;
 	if ((rc = enabled(job, on, err)) || (rc = actions_init(out)))
 		return rc;
-	for (p = 0; p < JOB_PLUGIN_COUNT; p++)
+	for (p = 0; p < NPLUGINS; p++)
 		if (on[p] && plugins[p]->on_job_update &&
 		    (rc = plugins[p]->on_job_update(job, out))) {
 			job_plugin_actions_release(out);
@@ -535,13 +534,13 @@ int job_plugins_on_job_update(const struct vc_job *job, struct job_plugin_action
 int job_plugins_on_job_delete(const struct vc_job *job, struct job_plugin_actions *out,
 			      struct vc_error *warn, struct vc_error *err)
 {
-	bool on[JOB_PLUGIN_COUNT];
+	bool on[NPLUGINS];
 	char key[32];
 	int p, rc;
 
 	if ((rc = enabled(job, on, err)) || (rc = actions_init(out)))
 		return rc;
-	for (p = 0; p < JOB_PLUGIN_COUNT; p++) {
+	for (p = 0; p < NPLUGINS; p++) {
 		if (!on[p] || !has_marker(job, p))
 			continue;
 		if (plugins[p]->on_job_delete)

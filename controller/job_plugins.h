@@ -5,10 +5,10 @@
  * The hooks never talk to the API server: OnPodCreate edits a pod being built; OnJobAdd,
  * OnJobUpdate and OnJobDelete return the objects the runtime must create (or create-or-update)
  * and delete, and the status.controlledResources markers to set and remove. Plugins run in the
- * fixed order of job_plugin_names (Go runs them in random map order; only hcclrank cares, and it
- * is not implemented here). Plugin arguments are re-parsed on every call, like Volcano, with Go
- * `flag` rules (job_flags_parse); a bad argument is reported through `warn` (may be NULL) and
- * otherwise ignored: flags parsed before it keep their values.
+ * fixed order of the plugin table in job_plugins.c (Go runs them in random map order; only hcclrank
+ * cares, and it is not implemented here). Plugin arguments are re-parsed on every call, like
+ * Volcano, with Go `flag` rules (job_flags_parse); a bad argument is reported through `warn` (may
+ * be NULL) and otherwise ignored: flags parsed before it keep their values.
  */
 #ifndef JOB_PLUGINS_H
 #define JOB_PLUGINS_H
@@ -63,10 +63,6 @@ struct job_keygen {
 extern const struct job_keygen job_keygen_openssl;
 
 /* ---- plugin hooks -------------------------------------------------------------------------- */
-
-/* The plugins in the order they run: env, svc, ssh, tensorflow, pytorch, mpi. */
-extern const char *const job_plugin_names[];
-#define JOB_PLUGIN_COUNT 6
 
 /* What the job-level hooks ask the runtime to do. All members are NEW references. */
 struct job_plugin_actions {
