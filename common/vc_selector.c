@@ -494,6 +494,12 @@ static void values_sort_unique(struct vc_strlist *v)
 	v->len = j + 1;
 }
 
+/* Append an empty value: "()", "(,", ",,", ",)" and a missing exact value each stand for one. */
+static int add_empty(struct parser *p, struct vc_strlist *v)
+{
+	return vc_strlist_add(v, "") ? nomem(p) : 0;
+}
+
 static int add_value(struct parser *p, struct vc_strlist *v, struct token t)
 {
 	char *s = vc_strndup(p->s + t.off, t.len);
@@ -527,18 +533,15 @@ static int parse_identifiers(struct parser *p, struct vc_strlist *v)
 					   LIT(p, t2));
 		case T_COMMA:
 			/* "(," and ",," and ",)" each stand for an empty value. */
-			if (v->len == 0 && vc_strlist_add(v, ""))
-				return nomem(p);
+			if (v->len == 0 && add_empty(p, v))
+				return VC_ENOMEM;
 			t2 = peek(p, true);
-			if (t2.t == T_CPAR) {
-				if (vc_strlist_add(v, ""))
-					return nomem(p);
-				return 0;
-			}
+			if (t2.t == T_CPAR)
+				return add_empty(p, v);
 			if (t2.t == T_COMMA) {
 				take(p, true);
-				if (vc_strlist_add(v, ""))
-					return nomem(p);
+				if (add_empty(p, v))
+					return VC_ENOMEM;
 			}
 			break;
 		default:
@@ -576,9 +579,7 @@ static int parse_values(struct parser *p, struct vc_strlist *v)
 		return 0;
 	case T_CPAR:
 		take(p, true);
-		if (vc_strlist_add(v, ""))
-			return nomem(p);
-		return 0;
+		return add_empty(p, v);
 	default:
 		return parse_error(p, first.off,
 				   "unable to parse requirement: found '%.*s', expected: ',', ')' "
@@ -592,11 +593,8 @@ static int parse_exact_value(struct parser *p, struct vc_strlist *v)
 {
 	struct token t = peek(p, true);
 
-	if (t.t == T_EOS || t.t == T_COMMA) {
-		if (vc_strlist_add(v, ""))
-			return nomem(p);
-		return 0;
-	}
+	if (t.t == T_EOS || t.t == T_COMMA)
+		return add_empty(p, v);
 	t = take(p, true);
 	if (t.t == T_ID)
 		return add_value(p, v, t);
