@@ -39,6 +39,8 @@
 #include "vc_str.h"
 #include "vc_time.h"
 
+#include "support/tbuf.h"
+
 #define IO_TIMEOUT_MS 5000
 
 /* ---------------------------------------------------------------------------------------------
@@ -733,35 +735,6 @@ static const struct vc_kube_ops fake_ops = {
 /* ---------------------------------------------------------------------------------------------
  * HTTPS client
  */
-
-struct tbuf {
-	char *data;
-	size_t len;
-};
-
-static void tbuf_init(struct tbuf *b)
-{
-	b->data = calloc(1, 1);
-	assert_non_null(b->data);
-	b->len = 0;
-}
-
-static void tbuf_add(struct tbuf *b, const char *data, size_t n)
-{
-	char *p = realloc(b->data, b->len + n + 1);
-
-	assert_non_null(p);
-	memcpy(p + b->len, data, n);
-	b->len += n;
-	p[b->len] = '\0';
-	b->data = p;
-}
-
-static size_t curl_sink(char *data, size_t size, size_t n, void *ctx)
-{
-	tbuf_add(ctx, data, size * n);
-	return size * n;
-}
 
 /*
  * METHOD https://host:port/path trusting only ca_pem (host resolved to 127.0.0.1), with
