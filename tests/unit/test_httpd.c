@@ -30,27 +30,13 @@
 #include "vc_metrics.h"
 #include "vc_str.h"
 
-#include "support/tbuf.h"
+#include "support/client.h"
 
 #define IO_TIMEOUT_MS 5000
 
 /* ---------------------------------------------------------------------------------------------
  * Raw-socket client
  */
-
-static int connect_to(uint16_t port)
-{
-	struct sockaddr_in sa;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	return fd;
-}
 
 /* Send all of data; false when the server closed the connection first. */
 static bool send_all(int fd, const char *data, size_t len)

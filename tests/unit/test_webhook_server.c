@@ -39,7 +39,7 @@
 #include "vc_str.h"
 #include "vc_time.h"
 
-#include "support/tbuf.h"
+#include "support/client.h"
 
 #define IO_TIMEOUT_MS 5000
 
@@ -817,20 +817,6 @@ static void expect_get(uint16_t port, const char *ca, const char *path, long wan
 /* ---------------------------------------------------------------------------------------------
  * Raw sockets
  */
-
-static int connect_to(uint16_t port)
-{
-	struct sockaddr_in sa;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	return fd;
-}
 
 /* Send bytes, read until the server closes; true when it closed within the timeout. */
 static bool send_and_drain(uint16_t port, const void *data, size_t len, struct tbuf *out)
