@@ -10,6 +10,8 @@
 set -euo pipefail
 
 TIMEOUT=${CLUSTER_DOWN_TIMEOUT:-15}
+# shellcheck source=cluster/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 say() { printf 'cluster/down: %s\n' "$*" >&2; }
 die() {
@@ -47,20 +49,10 @@ RUN=$DIR/run
 exec 8>"$DIR/.lock"
 flock -w 60 8 || die "another cluster/up.sh or cluster/down.sh holds $DIR/.lock"
 
-# pid_of NAME: the PID recorded for NAME if that process is alive and is this cluster's (its
-# command line names DIR; a zombie's is empty), so a recycled PID is never touched.
-pid_of() {
-	local pid
-	pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR/" || return 1
-	echo "$pid"
-}
-
 # stop NAME...: TERM all, wait for all up to TIMEOUT, then KILL the rest.
 stopped=0
 stop() {
-	local name pid left
+	local name pid
 	for name in "$@"; do
 		if pid=$(pid_of "$name"); then
 			say "stopping $name (PID $pid)"
@@ -68,28 +60,14 @@ stop() {
 			kill -TERM "$pid" 2>/dev/null || true
 		fi
 	done
-	for _ in $(seq 1 $((TIMEOUT * 10))); do
-		left=0
-		for name in "$@"; do
-			pid_of "$name" >/dev/null && left=1
-		done
-		[ $left = 1 ] || return 0
-		sleep 0.1
-	done
+	wait_gone $((TIMEOUT * 10)) "$@" && return 0
 	for name in "$@"; do
 		if pid=$(pid_of "$name"); then
 			say "$name (PID $pid) ignored SIGTERM for ${TIMEOUT}s: sending SIGKILL"
 			kill -KILL "$pid" 2>/dev/null || true
 		fi
 	done
-	for _ in $(seq 1 50); do
-		left=0
-		for name in "$@"; do
-			pid_of "$name" >/dev/null && left=1
-		done
-		[ $left = 1 ] || return 0
-		sleep 0.1
-	done
+	wait_gone 50 "$@" || true
 }
 
 # The clients of kube-apiserver first, then kube-apiserver, then its storage.

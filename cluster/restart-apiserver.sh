@@ -21,6 +21,8 @@ set -euo pipefail
 
 TIMEOUT=${CLUSTER_UP_TIMEOUT:-120}
 DOWN_TIMEOUT=${CLUSTER_DOWN_TIMEOUT:-15}
+# shellcheck source=cluster/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 say() { printf 'cluster/restart-apiserver: %s\n' "$*" >&2; }
 die() {
@@ -63,15 +65,6 @@ LOG=$DIR/logs/kube-apiserver.log
 exec 8>"$DIR/.lock"
 flock -w 60 8 || die "another cluster script holds $DIR/.lock"
 
-# pid_of NAME: the PID recorded for NAME if that process is alive and is this cluster's.
-pid_of() {
-	local pid
-	pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR/" || return 1
-	echo "$pid"
-}
-
 pid=$(pid_of kube-apiserver) || die "kube-apiserver of $DIR is not running"
 # The command line exactly as it was started (arguments may not hold NUL bytes, so this is
 # lossless).
@@ -86,18 +79,10 @@ TOKEN=$(awk -F, '$2 == "admin" { print $1 }' "$DIR/tokens.csv")
 
 say "stopping kube-apiserver (PID $pid)"
 kill -TERM "$pid" 2>/dev/null || true
-for _ in $(seq 1 $((DOWN_TIMEOUT * 10))); do
-	pid_of kube-apiserver >/dev/null || break
-	sleep 0.1
-done
-if pid_of kube-apiserver >/dev/null; then
+if ! wait_gone $((DOWN_TIMEOUT * 10)) kube-apiserver; then
 	say "kube-apiserver ignored SIGTERM for ${DOWN_TIMEOUT}s: sending SIGKILL"
 	kill -KILL "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do
-		pid_of kube-apiserver >/dev/null || break
-		sleep 0.1
-	done
-	pid_of kube-apiserver >/dev/null && die "kube-apiserver (PID $pid) survived SIGKILL"
+	wait_gone 50 kube-apiserver || die "kube-apiserver (PID $pid) survived SIGKILL"
 fi
 rm -f "$RUN/kube-apiserver.pid"
 

@@ -20,6 +20,8 @@ TIMEOUT=${CLUSTER_UP_TIMEOUT:-120}
 SERVICE_CIDR=10.96.0.0/12
 SERVICE_IP=10.96.0.1 # the first address of SERVICE_CIDR: the `kubernetes` Service
 ISSUER=https://kubernetes.default.svc.cluster.local
+# shellcheck source=cluster/lib.sh
+. "$HERE/lib.sh"
 
 say() { printf 'cluster/up: %s\n' "$*" >&2; }
 die() {
@@ -71,15 +73,6 @@ touch "$DIR/.caldera-cluster" # down.sh --purge only removes folders carrying th
 # One up.sh or down.sh at a time per DIR.
 exec 8>"$DIR/.lock"
 flock -n 8 || die "another cluster/up.sh or cluster/down.sh is working on $DIR"
-
-# alive NAME: the process in run/NAME.pid exists and is this cluster's (its command line
-# names DIR), so a recycled PID is never mistaken for ours.
-alive() {
-	local pid
-	pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR/"
-}
 
 for name in etcd kube-apiserver kube-controller-manager kube-scheduler; do
 	if alive "$name"; then
@@ -231,11 +224,7 @@ stop_one() {
 	pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 0
 	if alive "$1"; then
 		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 1 50); do
-			alive "$1" || break
-			sleep 0.1
-		done
-		alive "$1" && kill -KILL "$pid" 2>/dev/null
+		wait_gone 50 "$1" || kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid" 2>/dev/null || true
 	rm -f "$RUN/$1.pid"

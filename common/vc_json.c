@@ -1,6 +1,7 @@
 #include "vc_json.h"
 
 #include "vc_alloc.h"
+#include "vc_strconv.h"
 
 int vc_json_parse(const char *buf, size_t len, size_t cap, json_t **out, struct vc_error *err)
 {
@@ -206,45 +207,6 @@ json_t *vc_json_path(const json_t *root, const char *path)
 	return rc < 0 ? NULL : (json_t *)cur;
 }
 
-/* Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF), as jansson checks keys. */
-static bool utf8_valid(const unsigned char *s, size_t len)
-{
-	size_t i = 0, n, k;
-	uint32_t cp;
-
-	while (i < len) {
-		unsigned char c = s[i];
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (len - i <= n)
-			return false;
-		for (k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += n + 1;
-	}
-	return true;
-}
-
 /* Store value (stolen) at seg of container node, which seg_fits(). */
 static int seg_set_new(json_t *node, const struct path_seg *seg, json_t *value)
 {
@@ -318,7 +280,7 @@ int vc_json_set_path_new(json_t *root, const char *path, json_t *value)
 
 	if (!value)
 		return VC_EINVAL;
-	if (!root || !path || !*path || !utf8_valid((const unsigned char *)path, strlen(path))) {
+	if (!root || !path || !*path || !vc_utf8_valid(path, strlen(path))) {
 		rc = VC_EINVAL;
 		goto out_value;
 	}

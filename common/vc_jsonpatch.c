@@ -212,7 +212,10 @@ static size_t cost_of(const json_t *v, size_t limit)
 	return total > limit ? limit + 1 : total;
 }
 
-static int do_add(struct patch_ctx *c, json_t **docp, const struct loc *l, json_t *value)
+/* Put value (stolen) at l: "add" (replace false) inserts into an array and may name the index
+ * one past its end; "replace" needs the target to exist. */
+static int put_value(struct patch_ctx *c, json_t **docp, const struct loc *l, json_t *value,
+		     bool replace)
 {
 	json_t *parent;
 	const char *last;
@@ -231,18 +234,35 @@ static int do_add(struct patch_ctx *c, json_t **docp, const struct loc *l, json_
 	if (rc)
 		goto out_value;
 	last = l->tok[l->n - 1];
-	if (json_is_object(parent))
+	if (json_is_object(parent)) {
+		if (replace && !json_object_get(parent, last)) {
+			rc = not_found(c, l);
+			goto out_value;
+		}
 		return json_object_set_new(parent, last, value) ? nomem(c) : 0;
+	}
 	if (json_is_array(parent)) {
-		rc = array_index(c, l, parent, last, true, &idx);
+		rc = array_index(c, l, parent, last, !replace, &idx);
 		if (rc)
 			goto out_value;
+		if (replace)
+			return json_array_set_new(parent, idx, value) ? nomem(c) : 0;
 		return json_array_insert_new(parent, idx, value) ? nomem(c) : 0;
 	}
 	rc = not_found(c, l);
 out_value:
 	json_decref(value);
 	return rc;
+}
+
+static int do_add(struct patch_ctx *c, json_t **docp, const struct loc *l, json_t *value)
+{
+	return put_value(c, docp, l, value, false);
+}
+
+static int do_replace(struct patch_ctx *c, json_t **docp, const struct loc *l, json_t *value)
+{
+	return put_value(c, docp, l, value, true);
 }
 
 /* Remove the value at l; with removed non-NULL, hand it over as a new reference. */
@@ -278,44 +298,6 @@ static int do_remove(struct patch_ctx *c, json_t **docp, const struct loc *l, js
 		return 0;
 	}
 	return not_found(c, l);
-}
-
-static int do_replace(struct patch_ctx *c, json_t **docp, const struct loc *l, json_t *value)
-{
-	json_t *parent;
-	const char *last;
-	size_t idx;
-	int rc;
-
-	rc = check_depth(c, l->n, value);
-	if (rc)
-		goto out_value;
-	if (l->n == 0) {
-		json_decref(*docp);
-		*docp = value;
-		return 0;
-	}
-	rc = walk(c, *docp, l, l->n - 1, &parent);
-	if (rc)
-		goto out_value;
-	last = l->tok[l->n - 1];
-	if (json_is_object(parent)) {
-		if (!json_object_get(parent, last)) {
-			rc = not_found(c, l);
-			goto out_value;
-		}
-		return json_object_set_new(parent, last, value) ? nomem(c) : 0;
-	}
-	if (json_is_array(parent)) {
-		rc = array_index(c, l, parent, last, false, &idx);
-		if (rc)
-			goto out_value;
-		return json_array_set_new(parent, idx, value) ? nomem(c) : 0;
-	}
-	rc = not_found(c, l);
-out_value:
-	json_decref(value);
-	return rc;
 }
 
 /* Whether a's tokens are a prefix of b's (equal counts as a prefix). */

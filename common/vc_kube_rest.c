@@ -241,6 +241,31 @@ static int auth_header(struct rest *r, struct vc_buf *b)
 			goto fail;                                          \
 	} while (0)
 
+/* No ...TYPE option to set for set_pem(): libcurl's options all number 10000 and up. */
+#define NO_TYPE_OPT ((CURLoption)0)
+
+/*
+ * Hand libcurl one PEM credential: data inline (libcurl copies it), with type_opt (unless
+ * NO_TYPE_OPT) saying "PEM", or else the file; neither set leaves libcurl's default.
+ */
+static CURLcode set_pem(CURL *easy, char *data, CURLoption blob_opt, CURLoption type_opt,
+			const char *file, CURLoption file_opt)
+{
+	struct curl_blob blob;
+	CURLcode cc;
+
+	if (data) {
+		blob = (struct curl_blob){ data, strlen(data), CURL_BLOB_COPY };
+		cc = curl_easy_setopt(easy, blob_opt, &blob);
+		if (cc != CURLE_OK || type_opt == NO_TYPE_OPT)
+			return cc;
+		return curl_easy_setopt(easy, type_opt, "PEM");
+	}
+	if (file)
+		return curl_easy_setopt(easy, file_opt, file);
+	return CURLE_OK;
+}
+
 static void handle_free(struct rest_handle *h)
 {
 	if (!h)
@@ -257,7 +282,6 @@ static struct rest_handle *handle_new(struct rest *r, int *rc, struct vc_error *
 {
 	const struct vc_kube_config *cfg = &r->cfg;
 	struct rest_handle *h;
-	struct curl_blob blob;
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
 	long connect_ms = 10000;
 
@@ -296,30 +320,19 @@ static struct rest_handle *handle_new(struct rest *r, int *rc, struct vc_error *
 	} else if (cfg->ca_data || cfg->ca_file) {
 		/* Only the cluster's CA is trusted, as in client-go. */
 		SETOPT(h->easy, CURLOPT_CAPATH, (char *)NULL);
-		if (cfg->ca_data) {
-			blob = (struct curl_blob){ cfg->ca_data, strlen(cfg->ca_data),
-						   CURL_BLOB_COPY };
-			SETOPT(h->easy, CURLOPT_CAINFO_BLOB, &blob);
-		} else {
-			SETOPT(h->easy, CURLOPT_CAINFO, cfg->ca_file);
-		}
+		cc = set_pem(h->easy, cfg->ca_data, CURLOPT_CAINFO_BLOB, NO_TYPE_OPT, cfg->ca_file,
+			     CURLOPT_CAINFO);
+		if (cc != CURLE_OK)
+			goto fail;
 	}
-	if (cfg->client_cert_data) {
-		blob = (struct curl_blob){ cfg->client_cert_data, strlen(cfg->client_cert_data),
-					   CURL_BLOB_COPY };
-		SETOPT(h->easy, CURLOPT_SSLCERT_BLOB, &blob);
-		SETOPT(h->easy, CURLOPT_SSLCERTTYPE, "PEM");
-	} else if (cfg->client_cert_file) {
-		SETOPT(h->easy, CURLOPT_SSLCERT, cfg->client_cert_file);
-	}
-	if (cfg->client_key_data) {
-		blob = (struct curl_blob){ cfg->client_key_data, strlen(cfg->client_key_data),
-					   CURL_BLOB_COPY };
-		SETOPT(h->easy, CURLOPT_SSLKEY_BLOB, &blob);
-		SETOPT(h->easy, CURLOPT_SSLKEYTYPE, "PEM");
-	} else if (cfg->client_key_file) {
-		SETOPT(h->easy, CURLOPT_SSLKEY, cfg->client_key_file);
-	}
+	cc = set_pem(h->easy, cfg->client_cert_data, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERTTYPE,
+		     cfg->client_cert_file, CURLOPT_SSLCERT);
+	if (cc != CURLE_OK)
+		goto fail;
+	cc = set_pem(h->easy, cfg->client_key_data, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEYTYPE,
+		     cfg->client_key_file, CURLOPT_SSLKEY);
+	if (cc != CURLE_OK)
+		goto fail;
 	return h;
 fail:
 	*rc = vc_error_set(err, cc == CURLE_OUT_OF_MEMORY ? VC_ENOMEM : VC_EINVAL,

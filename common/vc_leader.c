@@ -302,16 +302,15 @@ static void keep_lease(struct vc_leader *le, json_t *lease)
 	le->lease = lease;
 }
 
-/* PUT the cached Lease with its spec replaced by r. */
-static int update_lease(struct vc_leader *le, const struct lease_record *r, struct vc_error *err)
+/* Attach spec to obj (both stolen, either may be NULL after a failed allocation), send it with
+ * POST (create) or PUT, and keep the answer (or obj when the answer is no object) as the base of
+ * the next PUT. */
+static int send_lease(struct vc_leader *le, json_t *obj, json_t *spec, bool create,
+		      struct vc_error *err)
 {
-	json_t *obj, *spec, *out = NULL;
+	json_t *out = NULL;
 	int rc;
 
-	if (!le->lease)
-		return vc_error_set(err, VC_EINVAL, "no lease object to update");
-	obj = json_deep_copy(le->lease);
-	spec = record_to_spec(r);
 	if (!obj || !spec) {
 		json_decref(obj);
 		json_decref(spec);
@@ -321,7 +320,11 @@ static int update_lease(struct vc_leader *le, const struct lease_record *r, stru
 		json_decref(obj);
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	}
-	rc = vc_kube_update(le->kube, &vc_gvr_leases, le->ns, le->name, NULL, obj, &out, err);
+	if (create)
+		rc = vc_kube_create(le->kube, &vc_gvr_leases, le->ns, NULL, NULL, obj, &out, err);
+	else
+		rc = vc_kube_update(le->kube, &vc_gvr_leases, le->ns, le->name, NULL, obj, &out,
+				    err);
 	if (rc) {
 		json_decref(obj);
 		return rc;
@@ -336,36 +339,26 @@ static int update_lease(struct vc_leader *le, const struct lease_record *r, stru
 	return 0;
 }
 
+/* PUT the cached Lease with its spec replaced by r. */
+static int update_lease(struct vc_leader *le, const struct lease_record *r, struct vc_error *err)
+{
+	json_t *obj, *spec;
+
+	if (!le->lease)
+		return vc_error_set(err, VC_EINVAL, "no lease object to update");
+	obj = json_deep_copy(le->lease);
+	spec = record_to_spec(r);
+	return send_lease(le, obj, spec, false, err);
+}
+
 static int create_lease(struct vc_leader *le, const struct lease_record *r, struct vc_error *err)
 {
-	json_t *obj, *spec, *out = NULL;
-	int rc;
+	json_t *obj, *spec;
 
 	spec = record_to_spec(r);
 	obj = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "coordination.k8s.io/v1", "kind",
 			"Lease", "metadata", "name", le->name, "namespace", le->ns);
-	if (!obj || !spec) {
-		json_decref(obj);
-		json_decref(spec);
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	}
-	if (json_object_set_new(obj, "spec", spec)) {
-		json_decref(obj);
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	}
-	rc = vc_kube_create(le->kube, &vc_gvr_leases, le->ns, NULL, NULL, obj, &out, err);
-	if (rc) {
-		json_decref(obj);
-		return rc;
-	}
-	if (out && json_is_object(out)) {
-		json_decref(obj);
-		keep_lease(le, out);
-	} else {
-		json_decref(out);
-		keep_lease(le, obj);
-	}
-	return 0;
+	return send_lease(le, obj, spec, true, err);
 }
 
 /* ---- one step ----------------------------------------------------------------------------- */

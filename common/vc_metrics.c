@@ -115,44 +115,6 @@ static bool valid_name(const char *s, bool colon)
 	return true;
 }
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
-static bool valid_utf8(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		unsigned c = *s, n, i;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			s++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		for (i = 1; i <= n; i++) {
-			if ((s[i] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		s += n + 1;
-	}
-	return true;
-}
-
 int vc_metrics_format_value(double v, char *buf, size_t len)
 {
 	/* Go's strconv.FormatFloat(v, 'g', -1, 64), except that a negative zero prints "0". */
@@ -318,7 +280,7 @@ static int check_values(const struct vc_metric *m, const char *const **values)
 	if (!*values)
 		*values = no_values;
 	for (i = 0; i <= m->nlabels && (*values)[i]; i++)
-		if (i < m->nlabels && !valid_utf8((*values)[i]))
+		if (i < m->nlabels && !vc_utf8_valid((*values)[i], strlen((*values)[i])))
 			return VC_EINVAL;
 	return i == m->nlabels ? 0 : VC_EINVAL;
 }

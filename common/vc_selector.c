@@ -472,6 +472,13 @@ static int parse_error(struct parser *p, size_t off, const char *fmt, ...)
 /* The token's literal for "found '%.*s'"; the end of the string reads as "". */
 #define LIT(p, t) (int)VC_MIN((t).len, (size_t)INT_MAX), (p)->s + (t).off
 
+/* Go's "unable to parse requirement: found '<tok>', expected: <what>", reported at off. */
+static int unexpected(struct parser *p, size_t off, struct token tok, const char *what)
+{
+	return parse_error(p, off, "unable to parse requirement: found '%.*s', expected: %s",
+			   LIT(p, tok), what);
+}
+
 static int nomem(struct parser *p)
 {
 	return vc_error_set(p->err, VC_ENOMEM, "out of memory");
@@ -492,6 +499,12 @@ static void values_sort_unique(struct vc_strlist *v)
 			v->items[++j] = v->items[i];
 	}
 	v->len = j + 1;
+}
+
+/* Append an empty value: "()", "(,", ",,", ",)" and a missing exact value each stand for one. */
+static int add_empty(struct parser *p, struct vc_strlist *v)
+{
+	return vc_strlist_add(v, "") ? nomem(p) : 0;
 }
 
 static int add_value(struct parser *p, struct vc_strlist *v, struct token t)
@@ -521,31 +534,22 @@ static int parse_identifiers(struct parser *p, struct vc_strlist *v)
 				continue;
 			if (t2.t == T_CPAR)
 				return 0;
-			return parse_error(p, t2.off,
-					   "unable to parse requirement: found '%.*s', expected: "
-					   "',' or ')'",
-					   LIT(p, t2));
+			return unexpected(p, t2.off, t2, "',' or ')'");
 		case T_COMMA:
 			/* "(," and ",," and ",)" each stand for an empty value. */
-			if (v->len == 0 && vc_strlist_add(v, ""))
-				return nomem(p);
+			if (v->len == 0 && add_empty(p, v))
+				return VC_ENOMEM;
 			t2 = peek(p, true);
-			if (t2.t == T_CPAR) {
-				if (vc_strlist_add(v, ""))
-					return nomem(p);
-				return 0;
-			}
+			if (t2.t == T_CPAR)
+				return add_empty(p, v);
 			if (t2.t == T_COMMA) {
 				take(p, true);
-				if (vc_strlist_add(v, ""))
-					return nomem(p);
+				if (add_empty(p, v))
+					return VC_ENOMEM;
 			}
 			break;
 		default:
-			return parse_error(p, t.off,
-					   "unable to parse requirement: found '%.*s', expected: "
-					   "',', or identifier",
-					   LIT(p, t));
+			return unexpected(p, t.off, t, "',', or identifier");
 		}
 	}
 }
@@ -569,21 +573,13 @@ static int parse_values(struct parser *p, struct vc_strlist *v)
 		t = take(p, true);
 		if (t.t != T_CPAR)
 			/* Go names the token after '(' here, not the offending one. */
-			return parse_error(
-				p, t.off,
-				"unable to parse requirement: found '%.*s', expected: ')'",
-				LIT(p, first));
+			return unexpected(p, t.off, first, "')'");
 		return 0;
 	case T_CPAR:
 		take(p, true);
-		if (vc_strlist_add(v, ""))
-			return nomem(p);
-		return 0;
+		return add_empty(p, v);
 	default:
-		return parse_error(p, first.off,
-				   "unable to parse requirement: found '%.*s', expected: ',', ')' "
-				   "or identifier",
-				   LIT(p, first));
+		return unexpected(p, first.off, first, "',', ')' or identifier");
 	}
 }
 
@@ -592,17 +588,12 @@ static int parse_exact_value(struct parser *p, struct vc_strlist *v)
 {
 	struct token t = peek(p, true);
 
-	if (t.t == T_EOS || t.t == T_COMMA) {
-		if (vc_strlist_add(v, ""))
-			return nomem(p);
-		return 0;
-	}
+	if (t.t == T_EOS || t.t == T_COMMA)
+		return add_empty(p, v);
 	t = take(p, true);
 	if (t.t == T_ID)
 		return add_value(p, v, t);
-	return parse_error(p, t.off,
-			   "unable to parse requirement: found '%.*s', expected: identifier",
-			   LIT(p, t));
+	return unexpected(p, t.off, t, "identifier");
 }
 
 /* A parse error whose text is "unable to parse requirement: " and the aggregate of errs. */
@@ -666,9 +657,7 @@ static int parse_requirement(struct parser *p)
 		t = take(p, true);
 	}
 	if (t.t != T_ID)
-		return parse_error(
-			p, t.off, "unable to parse requirement: found '%.*s', expected: identifier",
-			LIT(p, t));
+		return unexpected(p, t.off, t, "identifier");
 	if (!(key = vc_strndup(p->s + t.off, t.len)))
 		return nomem(p);
 	vc_field_errors_init(&errs);
@@ -718,11 +707,7 @@ static int parse_requirement(struct parser *p)
 			break;
 		default:
 			vc_free(key);
-			return parse_error(
-				p, t.off,
-				"unable to parse requirement: found '%.*s', expected: in, "
-				"notin, =, ==, !=, gt, lt",
-				LIT(p, t));
+			return unexpected(p, t.off, t, "in, notin, =, ==, !=, gt, lt");
 		}
 		if (op == VC_SEL_IN || op == VC_SEL_NOT_IN)
 			rc = parse_values(p, &values);

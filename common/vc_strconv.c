@@ -544,6 +544,18 @@ int32_t vc_utf8_decode(const char *s, size_t n, size_t *width)
 	return utf8_decode((const unsigned char *)s, n, width);
 }
 
+bool vc_utf8_valid(const char *s, size_t n)
+{
+	size_t i = 0, w;
+
+	while (i < n) {
+		if (utf8_decode((const unsigned char *)s + i, n - i, &w) < 0)
+			return false;
+		i += w;
+	}
+	return true;
+}
+
 static bool rune_is_print(int32_t r)
 {
 	size_t lo = 0, hi = VC_ARRAY_SIZE(print_ranges);

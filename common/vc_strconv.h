@@ -94,6 +94,12 @@ int vc_go_quote_n(const char *s, size_t n, struct vc_buf *out) VC_WARN_UNUSED;
 int32_t vc_utf8_decode(const char *s, size_t n, size_t *width);
 
 /*
+ * Whether s[0..n) is valid UTF-8: every rune decodes under vc_utf8_decode (no overlong forms, no
+ * surrogates, nothing past U+10FFFF, no truncated sequence), as jansson checks object keys.
+ */
+bool vc_utf8_valid(const char *s, size_t n);
+
+/*
  * Append Go's encoding/json.Marshal of a JSON value (borrowed; NULL prints "null") to out:
  * compact, strings escaped as Go does (<, > and & as \u003c \u003e \u0026, U+2028/U+2029 escaped,
  * invalid UTF-8 as \ufffd), reals in Go's shortest form, and object keys sorted, as Go marshals a

@@ -25,6 +25,7 @@
 #include "queue_controller.h"
 #include "scheduler/sched_runtime.h"
 #include "vc_alloc.h"
+#include "vc_daemon.h"
 #include "vc_events.h"
 #include "vc_flags.h"
 #include "vc_httpd.h"
@@ -586,7 +587,6 @@ int main(int argc, char **argv)
 	struct vc_events_config ec;
 	struct app app;
 	struct vc_error err;
-	struct sigaction sa;
 	char host[256] = "";
 	size_t i;
 	int rc, first, status = 1;
@@ -596,15 +596,10 @@ int main(int argc, char **argv)
 	vc_alloc_install_json();
 	vc_error_clear(&err);
 	memset(&app, 0, sizeof(app));
-	rc = vc_flags_parse(flags, VC_ARRAY_SIZE(flags), &app.cfg, argc, argv, &first, &err);
-	if (rc == VC_FLAGS_HELP) {
-		vc_flags_usage(flags, VC_ARRAY_SIZE(flags), "vc-controller", stdout);
-		return 0;
-	}
-	if (rc) {
-		fprintf(stderr, "vc-controller: %s\n", err.text);
-		return 2;
-	}
+	rc = vc_daemon_parse_flags(flags, VC_ARRAY_SIZE(flags), &app.cfg, argc, argv,
+				   "vc-controller", &first);
+	if (rc >= 0)
+		return rc;
 	if (first < argc) {
 		fprintf(stderr, "vc-controller: unexpected argument: %s\n", argv[first]);
 		return 2;
@@ -636,18 +631,10 @@ int main(int argc, char **argv)
 	}
 
 	signal(SIGPIPE, SIG_IGN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	vc_daemon_catch_stop(on_signal);
 
-	rc = vc_kube_config_from_flags(app.cfg.kubeconfig, app.cfg.master, &kc, &err);
-	if (!rc) {
-		kc.qps = app.cfg.qps;
-		kc.burst = app.cfg.burst;
-		kc.user_agent = vc_strdup("vc-controller/" VC_CONTROLLER_VERSION);
-		rc = kc.user_agent ? vc_kube_new(&kc, &app.kube, &err) : VC_ENOMEM;
-	}
+	rc = vc_daemon_kube_new(app.cfg.kubeconfig, app.cfg.master, app.cfg.qps, app.cfg.burst,
+				"vc-controller/" VC_CONTROLLER_VERSION, &kc, &app.kube, &err);
 	/*
 	 * Events get their own client, as in kube-scheduler and Volcano, so a burst of Scheduled
 	 * events never takes the binder's or the job controller's request budget.

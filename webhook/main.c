@@ -10,6 +10,7 @@
 #include "register.h"
 #include "server.h"
 #include "vc_alloc.h"
+#include "vc_daemon.h"
 #include "vc_flags.h"
 #include "vc_kube.h"
 #include "vc_log.h"
@@ -273,7 +274,6 @@ int main(int argc, char **argv)
 	struct app app;
 	struct vc_error err;
 	struct config cfg;
-	struct sigaction sa;
 	char *ca = NULL;
 	int rc, first, i, skipped = 0, status = 1;
 
@@ -282,15 +282,10 @@ int main(int argc, char **argv)
 	vc_error_clear(&err);
 	memset(&app, 0, sizeof(app));
 	memset(&ac, 0, sizeof(ac));
-	rc = vc_flags_parse(flags, VC_ARRAY_SIZE(flags), &cfg, argc, argv, &first, &err);
-	if (rc == VC_FLAGS_HELP) {
-		vc_flags_usage(flags, VC_ARRAY_SIZE(flags), "vc-webhook", stdout);
-		return 0;
-	}
-	if (rc) {
-		fprintf(stderr, "vc-webhook: %s\n", err.text);
-		return 2;
-	}
+	rc = vc_daemon_parse_flags(flags, VC_ARRAY_SIZE(flags), &cfg, argc, argv, "vc-webhook",
+				   &first);
+	if (rc >= 0)
+		return rc;
 	for (i = first; i < argc; i++) {
 		if (argv[i][0] == '-') {
 			fprintf(stderr, "vc-webhook: flags must come before arguments: %s\n",
@@ -346,13 +341,8 @@ int main(int argc, char **argv)
 	}
 
 	/* The client and the Queue cache. */
-	rc = vc_kube_config_from_flags(cfg.kubeconfig, cfg.master, &kc, &err);
-	if (!rc) {
-		kc.qps = cfg.qps;
-		kc.burst = cfg.burst;
-		kc.user_agent = vc_strdup("vc-webhook/" WEBHOOK_VERSION);
-		rc = kc.user_agent ? vc_kube_new(&kc, &app.kube, &err) : VC_ENOMEM;
-	}
+	rc = vc_daemon_kube_new(cfg.kubeconfig, cfg.master, cfg.qps, cfg.burst,
+				"vc-webhook/" WEBHOOK_VERSION, &kc, &app.kube, &err);
 	if (!rc)
 		rc = webhook_cluster_new(app.kube, &cluster, &err);
 	if (rc) {
@@ -393,10 +383,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	vc_daemon_catch_stop(on_signal);
 
 	rc = webhook_cluster_start(cluster, &err);
 	if (rc) {

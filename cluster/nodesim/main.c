@@ -6,6 +6,7 @@
 
 #include "nodesim.h"
 #include "vc_alloc.h"
+#include "vc_daemon.h"
 #include "vc_flags.h"
 #include "vc_kube.h"
 #include "vc_log.h"
@@ -112,20 +113,18 @@ int main(int argc, char **argv)
 	struct vc_kube *kube = NULL;
 	struct vc_error err;
 	struct config cfg;
-	struct sigaction sa;
 	size_t nodes, pods, last_nodes = (size_t)-1, last_pods = (size_t)-1;
 	int rc, first, status = 1;
 
 	vc_log_set_component("vc-nodesim");
 	vc_alloc_install_json();
 	vc_error_clear(&err);
-	rc = vc_flags_parse(flags, VC_ARRAY_SIZE(flags), &cfg, argc, argv, &first, &err);
-	if (rc == VC_FLAGS_HELP) {
-		vc_flags_usage(flags, VC_ARRAY_SIZE(flags), "vc-nodesim", stdout);
-		return 0;
-	}
-	if (rc || first != argc) {
-		fprintf(stderr, "vc-nodesim: %s\n", rc ? err.text : "unexpected arguments");
+	rc = vc_daemon_parse_flags(flags, VC_ARRAY_SIZE(flags), &cfg, argc, argv, "vc-nodesim",
+				   &first);
+	if (rc >= 0)
+		return rc;
+	if (first != argc) {
+		fprintf(stderr, "vc-nodesim: unexpected arguments\n");
 		return 2;
 	}
 	vc_flags_dump(flags, VC_ARRAY_SIZE(flags), &cfg);
@@ -134,12 +133,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vc-nodesim: %s\n", err.text);
 		goto out;
 	}
-	rc = vc_kube_config_from_flags(cfg.kubeconfig, cfg.master, &kc, &err);
-	if (!rc) {
-		kc.qps = cfg.qps;
-		kc.burst = cfg.burst;
-		rc = vc_kube_new(&kc, &kube, &err);
-	}
+	rc = vc_daemon_kube_new(cfg.kubeconfig, cfg.master, cfg.qps, cfg.burst, NULL, &kc, &kube,
+				&err);
 	if (rc) {
 		VC_ERROR("cannot reach the API server", "err=\"%s\"", err.text);
 		goto out;
@@ -152,10 +147,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	vc_daemon_catch_stop(on_signal);
 	VC_INFO("started", "groups=%zu prefix=%s", opts.ngroups, opts.prefix);
 	while (!stop_signal) {
 		nodesim_counts(sim, &nodes, &pods);

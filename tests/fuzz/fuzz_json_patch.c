@@ -14,27 +14,9 @@
 #include "vc_json.h"
 #include "vc_jsonpatch.h"
 
+#include "../unit/support/json_test.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static bool has_null_member(const json_t *v)
-{
-	const char *key;
-	json_t *m;
-	size_t i;
-
-	if (json_is_object(v)) {
-		json_object_foreach ((json_t *)v, key, m) {
-			if (json_is_null(m) || has_null_member(m))
-				return true;
-		}
-	} else if (json_is_array(v)) {
-		for (i = 0; i < json_array_size(v); i++) {
-			if (has_null_member(json_array_get(v, i)))
-				return true;
-		}
-	}
-	return false;
-}
 
 /* The value must survive a dump and a parse unchanged. */
 static void check_reparse(const json_t *v)
@@ -82,7 +64,7 @@ static void check_merge(const json_t *doc, const json_t *patch)
 		abort();
 	if (!vc_json_equal(once, twice))
 		abort();
-	if (!has_null_member(once)) {
+	if (!json_has_null_member(once)) {
 		mp = vc_json_merge_patch_diff(doc, once);
 		if (!mp || vc_json_merge_patch_apply(doc, mp, &back, NULL) != 0)
 			abort();

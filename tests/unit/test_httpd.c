@@ -30,58 +30,13 @@
 #include "vc_metrics.h"
 #include "vc_str.h"
 
+#include "support/client.h"
+
 #define IO_TIMEOUT_MS 5000
 
 /* ---------------------------------------------------------------------------------------------
  * Raw-socket client
  */
-
-static int connect_to(uint16_t port)
-{
-	struct sockaddr_in sa;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	return fd;
-}
-
-/*
- * The client side keeps its bytes in libc memory: the allocation-failure test makes the server's
- * vc_malloc fail, and the client must not be affected.
- */
-struct tbuf {
-	char *data;
-	size_t len;
-};
-
-static void tbuf_init(struct tbuf *b)
-{
-	b->data = calloc(1, 1);
-	assert_non_null(b->data);
-	b->len = 0;
-}
-
-static void tbuf_add(struct tbuf *b, const char *data, size_t n)
-{
-	char *p = realloc(b->data, b->len + n + 1);
-
-	assert_non_null(p);
-	memcpy(p + b->len, data, n);
-	b->len += n;
-	p[b->len] = '\0';
-	b->data = p;
-}
-
-static void tbuf_release(struct tbuf *b)
-{
-	free(b->data);
-	b->data = NULL;
-}
 
 /* Send all of data; false when the server closed the connection first. */
 static bool send_all(int fd, const char *data, size_t len)
@@ -689,12 +644,6 @@ static void pem_release(struct pem_pair *p)
 {
 	free(p->cert);
 	free(p->key);
-}
-
-static size_t curl_sink(char *data, size_t size, size_t n, void *ctx)
-{
-	tbuf_add(ctx, data, size * n);
-	return size * n;
 }
 
 /* GET https://127.0.0.1:port/path trusting only ca_pem. Returns the curl code. */

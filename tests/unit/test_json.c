@@ -9,26 +9,7 @@
 #include "vc_err.h"
 #include "vc_json.h"
 
-/* Parse a test literal, any top-level value allowed. */
-static json_t *parse(const char *s)
-{
-	struct vc_error err;
-	json_t *v = NULL;
-
-	vc_error_clear(&err);
-	if (vc_json_parse_flags(s, strlen(s), 0, VC_JSON_PARSE_ANY, &v, &err) != 0)
-		fail_msg("cannot parse test input '%s': %s", s, err.text);
-	return v;
-}
-
-static void assert_dump(const json_t *v, const char *expected)
-{
-	char *s = vc_json_dumps_sorted(v);
-
-	assert_non_null(s);
-	assert_string_equal(s, expected);
-	vc_free(s);
-}
+#include "support/json_test.h"
 
 static const char k8s_job[] =
 	"{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","

@@ -9,26 +9,7 @@
 #include "vc_json.h"
 #include "vc_jsonpatch.h"
 
-/* Parse a test literal, any top-level value allowed. */
-static json_t *parse(const char *s)
-{
-	struct vc_error err;
-	json_t *v = NULL;
-
-	vc_error_clear(&err);
-	if (vc_json_parse_flags(s, strlen(s), 0, VC_JSON_PARSE_ANY, &v, &err) != 0)
-		fail_msg("cannot parse test input '%s': %s", s, err.text);
-	return v;
-}
-
-static void assert_dump(const json_t *v, const char *expected)
-{
-	char *s = vc_json_dumps_sorted(v);
-
-	assert_non_null(s);
-	assert_string_equal(s, expected);
-	vc_free(s);
-}
+#include "support/json_test.h"
 
 /* Apply patch to doc: the result must dump (sorted) as expected and doc must be unchanged. */
 static void check_patch(const char *doc, const char *patch, const char *expected)
@@ -774,26 +755,6 @@ static json_t *mutate(const json_t *v, int depth)
 	return rnd(2) ? json_deep_copy(v) : gen(depth);
 }
 
-static bool has_null_member(const json_t *v)
-{
-	const char *key;
-	json_t *m;
-	size_t i;
-
-	if (json_is_object(v)) {
-		json_object_foreach ((json_t *)v, key, m) {
-			if (json_is_null(m) || has_null_member(m))
-				return true;
-		}
-	} else if (json_is_array(v)) {
-		for (i = 0; i < json_array_size(v); i++) {
-			if (has_null_member(json_array_get(v, i)))
-				return true;
-		}
-	}
-	return false;
-}
-
 static void test_diff_apply_round_trip_random(void **state)
 {
 	json_t *a, *b, *ops, *r, *mp;
@@ -824,7 +785,7 @@ static void test_diff_apply_round_trip_random(void **state)
 		assert_int_equal(json_array_size(ops), 0);
 		json_decref(ops);
 		/* The merge patch round-trips whenever `to` has no null members. */
-		if (!has_null_member(b)) {
+		if (!json_has_null_member(b)) {
 			mp = vc_json_merge_patch_diff(a, b);
 			assert_non_null(mp);
 			assert_int_equal(vc_json_merge_patch_apply(a, mp, &r, &err), 0);
@@ -944,7 +905,7 @@ static void check_merge_diff(const char *from, const char *to, const char *expec
 	assert_non_null(mp);
 	assert_dump(mp, expected);
 	assert_int_equal(vc_json_merge_patch_apply(a, mp, &r, &err), 0);
-	if (!has_null_member(b))
+	if (!json_has_null_member(b))
 		assert_true(vc_json_equal(r, b));
 	json_decref(r);
 	json_decref(mp);

@@ -39,6 +39,8 @@
 #include "vc_str.h"
 #include "vc_time.h"
 
+#include "support/client.h"
+
 #define IO_TIMEOUT_MS 5000
 
 /* ---------------------------------------------------------------------------------------------
@@ -734,35 +736,6 @@ static const struct vc_kube_ops fake_ops = {
  * HTTPS client
  */
 
-struct tbuf {
-	char *data;
-	size_t len;
-};
-
-static void tbuf_init(struct tbuf *b)
-{
-	b->data = calloc(1, 1);
-	assert_non_null(b->data);
-	b->len = 0;
-}
-
-static void tbuf_add(struct tbuf *b, const char *data, size_t n)
-{
-	char *p = realloc(b->data, b->len + n + 1);
-
-	assert_non_null(p);
-	memcpy(p + b->len, data, n);
-	b->len += n;
-	p[b->len] = '\0';
-	b->data = p;
-}
-
-static size_t curl_sink(char *data, size_t size, size_t n, void *ctx)
-{
-	tbuf_add(ctx, data, size * n);
-	return size * n;
-}
-
 /*
  * METHOD https://host:port/path trusting only ca_pem (host resolved to 127.0.0.1), with
  * Content-Type ctype when not NULL. Returns the curl code; status and body filled.
@@ -844,20 +817,6 @@ static void expect_get(uint16_t port, const char *ca, const char *path, long wan
 /* ---------------------------------------------------------------------------------------------
  * Raw sockets
  */
-
-static int connect_to(uint16_t port)
-{
-	struct sockaddr_in sa;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	return fd;
-}
 
 /* Send bytes, read until the server closes; true when it closed within the timeout. */
 static bool send_and_drain(uint16_t port, const void *data, size_t len, struct tbuf *out)
