@@ -1,5 +1,5 @@
 /*
- * vc_base64.h - base64 with the standard alphabet (RFC 4648 §4), as Go's encoding/base64
+ * vc_base64.h - base64 with the standard alphabet (RFC 4648, section 4), as Go's encoding/base64
  * StdEncoding writes and reads it.
  */
 #ifndef VC_BASE64_H

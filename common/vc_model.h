@@ -2,15 +2,15 @@
  * vc_model.h - typed views of Volcano and Kubernetes objects.
  *
  * A view is a C struct read out of a JSON object with Volcano's field names and defaults
- * (../shared/spec/job-controller.md §1, scheduler.md's CRD facts). Views do not copy strings:
- * every `const char *` and `json_t *` in a view is borrowed from the object, and the view holds
- * one reference to that object, taken by the *_view() function and dropped by *_view_release().
- * Cached objects are immutable, so a view of a cached object stays valid for as long as it
- * lives, whatever the informer does meanwhile.
+ * (docs/volcano/job-controller.md §1, docs/volcano/scheduler.md's CRD facts). Views do not copy
+ * strings: every `const char *` and `json_t *` in a view is borrowed from the object, and the view
+ * holds one reference to that object, taken by the *_view() function and dropped by
+ * *_view_release(). Cached objects are immutable, so a view of a cached object stays valid for as
+ * long as it lives, whatever the informer does meanwhile.
  *
  * Defaults: a view applies the defaults Volcano's mutating webhook and CRD would have applied
- * (job-controller.md §6.1, §9), so the controller behaves the same whether or not a webhook ran:
- * task names `default<k>`, task minAvailable = replicas, task maxRetry 3 when 0, job
+ * (docs/volcano/job-controller.md §6.1, §9), so the controller behaves the same whether or not a
+ * webhook ran: task names `default<k>`, task minAvailable = replicas, task maxRetry 3 when 0, job
  * minAvailable = sum of task minAvailable when 0, job maxRetry 3 when absent or 0, queue
  * `default`, schedulerName `volcano`. Each defaulted field can be told apart from a set one where
  * it matters (the `has_` flags).
@@ -91,7 +91,8 @@ enum vc_pg_phase {
 };
 
 enum vc_queue_state {
-	VC_QUEUE_OPEN = 0, /* also for an empty state (scheduler.md: an empty state is Open) */
+	VC_QUEUE_OPEN =
+		0, /* also for an empty state (docs/volcano/scheduler.md: an empty state is Open) */
 	VC_QUEUE_CLOSED,
 	VC_QUEUE_CLOSING,
 	VC_QUEUE_STATE_UNKNOWN, /* "Unknown" or anything else */
@@ -123,7 +124,8 @@ enum vc_pod_phase vc_pod_phase_parse(const char *s);
 
 /* Completed, Failed and Terminated are "finished" (Aborted is not). */
 bool vc_job_phase_is_finished(enum vc_job_phase p);
-/* Actions a user may put in a policy or a Command (job-controller.md §1.2, "External"). */
+/* Actions a user may put in a policy or a Command (docs/volcano/job-controller.md §1.2,
+ * "External"). */
 bool vc_bus_action_is_external(enum vc_bus_action a);
 /* Events a user may put in a policy (PodRunning, OutOfSync and CommandIssued are internal). */
 bool vc_bus_event_is_user(enum vc_bus_event e);

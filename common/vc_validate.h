@@ -2,7 +2,8 @@
  * vc_validate.h - the Kubernetes text conventions that admission messages reuse.
  *
  * Kubernetes validation produces texts that Volcano embeds in its denial messages, so the exact
- * characters are a contract (spec/webhooks.md §13). This module reproduces, from apimachinery:
+ * characters are a contract (docs/volcano/webhooks.md §13). This module reproduces, from
+ * apimachinery:
  *
  *   - the name and label checks of pkg/util/validation and pkg/api/validate/content, each of
  *     which returns a list of messages (struct vc_strlist);
@@ -81,7 +82,7 @@ int vc_validate_dns1123_subdomain(const char *value, struct vc_strlist *msgs) VC
 /* k8s validation.IsDNS1035Label: at most 63 characters, [a-z]([-a-z0-9]*[a-z0-9])?. */
 int vc_validate_dns1035_label(const char *value, struct vc_strlist *msgs) VC_WARN_UNUSED;
 /*
- * k8s validation.IsQualifiedName (content.IsLabelKey), spec/webhooks.md §13.3: an optional
+ * k8s validation.IsQualifiedName (content.IsLabelKey), docs/volcano/webhooks.md §13.3: an optional
  * DNS-1123 subdomain prefix and '/', then a name part of at most 63 bytes matching
  * ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]. This is also the label key rule.
  */
@@ -299,8 +300,9 @@ int vc_field_error_format(const struct vc_field_error *e, struct vc_buf *out) VC
 /* Append ErrorBody(): "<type>[: <value>][: <detail>]". */
 int vc_field_error_format_body(const struct vc_field_error *e, struct vc_buf *out) VC_WARN_UNUSED;
 /*
- * Append ToAggregate().Error() (spec/webhooks.md §13.2): errors whose text repeats an earlier one
- * are dropped; one error prints as its text, several as "[e1, e2]". An empty list appends nothing.
+ * Append ToAggregate().Error() (docs/volcano/webhooks.md §13.2): errors whose text repeats an
+ * earlier one are dropped; one error prints as its text, several as "[e1, e2]". An empty list
+ * appends nothing.
  */
 int vc_field_errors_aggregate(const struct vc_field_errors *l, struct vc_buf *out) VC_WARN_UNUSED;
 

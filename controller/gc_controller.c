@@ -1,6 +1,6 @@
 /*
  * gc_controller.c - delete finished Jobs once their ttlSecondsAfterFinished has passed
- * (job-controller.md §4.11, Volcano's pkg/controllers/garbagecollector).
+ * (docs/volcano/job-controller.md §4.11, Volcano's pkg/controllers/garbagecollector).
  *
  * A Job qualifies when spec.ttlSecondsAfterFinished is set, it has no deletionTimestamp and its
  * phase is Completed, Failed or Terminated. Its finish time is status.state.lastTransitionTime

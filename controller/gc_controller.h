@@ -1,6 +1,6 @@
 /*
  * gc_controller.h - the garbage collector of finished Jobs with ttlSecondsAfterFinished
- * (job-controller.md §4.11).
+ * (docs/volcano/job-controller.md §4.11).
  *
  * gcctl_new registers informer handlers on the shared context; main starts the informers, waits
  * for them to sync, then calls gcctl_start.

@@ -2,8 +2,8 @@
  * job_cache.c - the job controller's per-job state, as Volcano's pkg/controllers/cache: for each
  * "<ns>/<job>" key, the job object this controller last wrote (the overlay that hides a watch
  * that has not caught up), the pod expectations, the last PodGroupPending message and the
- * delayed actions (§3.6) with their due times. Entries live in the map c->entries under c->lock
- * and go away as soon as nothing is left in them.
+ * delayed actions (docs/volcano/job-controller.md §3.6) with their due times. Entries live in the
+ * map c->entries under c->lock and go away as soon as nothing is left in them.
  */
 #include "job_internal.h"
 
@@ -257,7 +257,7 @@ json_t *job_cache_get(struct jobctl *c, const char *key)
 	pthread_mutex_unlock(&c->lock);
 	return obj;
 }
-/* ---- delayed actions (§3.6) ---------------------------------------------------------------------
+/* ---- delayed actions (docs/volcano/job-controller.md §3.6) --------------------------------------
  */
 
 static bool is_pod_event(int e)
@@ -273,7 +273,7 @@ static void delayed_remove_at(struct job_entry *e, size_t i)
 	e->ndelayed--;
 }
 
-/* §3.6 "Cancellation on new pod events". */
+/* docs/volcano/job-controller.md §3.6 "Cancellation on new pod events". */
 void job_delayed_cancel_for_event(struct jobctl *c, const char *key, const struct job_request *r)
 {
 	struct job_entry *e;
@@ -302,7 +302,8 @@ void job_delayed_cancel_for_event(struct jobctl *c, const char *key, const struc
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* §3.6 scope cancellation after action a ran with target (task, pod, partition). */
+/* docs/volcano/job-controller.md §3.6 scope cancellation after action a ran with target (task, pod,
+ * partition). */
 void job_delayed_cancel_scope(struct jobctl *c, const char *key, enum vc_bus_action a,
 			      const char *task, const char *pod, const char *partition)
 {
@@ -362,7 +363,8 @@ int64_t job_delayed_register(struct jobctl *c, const char *key, const struct job
 	    job_request_set_str(&d.partition, r->partition))
 		goto fail;
 	if (i < e->ndelayed) {
-		/* Replaced: unlike Go, the old timer is cancelled with it (§8.38). */
+		/* Replaced: unlike Go, the old timer is cancelled with it
+		 * (docs/volcano/job-controller.md §8.38). */
 		job_delayed_release(&e->delayed[i]);
 		e->delayed[i] = d;
 	} else {

@@ -1,6 +1,6 @@
 /*
- * job_controller.c - the runtime of the Job lifecycle controller (job-controller.md §3): the
- * per-job work queue whose payload is the list of pending requests, the workers, Command
+ * job_controller.c - the runtime of the Job lifecycle controller (docs/volcano/job-controller.md
+ * §3): the per-job work queue whose payload is the list of pending requests, the workers, Command
  * processing, policy resolution and delayed actions, retries. The informer handlers that turn
  * watch events into requests are in job_handlers.c, the per-job state (overlay, expectations,
  * delayed actions) in job_cache.c, the primitives (SyncJob, KillJob) in job_sync.c, the pure
@@ -12,9 +12,10 @@
  * SyncJob are level-triggered: a run of them collapses into one SyncJob, executed before the next
  * non-sync action so that the state the action runs on is current.
  *
- * Delayed actions (§3.6) live in the job's entry with their due time; the key is re-added with
- * vc_workqueue_add_after, and the worker that takes it runs what is due, through the same
- * per-job serialisation. Cancelling an action removes its entry, so its wake-up does nothing.
+ * Delayed actions (docs/volcano/job-controller.md §3.6) live in the job's entry with their due
+ * time; the key is re-added with vc_workqueue_add_after, and the worker that takes it runs what is
+ * due, through the same per-job serialisation. Cancelling an action removes its entry, so its
+ * wake-up does nothing.
  */
 #include "job_internal.h"
 
@@ -284,7 +285,7 @@ void job_recheck_after(struct jobctl *c, const char *key, int64_t delay_ns)
 		VC_WARN("cannot queue request", "job=%s err=\"%s\"", key, vc_strerror(rc));
 }
 
-/* ---- processing (§3.5) -------------------------------------------------------------------------
+/* ---- processing (docs/volcano/job-controller.md §3.5) -------------------------------------------
  */
 
 /* Execute action on the job's current state; 0 or the primitive's error. */
@@ -326,9 +327,9 @@ static int execute(struct jobctl *c, struct job_run *run, enum vc_bus_action act
 }
 
 /*
- * A failed request (§3.2): retry it rate-limited under --max-requeue-num, else record the
- * event, terminate the job from its current state and drop the request. Returns true when the
- * request was queued again.
+ * A failed request (docs/volcano/job-controller.md §3.2): retry it rate-limited under
+ * --max-requeue-num, else record the event, terminate the job from its current state and drop the
+ * request. Returns true when the request was queued again.
  */
 static bool retry_or_give_up(struct jobctl *c, const char *key, const struct job_request *r,
 			     const char *action_str)
@@ -461,7 +462,7 @@ static void process_key(struct jobctl *c, const char *key, struct req_list *reqs
 		vc_workqueue_forget(c->q, key);
 }
 
-/* ---- Commands (§3.4) ------------------------------------------------------------------------ */
+/* ---- Commands (docs/volcano/job-controller.md §3.4) ------------------------------------------ */
 
 static int process_command(void *ctx, const char *key, struct vc_error *unused)
 {

@@ -1,10 +1,10 @@
 /*
- * job_controller.h - the Volcano Job lifecycle controller (job-controller.md §2-§5).
+ * job_controller.h - the Volcano Job lifecycle controller (docs/volcano/job-controller.md §2-§5).
  *
  * jobctl_new registers handlers on the context's jobs, pods, podgroups and commands informers
  * (it needs those plus queues, priorityclasses and pvcs); main starts the informers, waits for
  * them to sync, then calls jobctl_start to run the workers. Requests of one job are processed
- * serially (§3.2).
+ * serially (docs/volcano/job-controller.md §3.2).
  */
 #ifndef VC_JOB_CONTROLLER_H
 #define VC_JOB_CONTROLLER_H

@@ -1,7 +1,7 @@
 /*
- * job_handlers.c - the job controller's informer handlers (job-controller.md §3.1): Job, pod,
- * PodGroup and Command events become requests queued under the job's key (job_enqueue), or
- * Command keys on the command queue.
+ * job_handlers.c - the job controller's informer handlers (docs/volcano/job-controller.md §3.1):
+ * Job, pod, PodGroup and Command events become requests queued under the job's key (job_enqueue),
+ * or Command keys on the command queue.
  */
 #include "job_internal.h"
 
@@ -61,7 +61,7 @@ static void on_job_delete(void *ctx, json_t *obj, bool final_state_unknown)
 		job_cache_remove(ctx, key);
 }
 
-/* ---- pod handlers (§3.1) ------------------------------------------------------------------------
+/* ---- pod handlers (docs/volcano/job-controller.md §3.1) -----------------------------------------
  */
 
 /* Whether a policy of the task or of the job could match event e (or `*`). */
@@ -105,8 +105,9 @@ static int64_t restarts_of(const json_t *statuses)
 }
 
 /*
- * The task-level check of §3.1: TaskCompleted (`completed`) or TaskFailed. Reads the job from
- * the informer and the task's pods from the pod cache (which already holds the new pod).
+ * The task-level check of docs/volcano/job-controller.md §3.1: TaskCompleted (`completed`) or
+ * TaskFailed. Reads the job from the informer and the task's pods from the pod cache (which already
+ * holds the new pod).
  */
 static bool task_check(struct jobctl *c, const char *jobkey, const char *task, bool completed)
 {
@@ -154,8 +155,8 @@ out:
 }
 
 /*
- * The request of a job pod (§3.1), or NULL when the pod is not one (no Job controller
- * reference, missing annotations) or memory ran out. *key receives "<ns>/<job>".
+ * The request of a job pod (docs/volcano/job-controller.md §3.1), or NULL when the pod is not one
+ * (no Job controller reference, missing annotations) or memory ran out. *key receives "<ns>/<job>".
  */
 static struct job_request *pod_request(const json_t *pod, char *key)
 {

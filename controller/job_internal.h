@@ -1,6 +1,7 @@
 /*
  * job_internal.h - what the Job controller's files share, and the seams its unit tests use
- * (job-controller.md §3, §4). Not for other parts of vc-controller: they use job_controller.h.
+ * (docs/volcano/job-controller.md §3, §4). Not for other parts of vc-controller: they use
+ * job_controller.h.
  */
 #ifndef JOB_INTERNAL_H
 #define JOB_INTERNAL_H
@@ -102,7 +103,7 @@ struct job_run {
 	int64_t exp_left;
 };
 
-/* The target of KillTarget (§4.2.2); NULL members are absent. */
+/* The target of KillTarget (docs/volcano/job-controller.md §4.2.2); NULL members are absent. */
 struct job_target {
 	const char *task, *pod, *partition;
 };
@@ -158,7 +159,7 @@ bool job_pg_pending_changed(struct jobctl *c, const char *key, const char *msg);
 
 /* ---- the per-job state (job_cache.c) --------------------------------------------------------- */
 
-/* A delayed action (§3.6) of a job; its strings are owned. */
+/* A delayed action (docs/volcano/job-controller.md §3.6) of a job; its strings are owned. */
 struct job_delayed {
 	char *pod; /* "" for job-level requests */
 	int event;
@@ -170,9 +171,11 @@ struct job_delayed {
 
 /* Free d's strings and zero it. */
 void job_delayed_release(struct job_delayed *d);
-/* §3.6 "Cancellation on new pod events": the delayed action r's pod event cancels, if any. */
+/* docs/volcano/job-controller.md §3.6 "Cancellation on new pod events": the delayed action r's pod
+ * event cancels, if any. */
 void job_delayed_cancel_for_event(struct jobctl *c, const char *key, const struct job_request *r);
-/* §3.6 scope cancellation after action a ran with target (task, pod, partition). */
+/* docs/volcano/job-controller.md §3.6 scope cancellation after action a ran with target (task, pod,
+ * partition). */
 void job_delayed_cancel_scope(struct jobctl *c, const char *key, enum vc_bus_action a,
 			      const char *task, const char *pod, const char *partition);
 /* Register a delayed action; returns its due time, or 0 when it was not registered. */
@@ -202,7 +205,8 @@ const struct vc_informer_handler *job_handler_set(struct jobctl *c, int which);
 /* How many expectations the job key has (tests). */
 size_t jobctl_expectations(struct jobctl *c, const char *key);
 
-/* Remember obj (borrowed) as the newest known state of its job (§3.3 "refresh cache"). */
+/* Remember obj (borrowed) as the newest known state of its job (docs/volcano/job-controller.md §3.3
+ * "refresh cache"). */
 void job_overlay_store(struct jobctl *c, const char *key, json_t *obj);
 
 /* 12 random characters of [0-9a-z] into buf (13 bytes). */

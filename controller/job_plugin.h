@@ -9,8 +9,9 @@
 #include "job_plugins.h"
 
 /*
- * One job plugin's hooks (§5.0); NULL when the plugin has none. They return 0 or a negative
- * code with err set; warn receives bad plugin arguments. The job-level hooks append to out.
+ * One job plugin's hooks (docs/volcano/job-controller.md §5.0); NULL when the plugin has none. They
+ * return 0 or a negative code with err set; warn receives bad plugin arguments. The job-level hooks
+ * append to out.
  */
 struct job_plugin {
 	const char *name; /* as a Job's spec.plugins names it */

@@ -1,4 +1,4 @@
-/* job_plugin_env.c - the env job plugin (job-controller.md §5.1). */
+/* job_plugin_env.c - the env job plugin (docs/volcano/job-controller.md §5.1). */
 #include "job_plugin.h"
 
 static int env_pod(const struct vc_job *job, json_t *pod, struct vc_error *warn,

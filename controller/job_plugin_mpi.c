@@ -1,4 +1,4 @@
-/* job_plugin_mpi.c - the mpi job plugin (job-controller.md §5.6). */
+/* job_plugin_mpi.c - the mpi job plugin (docs/volcano/job-controller.md §5.6). */
 #include "job_plugin.h"
 
 #include "job_pod.h"

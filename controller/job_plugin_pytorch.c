@@ -1,4 +1,4 @@
-/* job_plugin_pytorch.c - the pytorch job plugin (job-controller.md §5.5). */
+/* job_plugin_pytorch.c - the pytorch job plugin (docs/volcano/job-controller.md §5.5). */
 #include "job_plugin.h"
 
 #include "job_pod.h"
@@ -40,7 +40,8 @@ static int port_env_fn(json_t *c, void *ctx, struct vc_error *err)
 	return rc ? rc : jp_add_env_fn(c, pe->env, err);
 }
 
-/* The wait-for-master script (§5.5); its arguments are the timeout twice. */
+/* The wait-for-master script (docs/volcano/job-controller.md §5.5); its arguments are the timeout
+ * twice. */
 #define WAIT_SCRIPT                                                                           \
 	"echo \"waiting for master $MASTER_ADDR:$MASTER_PORT\"; start=$(date +%%s); "         \
 	"while true; do "                                                                     \

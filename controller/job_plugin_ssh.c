@@ -1,4 +1,4 @@
-/* job_plugin_ssh.c - the ssh job plugin (job-controller.md §5.3). */
+/* job_plugin_ssh.c - the ssh job plugin (docs/volcano/job-controller.md §5.3). */
 #include "job_plugin.h"
 
 #include <openssl/bn.h>
@@ -41,7 +41,7 @@ static int set_b64(json_t *obj, const char *key, const char *value)
 	return rc;
 }
 
-/* The ssh `config` file of §5.3 as a new string, or NULL. */
+/* The ssh `config` file of docs/volcano/job-controller.md §5.3 as a new string, or NULL. */
 static char *ssh_config(const struct vc_job *job, int64_t port)
 {
 	struct vc_buf b;

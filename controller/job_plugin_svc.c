@@ -1,4 +1,4 @@
-/* job_plugin_svc.c - the svc job plugin (job-controller.md §5.2). */
+/* job_plugin_svc.c - the svc job plugin (docs/volcano/job-controller.md §5.2). */
 #include "job_plugin.h"
 
 #include "job_pod.h"

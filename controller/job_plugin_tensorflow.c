@@ -1,4 +1,4 @@
-/* job_plugin_tensorflow.c - the tensorflow job plugin (job-controller.md §5.4). */
+/* job_plugin_tensorflow.c - the tensorflow job plugin (docs/volcano/job-controller.md §5.4). */
 #include "job_plugin.h"
 
 #include "job_pod.h"

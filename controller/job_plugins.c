@@ -1,7 +1,7 @@
 /*
- * job_plugins.c - the job plugins' dispatch (job-controller.md §5): Go flag parsing, the
- * helpers the plugins share, and the plugin table in run order. Each
- * plugin is in job_plugin_<name>.c.
+ * job_plugins.c - the job plugins' dispatch (docs/volcano/job-controller.md §5): Go flag parsing,
+ * the helpers the plugins share, and the plugin table in run order. Each plugin is in
+ * job_plugin_<name>.c.
  */
 #include "job_plugin.h"
 
@@ -282,8 +282,8 @@ const char *jp_nonempty_or(const char *s, const char *def)
 }
 
 /*
- * Append the hosts of task t (§2.1.3) to arr, with ":port" when port >= 0. A fixed template
- * hostname gives one entry, or `replicas` copies of it when repeat is set.
+ * Append the hosts of task t (docs/volcano/job-controller.md §2.1.3) to arr, with ":port" when port
+ * >= 0. A fixed template hostname gives one entry, or `replicas` copies of it when repeat is set.
  */
 int jp_task_hosts(const struct vc_job *job, const struct vc_task *t, bool repeat, int64_t port,
 		  json_t *arr)
@@ -367,7 +367,8 @@ int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const 
 
 /* ---- shared by the plugins ------------------------------------------------------------------ */
 
-/* Parse the arguments of plugin into f (§5.0: a bad argument is reported through warn only). */
+/* Parse the arguments of plugin into f (docs/volcano/job-controller.md §5.0: a bad argument is
+ * reported through warn only). */
 void jp_parse_args(const struct vc_job *job, const struct job_plugin *plugin,
 		   const struct job_flag *f, size_t n, struct vc_error *warn)
 {

@@ -1,6 +1,6 @@
 /*
  * job_plugins.h - the job plugins env, svc, ssh, tensorflow, pytorch and mpi
- * (../shared/spec/job-controller.md §5), as pure functions.
+ * (docs/volcano/job-controller.md §5), as pure functions.
  *
  * The hooks never talk to the API server: OnPodCreate edits a pod being built; OnJobAdd,
  * OnJobUpdate and OnJobDelete return the objects the runtime must create (or create-or-update)
@@ -68,8 +68,9 @@ extern const struct job_keygen job_keygen_openssl;
 struct job_plugin_actions {
 	/*
 	 * Objects to create, in plugin order. The svc ConfigMap and the ssh Secret are
-	 * create-or-update (§5.2: update `data` when it differs; §5.3: update when `config`
-	 * differs); the Service and NetworkPolicy are create-if-absent.
+	 * create-or-update (docs/volcano/job-controller.md §5.2: update `data` when it differs;
+	 * docs/volcano/job-controller.md §5.3: update when `config` differs); the Service and
+	 * NetworkPolicy are create-if-absent.
 	 */
 	json_t *create;
 	/* Objects to delete (NotFound is fine): {apiVersion, kind, namespace, name}. */
@@ -95,10 +96,10 @@ int job_plugins_on_pod_create(const struct vc_job *job, json_t *pod, struct vc_e
 			      struct vc_error *err) VC_WARN_UNUSED;
 
 /*
- * OnJobAdd of every plugin in job->plugins (§5.0): skips plugins whose marker
- * `plugin-<name>` = `<name>` is already in status.controlledResources; otherwise returns their
- * objects and markers in *out (which must be zeroed; on failure it is released and zeroed).
- * keygen is used by the ssh plugin when no --ssh-private-key is given (NULL means
+ * OnJobAdd of every plugin in job->plugins (docs/volcano/job-controller.md §5.0): skips plugins
+ * whose marker `plugin-<name>` = `<name>` is already in status.controlledResources; otherwise
+ * returns their objects and markers in *out (which must be zeroed; on failure it is released and
+ * zeroed). keygen is used by the ssh plugin when no --ssh-private-key is given (NULL means
  * job_keygen_openssl). Errors as job_plugins_on_pod_create, plus the key generator's.
  */
 int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *keygen,
@@ -117,15 +118,15 @@ int job_plugins_on_job_delete(const struct vc_job *job, struct job_plugin_action
 			      struct vc_error *warn, struct vc_error *err) VC_WARN_UNUSED;
 
 /*
- * The svc plugin's ConfigMap data for job (§5.2: `<key>.host`, `VC_<KEY>_HOSTS`,
- * `VC_<KEY>_NUM` per task) as a NEW object, or NULL when out of memory.
+ * The svc plugin's ConfigMap data for job (docs/volcano/job-controller.md §5.2: `<key>.host`,
+ * `VC_<KEY>_HOSTS`, `VC_<KEY>_NUM` per task) as a NEW object, or NULL when out of memory.
  */
 json_t *job_svc_hosts_data(const struct vc_job *job);
 
 /*
- * The TF_CONFIG value of pod pod_name in task task_name (§5.4) for the given role names and
- * port, as a new string (vc_free it). VC_EINVALID when the pod name does not end in an integer,
- * VC_ENOMEM.
+ * The TF_CONFIG value of pod pod_name in task task_name (docs/volcano/job-controller.md §5.4) for
+ * the given role names and port, as a new string (vc_free it). VC_EINVALID when the pod name does
+ * not end in an integer, VC_ENOMEM.
  */
 int job_tf_config(const struct vc_job *job, const char *task_name, const char *pod_name,
 		  const char *const roles[4], int64_t port, char **out,

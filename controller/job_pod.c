@@ -1,4 +1,4 @@
-/* job_pod.c - pods and PodGroups built from a Job (job-controller.md §2.1, §2.2). */
+/* job_pod.c - pods and PodGroups built from a Job (docs/volcano/job-controller.md §2.1, §2.2). */
 #include "job_pod.h"
 
 #include "vc_alloc.h"
@@ -72,7 +72,7 @@ static int copy_key(json_t *dst, const json_t *src, const char *key)
 	return v ? set_str(dst, key, v) : 0;
 }
 
-/* Add the job volumes (§2.1.2 step 2) to spec. */
+/* Add the job volumes (docs/volcano/job-controller.md §2.1.2 step 2) to spec. */
 static int add_job_volumes(const struct vc_job *job, json_t *spec, const char *const *names,
 			   struct vc_error *err)
 {

@@ -1,6 +1,6 @@
 /*
  * job_pod.h - the objects the job controller builds for a Job: its pods and its PodGroup
- * (../shared/spec/job-controller.md §2.1, §2.2).
+ * (docs/volcano/job-controller.md §2.1, §2.2).
  *
  * Everything here is pure: the functions read a Job view (borrowed) and return NEW json_t
  * objects; they do no I/O and use no clock or randomness (names that Volcano generates at random
@@ -16,7 +16,7 @@
 #include "vc_err.h"
 #include "vc_model.h"
 
-/* Well-known keys (§1.4). */
+/* Well-known keys (docs/volcano/job-controller.md §1.4). */
 #define JOB_KEY_JOB_NAME	    "volcano.sh/job-name"
 #define JOB_KEY_JOB_NAMESPACE	    "volcano.sh/job-namespace"
 #define JOB_KEY_TASK_SPEC	    "volcano.sh/task-spec"
@@ -44,7 +44,8 @@ struct job_pod_opts {
 	 * volumes.
 	 */
 	const char *const *volume_names;
-	/* The job's queue has extendClusters (§2.1.5): add the job-forwarding label/annotation. */
+	/* The job's queue has extendClusters (docs/volcano/job-controller.md §2.1.5): add the
+	 * job-forwarding label/annotation. */
 	bool forwarded;
 };
 
@@ -65,12 +66,12 @@ json_t *job_owner_references(const struct vc_job *job);
 
 /*
  * Build the pod for replica `index` of task `task_idx` of job (borrowed), before plugins, as
- * §2.1.2 says: a deep copy of the task template's labels, annotations and spec; schedulerName
- * and priorityClassName defaulted from the job; the job volumes (claims seen before in this pod
- * skipped) mounted in every regular container; the controller's labels and annotations; the
- * partition-id label; the controller ownerReference. On success *out is a NEW reference.
- * Errors: VC_EINVAL when task_idx or index is out of range, or the job has volumes and
- * opts->volume_names is NULL; VC_EINVALID when the template's spec, containers, a volume entry
+ * docs/volcano/job-controller.md §2.1.2 says: a deep copy of the task template's labels,
+ * annotations and spec; schedulerName and priorityClassName defaulted from the job; the job volumes
+ * (claims seen before in this pod skipped) mounted in every regular container; the controller's
+ * labels and annotations; the partition-id label; the controller ownerReference. On success *out is
+ * a NEW reference. Errors: VC_EINVAL when task_idx or index is out of range, or the job has volumes
+ * and opts->volume_names is NULL; VC_EINVALID when the template's spec, containers, a volume entry
  * or its volumeClaimName is malformed or missing (the message names the field); VC_ENOMEM.
  * *out is untouched on failure.
  */
@@ -79,27 +80,29 @@ int job_pod_build(const struct vc_job *job, size_t task_idx, int32_t index,
 		  struct vc_error *err) VC_WARN_UNUSED;
 
 /*
- * The Kubernetes quota usage of one pod whose spec is `spec` (borrowed), as §2.2.1 lists it
- * (pods, count/pods, cpu/memory/ephemeral-storage with requests.* and limits.*, hugepages-*,
- * extended resources as both requests.<name> and <name>), as a NEW ResourceList object of
- * canonical quantity strings. VC_EINVALID when a quantity does not parse (the message names the
- * container and resource), VC_ENOMEM.
+ * The Kubernetes quota usage of one pod whose spec is `spec` (borrowed), as
+ * docs/volcano/job-controller.md §2.2.1 lists it (pods, count/pods, cpu/memory/ephemeral-storage
+ * with requests.* and limits.*, hugepages-*, extended resources as both requests.<name> and
+ * <name>), as a NEW ResourceList object of canonical quantity strings. VC_EINVALID when a quantity
+ * does not parse (the message names the container and resource), VC_ENOMEM.
  */
 int job_pod_usage(const json_t *spec, json_t **out, struct vc_error *err) VC_WARN_UNUSED;
 
 /*
- * The PodGroup minResources of job (§2.2.1) as a NEW ResourceList object. weights gives the
- * PriorityClass value of each task's template priorityClassName, one per task in task order
- * (borrowed; NULL means all 0). Errors as job_pod_usage, plus VC_ERANGE when a sum overflows.
+ * The PodGroup minResources of job (docs/volcano/job-controller.md §2.2.1) as a NEW ResourceList
+ * object. weights gives the PriorityClass value of each task's template priorityClassName, one per
+ * task in task order (borrowed; NULL means all 0). Errors as job_pod_usage, plus VC_ERANGE when a
+ * sum overflows.
  */
 int job_min_resources(const struct vc_job *job, const int32_t *weights, json_t **out,
 		      struct vc_error *err) VC_WARN_UNUSED;
 
 /*
- * Build the PodGroup `<job>-<uid>` of job (§2.2): labels and annotations copied from the job,
- * the controller ownerReference, minMember, minTaskMember, queue, priorityClassName,
- * minResources (job_min_resources with weights), networkTopology and subGroupPolicy. *out is
- * a NEW reference on success and untouched on failure. Errors as job_min_resources.
+ * Build the PodGroup `<job>-<uid>` of job (docs/volcano/job-controller.md §2.2): labels and
+ * annotations copied from the job, the controller ownerReference, minMember, minTaskMember, queue,
+ * priorityClassName, minResources (job_min_resources with weights), networkTopology and
+ * subGroupPolicy. *out is a NEW reference on success and untouched on failure. Errors as
+ * job_min_resources.
  */
 int job_podgroup_build(const struct vc_job *job, const int32_t *weights, json_t **out,
 		       struct vc_error *err) VC_WARN_UNUSED;

@@ -1,7 +1,8 @@
 /*
  * job_pool.c - a fixed set of threads that run batches of independent calls (pod creations and
- * deletions of one sync, §2.1.4 "creation is parallel"). The submitting thread works on its own
- * batch too, so a batch always finishes even when every pool thread is busy elsewhere.
+ * deletions of one sync, docs/volcano/job-controller.md §2.1.4 "creation is parallel"). The
+ * submitting thread works on its own batch too, so a batch always finishes even when every pool
+ * thread is busy elsewhere.
  */
 #include "job_internal.h"
 

@@ -1,6 +1,6 @@
 /*
  * job_state.c - policy resolution, the per-state action table and the status functions of the
- * Job controller (job-controller.md §3.5, §4.3-§4.6). Pure: no I/O, no clock.
+ * Job controller (docs/volcano/job-controller.md §3.5, §4.3-§4.6). Pure: no I/O, no clock.
  */
 #include "job_state.h"
 
@@ -85,7 +85,7 @@ bool job_request_equal(const struct job_request *a, const struct job_request *b)
 	       vc_str_eq(a->job_uid, b->job_uid);
 }
 
-/* ---- policy resolution (§3.5 step 4) -------------------------------------------------------- */
+/* ---- policy resolution (docs/volcano/job-controller.md §3.5 step 4) -------------------------- */
 
 static bool policy_has_event(const struct vc_policy *p, int event)
 {
@@ -543,7 +543,7 @@ static bool alive(const struct job_status *st)
 	return st->terminating != 0 || st->pending != 0 || st->running != 0;
 }
 
-/* §4.5. */
+/* docs/volcano/job-controller.md §4.5. */
 static bool running_eval(const struct vc_job *job, struct job_status *st, int *rc)
 {
 	int32_t total = job->total_replicas, min = job->min_available, sum_task_min = 0;

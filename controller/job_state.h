@@ -1,6 +1,6 @@
 /*
- * job_state.h - the pure half of the Job lifecycle controller (job-controller.md §3.5, §4.3,
- * §4.5, §4.6): policy resolution, the per-state action table, the status functions, and the
+ * job_state.h - the pure half of the Job lifecycle controller (docs/volcano/job-controller.md §3.5,
+ * §4.3, §4.5, §4.6): policy resolution, the per-state action table, the status functions, and the
  * job status as a C value.
  *
  * Nothing here does I/O, reads a clock or takes a lock: job_controller.c feeds it the Job view,
@@ -17,12 +17,14 @@
 #include "vc_err.h"
 #include "vc_model.h"
 
-/* "No event": the PodGroup phase-change request carries an empty event (§3.1). */
+/* "No event": the PodGroup phase-change request carries an empty event
+ * (docs/volcano/job-controller.md §3.1). */
 #define JOB_EVENT_NONE ((int)VC_EVENT_INVALID)
 
 /*
- * A request (§3.1): what a watch handler or a Command asks the controller to look at. Strings
- * are owned by the request (job_request_free / job_request_release), NULL when absent.
+ * A request (docs/volcano/job-controller.md §3.1): what a watch handler or a Command asks the
+ * controller to look at. Strings are owned by the request (job_request_free / job_request_release),
+ * NULL when absent.
  */
 struct job_request {
 	int event;	 /* enum vc_bus_event, or JOB_EVENT_NONE */
@@ -42,25 +44,27 @@ struct job_request *job_request_dup(const struct job_request *r) VC_WARN_UNUSED;
 void job_request_release(struct job_request *r);
 /* job_request_release, then free r. NULL is a no-op. */
 void job_request_free(struct job_request *r);
-/* Full value equality (the work queue collapses equal requests, §3.1). */
+/* Full value equality (the work queue collapses equal requests, docs/volcano/job-controller.md
+ * §3.1). */
 bool job_request_equal(const struct job_request *a, const struct job_request *b);
 /* Set *dst to a copy of src (NULL clears it); 0 or VC_ENOMEM (*dst unchanged on failure). */
 int job_request_set_str(char **dst, const char *src) VC_WARN_UNUSED;
 
-/* The outcome of policy resolution (§3.5 step 4). */
+/* The outcome of policy resolution (docs/volcano/job-controller.md §3.5 step 4). */
 struct job_resolution {
 	enum vc_bus_action action;
 	/* The action's name for messages: Volcano's name, or the Command's unknown string. */
 	const char *action_str; /* borrowed from the request or static */
-	int64_t delay_ns;	/* > 0: execute later (§3.6) */
+	int64_t delay_ns;	/* > 0: execute later (docs/volcano/job-controller.md §3.6) */
 };
 
 /*
- * Resolve req against job (both borrowed) exactly as §3.5 step 4 says: an explicit action wins;
- * OutOfSync, CommandIssued and PodRunning are SyncJob; a pod of another job uid or of an older
- * job version is SyncJob; then the first matching task-level policy (of the request's task),
- * then job-level policy; PodPending matches only a policy with a timeout; `*` matches every
- * event; an exitCode policy matches an equal request exit code. Otherwise SyncJob.
+ * Resolve req against job (both borrowed) exactly as docs/volcano/job-controller.md §3.5 step 4
+ * says: an explicit action wins; OutOfSync, CommandIssued and PodRunning are SyncJob; a pod of
+ * another job uid or of an older job version is SyncJob; then the first matching task-level policy
+ * (of the request's task), then job-level policy; PodPending matches only a policy with a timeout;
+ * `*` matches every event; an exitCode policy matches an equal request exit code. Otherwise
+ * SyncJob.
  */
 void job_resolve(const struct vc_job *job, const struct job_request *req,
 		 struct job_resolution *out);
@@ -68,9 +72,9 @@ void job_resolve(const struct vc_job *job, const struct job_request *req,
 /* ---- the job status as a value ----------------------------------------------------------- */
 
 /*
- * The status the controller computes and writes (§1.1.5). The json members are owned (NEW
- * references), NULL when absent. `state` keeps the stored state object (reason, message,
- * lastTransitionTime); its phase is `phase`/`phase_str`.
+ * The status the controller computes and writes (docs/volcano/job-controller.md §1.1.5). The json
+ * members are owned (NEW references), NULL when absent. `state` keeps the stored state object
+ * (reason, message, lastTransitionTime); its phase is `phase`/`phase_str`.
  */
 struct job_status {
 	enum vc_job_phase phase;
@@ -106,7 +110,7 @@ bool job_status_json_equal(const json_t *a, const json_t *b);
 /*
  * Record a transition at time `now` (RFC 3339 text): state.lastTransitionTime = now and a
  * condition {status: phase, lastTransitionTime: now} appended after removing any condition with
- * the same phase (§4.8). 0 or VC_ENOMEM.
+ * the same phase (docs/volcano/job-controller.md §4.8). 0 or VC_ENOMEM.
  */
 int job_status_add_condition(struct job_status *st, const char *now) VC_WARN_UNUSED;
 /*
@@ -118,7 +122,7 @@ int job_status_count_pod(struct job_status *st, const char *task, const char *ph
 /* The Succeeded count of task in taskStatusCount; has is set when the task is present. */
 int32_t job_status_task_succeeded(const struct job_status *st, const char *task, bool *has);
 
-/* ---- the state machine (§4.3) ------------------------------------------------------------ */
+/* ---- the state machine (docs/volcano/job-controller.md §4.3) --------------------------------- */
 
 enum job_prim {
 	JOB_PRIM_SYNC,	      /* SyncJob(f) */
@@ -131,17 +135,18 @@ enum job_retain {
 	JOB_RETAIN_SOFT, /* keep Succeeded and Failed pods */
 };
 
-/* The status functions of §4.3. Each may edit the status and returns whether it changed. */
+/* The status functions of docs/volcano/job-controller.md §4.3. Each may edit the status and returns
+ * whether it changed. */
 enum job_status_fn {
-	JOB_FN_NONE,		/* no status function */
-	JOB_FN_PENDING,		/* Pending: Running once minAvailable <= running+succeeded+failed */
-	JOB_FN_RUNNING,		/* Running: the completion logic of §4.5 */
-	JOB_FN_RESTART,		/* R+; phase Restarting */
-	JOB_FN_RS,		/* Restarting: Failed / Pending / no change */
-	JOB_FN_TO_ABORTING,	/* phase Aborting */
-	JOB_FN_TO_COMPLETING,	/* phase Completing */
-	JOB_FN_TO_TERMINATING,	/* phase Terminating */
-	JOB_FN_ABORTED_IF_DEAD, /* Aborted when nothing is alive */
+	JOB_FN_NONE,	/* no status function */
+	JOB_FN_PENDING, /* Pending: Running once minAvailable <= running+succeeded+failed */
+	JOB_FN_RUNNING, /* Running: the completion logic of docs/volcano/job-controller.md §4.5 */
+	JOB_FN_RESTART, /* R+; phase Restarting */
+	JOB_FN_RS,	/* Restarting: Failed / Pending / no change */
+	JOB_FN_TO_ABORTING,	   /* phase Aborting */
+	JOB_FN_TO_COMPLETING,	   /* phase Completing */
+	JOB_FN_TO_TERMINATING,	   /* phase Terminating */
+	JOB_FN_ABORTED_IF_DEAD,	   /* Aborted when nothing is alive */
 	JOB_FN_COMPLETED_IF_DEAD,  /* Completed when nothing is alive */
 	JOB_FN_TERMINATED_IF_DEAD, /* Terminated when nothing is alive */
 };
@@ -152,7 +157,8 @@ struct job_decision {
 	enum job_status_fn fn;
 };
 
-/* The primitive, retain set and status function for action in phase (§4.1, §4.3). */
+/* The primitive, retain set and status function for action in phase (docs/volcano/job-controller.md
+ * §4.1, §4.3). */
 void job_state_decide(enum vc_job_phase phase, enum vc_bus_action action, struct job_decision *out);
 
 /*
@@ -163,7 +169,8 @@ void job_state_decide(enum vc_job_phase phase, enum vc_bus_action action, struct
 bool job_status_fn_apply(enum job_status_fn fn, const struct vc_job *job, struct job_status *st,
 			 int *rc);
 
-/* The level of an action for the scope cancellation of delayed actions (§3.6). */
+/* The level of an action for the scope cancellation of delayed actions
+ * (docs/volcano/job-controller.md §3.6). */
 enum job_action_level {
 	JOB_LEVEL_JOB,
 	JOB_LEVEL_TASK,

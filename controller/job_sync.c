@@ -1,9 +1,9 @@
 /*
- * job_sync.c - the primitives of the Job state machine (job-controller.md §4.2): SyncJob (the
- * full reconcile, with initialisation, plugins, PVCs, the PodGroup and pod creation) and
- * KillJob / KillTarget. They work from the informer caches (§9: decisions are made on cached
- * data) and write through the API: pods and plugin objects, the PodGroup, and the Job status
- * through its status subresource, only when it changed.
+ * job_sync.c - the primitives of the Job state machine (docs/volcano/job-controller.md §4.2):
+ * SyncJob (the full reconcile, with initialisation, plugins, PVCs, the PodGroup and pod creation)
+ * and KillJob / KillTarget. They work from the informer caches (docs/volcano/job-controller.md §9:
+ * decisions are made on cached data) and write through the API: pods and plugin objects, the
+ * PodGroup, and the Job status through its status subresource, only when it changed.
  */
 #include "job_internal.h"
 
@@ -49,7 +49,7 @@ static bool deleting(const json_t *obj)
 	return vc_json_path(obj, "metadata.deletionTimestamp") != NULL;
 }
 
-/* The pod's phase; an empty or absent one is Unknown (§4.4). */
+/* The pod's phase; an empty or absent one is Unknown (docs/volcano/job-controller.md §4.4). */
 static enum vc_pod_phase phase_of(const json_t *pod)
 {
 	const char *p = json_string_value(vc_json_path(pod, "status.phase"));
@@ -123,7 +123,7 @@ static int write_job(struct job_run *run, const json_t *obj, struct vc_error *er
 	return out ? job_run_replace(run, out) : 0;
 }
 
-/* ---- plugin objects (§2.4, §5) ----------------------------------------------------------------
+/* ---- plugin objects (docs/volcano/job-controller.md §2.4, §5) -----------------------------------
  */
 
 static const struct vc_gvr *gvr_of_kind(const char *kind)
@@ -141,7 +141,8 @@ static const struct vc_gvr *gvr_of_kind(const char *kind)
 	return NULL;
 }
 
-/* Create obj, or update the existing one when the plugin's rule says so (§5.2, §5.3). */
+/* Create obj, or update the existing one when the plugin's rule says so
+ * (docs/volcano/job-controller.md §5.2, §5.3). */
 static int create_or_update(struct job_run *run, const json_t *obj, struct vc_error *err)
 {
 	const char *kind = vc_json_get_str(obj, "kind");
@@ -242,7 +243,7 @@ static int plugin_hook(struct job_run *run, struct job_status *st, int which, st
 	return rc;
 }
 
-/* ---- PVCs (§2.3) --------------------------------------------------------------------------------
+/* ---- PVCs (docs/volcano/job-controller.md §2.3) -------------------------------------------------
  */
 
 static int pvc_exists(struct job_run *run, const char *name, bool *exists, struct vc_error *err)
@@ -356,7 +357,7 @@ out:
 	return rc;
 }
 
-/* ---- PodGroup (§2.2) ----------------------------------------------------------------------------
+/* ---- PodGroup (docs/volcano/job-controller.md §2.2) ---------------------------------------------
  */
 
 /* The job's PodGroup from the informer (new reference): `<job>-<uid>`, else legacy `<job>`. */
@@ -513,7 +514,8 @@ out:
 	return rc;
 }
 
-/* §1.5 PodGroupPending: the newest True condition is not Scheduled. */
+/* docs/volcano/job-controller.md §1.5 PodGroupPending: the newest True condition is not Scheduled.
+ */
 static void pg_pending_event(struct job_run *run, const json_t *pg)
 {
 	json_t *conds = vc_json_path(pg, "status.conditions"), *cnd, *latest = NULL;
@@ -777,9 +779,9 @@ static ssize_t pod_index_find(const struct pod_index *ix, const char *name)
 }
 
 /*
- * §4.10: whether the task's dependencies are ready. "any" only when written so and with more
- * than one name: an absent iteration means "all" (the view's default is any, so the text is
- * read here).
+ * docs/volcano/job-controller.md §4.10: whether the task's dependencies are ready. "any" only when
+ * written so and with more than one name: an absent iteration means "all" (the view's default is
+ * any, so the text is read here).
  */
 static bool depends_ready(struct job_run *run, const struct pod_index *ix, size_t ti)
 {
@@ -830,7 +832,8 @@ static bool depends_ready(struct job_run *run, const struct pod_index *ix, size_
 	return !any;
 }
 
-/* Build the pods of the names to create (§2.1.2 and plugins), in po. */
+/* Build the pods of the names to create (docs/volcano/job-controller.md §2.1.2 and plugins), in po.
+ */
 static int build_pod(struct job_run *run, size_t task_idx, int32_t i, bool forwarded, json_t **out,
 		     struct vc_error *err)
 {
@@ -870,9 +873,10 @@ out:
 	return rc;
 }
 
-/* ---- SyncJob (§4.2.1) ----------------------------------------------------------------------- */
+/* ---- SyncJob (docs/volcano/job-controller.md §4.2.1) ----------------------------------------- */
 
-/* The queue must exist; forwarding when it has extendClusters (§2.1.5). */
+/* The queue must exist; forwarding when it has extendClusters (docs/volcano/job-controller.md
+ * §2.1.5). */
 static int check_queue(struct job_run *run, bool *forwarded, struct vc_error *err)
 {
 	json_t *q = vc_cache_get(vc_informer_cache(run->c->ctx->queues), run->job.queue), *copy;
@@ -897,7 +901,7 @@ static int check_queue(struct job_run *run, bool *forwarded, struct vc_error *er
 	return rc;
 }
 
-/* §4.2.1 step 4a-4d. */
+/* docs/volcano/job-controller.md §4.2.1 step 4a-4d. */
 /* The first status write and the PodGroup's creation of a new job, side by side. */
 struct first_writes {
 	struct job_run *run;
@@ -923,9 +927,9 @@ static void do_first_write(void *arg, size_t i)
 }
 
 /*
- * §4.2.1 step 4a with 4d: a new job (no volumes, whose PVCs must come before its PodGroup) gets
- * its Pending status and its PodGroup in one round trip instead of two. *pg_done tells whether
- * the PodGroup was created here.
+ * docs/volcano/job-controller.md §4.2.1 step 4a with 4d: a new job (no volumes, whose PVCs must
+ * come before its PodGroup) gets its Pending status and its PodGroup in one round trip instead of
+ * two. *pg_done tells whether the PodGroup was created here.
  */
 static int first_writes(struct job_run *run, struct job_status *st, bool *pg_done,
 			struct vc_error *err)
@@ -996,7 +1000,8 @@ static int initiate(struct job_run *run, struct job_status *st, struct vc_error 
 	return 0;
 }
 
-/* Apply fn to cand; write it when it differs from the stored status (§4.2.1 steps 6, 11, 12). */
+/* Apply fn to cand; write it when it differs from the stored status (docs/volcano/job-controller.md
+ * §4.2.1 steps 6, 11, 12). */
 static int prepare_status(struct job_run *run, struct job_status *cand, enum job_status_fn fn,
 			  bool *write, struct vc_error *err)
 {
@@ -1198,7 +1203,7 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 			}
 		}
 	}
-	/* Surplus pods of tasks in the spec (scale down, §4.9). */
+	/* Surplus pods of tasks in the spec (scale down, docs/volcano/job-controller.md §4.9). */
 	for (p = 0; p < run->pods.count; p++) {
 		const json_t *pod = run->pods.items[p];
 		const struct vc_task *t;
@@ -1317,7 +1322,7 @@ out:
 	return rc;
 }
 
-/* ---- KillJob / KillTarget (§4.2.2) ---------------------------------------------------------- */
+/* ---- KillJob / KillTarget (docs/volcano/job-controller.md §4.2.2) ---------------------------- */
 
 static bool in_retain(enum job_retain retain, enum vc_pod_phase ph)
 {
@@ -1375,7 +1380,8 @@ static int pick_victims(struct job_run *run, const struct job_target *t, enum jo
 	return 0;
 }
 
-/* runningDuration = lastTransitionTime - creationTimestamp (§4.8). */
+/* runningDuration = lastTransitionTime - creationTimestamp (docs/volcano/job-controller.md §4.8).
+ */
 static int running_duration(struct job_run *run, struct job_status *st)
 {
 	const char *lt = json_string_value(json_object_get(st->state, "lastTransitionTime"));

@@ -1,6 +1,6 @@
 /*
- * pg_controller.c - PodGroups for plain pods (job-controller.md §6.2, scheduler.md §2.3;
- * Volcano's pkg/controllers/podgroup).
+ * pg_controller.c - PodGroups for plain pods (docs/volcano/job-controller.md §6.2,
+ * docs/volcano/scheduler.md §2.3; Volcano's pkg/controllers/podgroup).
  *
  * A new pod whose schedulerName is one of the configured names and that has no
  * scheduling.k8s.io/group-name annotation (Job pods have one) gets the PodGroup

@@ -1,6 +1,6 @@
 /*
  * pg_controller.h - the PodGroup controller for plain pods with schedulerName volcano
- * (job-controller.md §6.2).
+ * (docs/volcano/job-controller.md §6.2).
  *
  * It needs the pods informer; with the podgroups informer too it skips the create of a PodGroup
  * that is already cached (without it every pod costs a create answered AlreadyExists).

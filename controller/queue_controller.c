@@ -1,6 +1,6 @@
 /*
- * queue_controller.c - the Queue controller (job-controller.md §6.3, scheduler.md §2.4;
- * Volcano's pkg/controllers/queue and its state package).
+ * queue_controller.c - the Queue controller (docs/volcano/job-controller.md §6.3,
+ * docs/volcano/scheduler.md §2.4; Volcano's pkg/controllers/queue and its state package).
  *
  * Two work queues, as in Volcano:
  *   - Commands ("ns/name") whose target is a Queue (scheduling.volcano.sh/v1beta1, kind Queue),
@@ -30,9 +30,9 @@
  * sync writes the state and the counts. Only changes are written, and counts that changed with
  * the state unchanged at most every cfg.status_interval_ns per queue (the key waits for the rest
  * of the interval). Differences from Volcano, deliberate: the counts are written (Volcano 1.11+
- * only exports them as metrics; the REC of scheduler.md §2.4), annotations and spec.parent are
- * set with merge patches, and closed-by-parent "false" is only written over a "true" (Volcano
- * also adds it to queues that never had the mark).
+ * only exports them as metrics; the REC of docs/volcano/scheduler.md §2.4), annotations and
+ * spec.parent are set with merge patches, and closed-by-parent "false" is only written over a
+ * "true" (Volcano also adds it to queues that never had the mark).
  */
 #include "queue_controller.h"
 

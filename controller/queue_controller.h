@@ -1,6 +1,7 @@
 /*
- * queue_controller.h - the Queue controller (job-controller.md §6.3, scheduler.md §2.4): queue
- * state Open/Closing/Closed from OpenQueue/CloseQueue Commands and its PodGroups, status counts.
+ * queue_controller.h - the Queue controller (docs/volcano/job-controller.md §6.3,
+ * docs/volcano/scheduler.md §2.4): queue state Open/Closing/Closed from OpenQueue/CloseQueue
+ * Commands and its PodGroups, status counts.
  *
  * queuectl_new registers informer handlers on the shared context; main starts the informers, waits
  * for them to sync, then calls queuectl_start.
@@ -20,8 +21,8 @@ struct queuectl_config {
 	int max_requeue; /* retries of a failing request before it is dropped (15; < 0 unlimited) */
 	/*
 	 * The PodGroup counts (status.pending/running/inqueue/unknown/completed) are written at
-	 * most this often per Queue (5 s; scheduler.md §2.4 REC); a state change is written at
-	 * once, with the counts. < 0: never write the counts.
+	 * most this often per Queue (5 s; docs/volcano/scheduler.md §2.4 REC); a state change is
+	 * written at once, with the counts. < 0: never write the counts.
 	 */
 	int64_t status_interval_ns;
 	/*

@@ -1,11 +1,11 @@
 /*
- * admission.c - the AdmissionReview plumbing shared by every handler (webhooks.md §2).
+ * admission.c - the AdmissionReview plumbing shared by every handler (docs/volcano/webhooks.md §2).
  *
  * admission_serve() is the whole HTTP step apart from the socket: route the path, cap the
  * body, check the content type, parse, decode the review into a struct admission_request,
  * call the path's handler and encode its struct admission_result as the answering review
- * (§2.3: uid, allowed, status.message, the JSON Patch base64-encoded with patchType JSONPatch).
- * Nothing here knows about Jobs, Queues or Pods.
+ * (docs/volcano/webhooks.md §2.3: uid, allowed, status.message, the JSON Patch base64-encoded with
+ * patchType JSONPatch). Nothing here knows about Jobs, Queues or Pods.
  */
 #include "admission_internal.h"
 
@@ -19,7 +19,8 @@
 #define REVIEW_V1      "admission.k8s.io/v1"
 #define REVIEW_V1BETA1 "admission.k8s.io/v1beta1"
 
-/* The body cap of §2.2 step 1: 3 MiB, exactly as the Go server reads it. */
+/* The body cap of docs/volcano/webhooks.md §2.2 step 1: 3 MiB, exactly as the Go server reads it.
+ */
 #define ADMISSION_BODY_MAX ((size_t)3 << 20)
 
 struct route {
@@ -27,7 +28,7 @@ struct route {
 	admission_handler_fn handler;
 };
 
-/* §2.1, in the order of that table. */
+/* docs/volcano/webhooks.md §2.1, in the order of that table. */
 static const struct route routes[] = {
 	{ "/jobs/mutate", admit_jobs_mutate },
 	{ "/jobs/validate", admit_jobs_validate },
@@ -234,7 +235,7 @@ static char *dump_compact(const json_t *v, size_t *len)
 	return buf;
 }
 
-/* The response object of §2.3; NULL when out of memory. */
+/* The response object of docs/volcano/webhooks.md §2.3; NULL when out of memory. */
 static json_t *encode_response(const struct admission_request *req,
 			       const struct admission_result *res)
 {
@@ -470,7 +471,7 @@ int admission_check_field(struct admission_result *res, const json_t *obj, const
 				     want, where, gotype);
 }
 
-/* ---- §9.1 quantity checks ---------------------------------------------------------------- */
+/* ---- docs/volcano/webhooks.md §9.1 quantity checks ------------------------------------------- */
 
 int admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
 			      const char *resource, const struct vc_quantity *q)

@@ -1,5 +1,5 @@
 /*
- * admission.h - vc-webhook's admission logic as pure functions (../shared/spec/webhooks.md).
+ * admission.h - vc-webhook's admission logic as pure functions (docs/volcano/webhooks.md).
  *
  * The HTTP server hands each request body to admission_serve(), which decodes the
  * AdmissionReview (admission.k8s.io/v1, and v1beta1 answered in kind), routes by path to a
@@ -34,7 +34,7 @@ struct admission_state {
 	void *ctx;
 };
 
-/* The resource-group configuration of /pods/mutate (webhooks.md §11.1), parsed. */
+/* The resource-group configuration of /pods/mutate (docs/volcano/webhooks.md §11.1), parsed. */
 struct admission_config {
 	/* --scheduler-name values; the first is the default for Jobs. NULL-terminated. */
 	const char *const *scheduler_names;
@@ -44,8 +44,8 @@ struct admission_config {
 	bool scheduling_gates_queue_admission;
 	/*
 	 * Kubernetes feature gate PodLevelResources, which Job CREATE's pod-template validation
-	 * passes on (webhooks.md §5.3: pod-level template.spec.resources are checked only with
-	 * it on). Volcano aligns it with the cluster's version (on from 1.34).
+	 * passes on (docs/volcano/webhooks.md §5.3: pod-level template.spec.resources are checked
+	 * only with it on). Volcano aligns it with the cluster's version (on from 1.34).
 	 */
 	bool pod_level_resources;
 };
@@ -63,11 +63,11 @@ extern const char *const admission_paths[];
  * (borrowed). On success returns 0 and a new reference to the AdmissionReview to send in
  * *response: {"kind":"AdmissionReview","apiVersion":<the request's, admission.k8s.io/v1 or
  * v1beta1>,"response":{"uid",…,"allowed",…[,"status":{"metadata":{},"message":…}]
- * [,"patch":<base64>,"patchType":"JSONPatch"]}} (webhooks.md §2.3). A body that is not an
- * AdmissionReview with a request (webhooks.md §2.2 step 4: not an object, another apiVersion or
- * kind, request absent or null, request members of the wrong type) returns VC_EINVAL with err
- * explaining, and the server answers 400. An unknown path returns VC_ENOENT (404). VC_ENOMEM
- * (500) when memory runs out. Denials are answers, not errors. Thread-safe as long as the
+ * [,"patch":<base64>,"patchType":"JSONPatch"]}} (docs/volcano/webhooks.md §2.3). A body that is not
+ * an AdmissionReview with a request (docs/volcano/webhooks.md §2.2 step 4: not an object, another
+ * apiVersion or kind, request absent or null, request members of the wrong type) returns VC_EINVAL
+ * with err explaining, and the server answers 400. An unknown path returns VC_ENOENT (404).
+ * VC_ENOMEM (500) when memory runs out. Denials are answers, not errors. Thread-safe as long as the
  * state callbacks are.
  */
 int admission_review(const struct admission_ctx *ctx, const char *path, const json_t *review,

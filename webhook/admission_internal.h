@@ -2,8 +2,8 @@
  * admission_internal.h - what the admission handlers share (not for use outside webhook/).
  *
  * admission.c decodes the review into a struct admission_request, calls the handler for the
- * path, and encodes the struct admission_result it fills (webhooks.md §2.3: allowed, the
- * denial message, the JSON Patch, base64-encoded on the way out).
+ * path, and encodes the struct admission_result it fills (docs/volcano/webhooks.md §2.3: allowed,
+ * the denial message, the JSON Patch, base64-encoded on the way out).
  */
 #ifndef ADMISSION_INTERNAL_H
 #define ADMISSION_INTERNAL_H
@@ -33,7 +33,7 @@ struct admission_result {
 	char *message; /* owned (vc_malloc); the denial message, NULL when allowed */
 	/*
 	 * Owned. NULL: no patch field. A JSON array: the operations, sent even when empty. JSON
-	 * null: Go's `null` patch (webhooks.md §2.5).
+	 * null: Go's `null` patch (docs/volcano/webhooks.md §2.5).
 	 */
 	json_t *patch;
 };
@@ -62,24 +62,24 @@ void admission_result_release(struct admission_result *res);
 
 /*
  * The patch of a mutating handler that built the operations ops (a JSON array, stolen): ops, or
- * JSON null when it is empty, as Go marshals the nil slice (webhooks.md §2.5).
+ * JSON null when it is empty, as Go marshals the nil slice (docs/volcano/webhooks.md §2.5).
  */
 json_t *admission_patch(json_t *ops);
 
 /*
- * Kubernetes' ValidateResourceQuantityValue (webhooks.md §9.1) for the quantity q of resource at
- * path: a negative value appends «<path>: Invalid value: "<q>": must be greater than or equal to
- * 0»; a fractional value of an integer resource (pods, services, ..., any extended resource)
- * appends «<path>: Invalid value: "<q>": must be an integer». q prints in Kubernetes' String()
- * form. Returns 0 (whether or not it appended) or VC_ENOMEM.
+ * Kubernetes' ValidateResourceQuantityValue (docs/volcano/webhooks.md §9.1) for the quantity q of
+ * resource at path: a negative value appends «<path>: Invalid value: "<q>": must be greater than or
+ * equal to 0»; a fractional value of an integer resource (pods, services, ..., any extended
+ * resource) appends «<path>: Invalid value: "<q>": must be an integer». q prints in Kubernetes'
+ * String() form. Returns 0 (whether or not it appended) or VC_ENOMEM.
  */
 int admission_quantity_errors(struct vc_field_errors *errs, const struct vc_field_path *path,
 			      const char *resource, const struct vc_quantity *q);
 
 /*
  * Deny with «expect resource to be {G V R}» unless req->resource is exactly group/version/
- * resource (webhooks.md §2.4). Returns 1 when it denied, 0 when the resource matches, or
- * VC_ENOMEM.
+ * resource (docs/volcano/webhooks.md §2.4). Returns 1 when it denied, 0 when the resource matches,
+ * or VC_ENOMEM.
  */
 int admission_check_resource(const struct admission_request *req, const char *group,
 			     const char *version, const char *resource,
@@ -152,17 +152,17 @@ bool admission_hmap_get(const struct vc_hmap *m, const char *key, size_t *value)
 
 /*
  * Decode-check a batch.volcano.sh/v1alpha1 Job object (borrowed) against Go's types, as the Go
- * webhook's decoder would (webhooks.md §2.4): returns 0 when it decodes; 1 when it does not,
- * with a new vc_malloc'd string in *msg holding encoding/json's text («json: cannot unmarshal
- * string into Go struct field TaskSpec.spec.tasks.replicas of type int32», or a quantity's or
- * duration's parse error); VC_ENOMEM. Fields Caldera does not model are not checked.
+ * webhook's decoder would (docs/volcano/webhooks.md §2.4): returns 0 when it decodes; 1 when it
+ * does not, with a new vc_malloc'd string in *msg holding encoding/json's text («json: cannot
+ * unmarshal string into Go struct field TaskSpec.spec.tasks.replicas of type int32», or a
+ * quantity's or duration's parse error); VC_ENOMEM. Fields Caldera does not model are not checked.
  */
 int admit_job_typecheck(const json_t *job, char **msg);
 
 /*
- * The canonical form of a JobSpec (borrowed) for semantic equality (webhooks.md §6): a new
- * reference in *out in which a struct member is absent exactly when Go would hold its zero value
- * (a non-pointer field that is absent, null or zero, an empty slice or map) or a nil pointer,
+ * The canonical form of a JobSpec (borrowed) for semantic equality (docs/volcano/webhooks.md §6): a
+ * new reference in *out in which a struct member is absent exactly when Go would hold its zero
+ * value (a non-pointer field that is absent, null or zero, an empty slice or map) or a nil pointer,
  * quantities are their value in nano-units (a decimal string) and durations nanoseconds, so
  * that vc_json_equal() on two canonical forms is apiequality.Semantic.DeepEqual. Members of
  * Kubernetes structs that Caldera does not model are kept as they are; unknown members of
@@ -172,8 +172,8 @@ int admit_job_typecheck(const json_t *job, char **msg);
 int admit_job_spec_canonical(const json_t *spec, json_t **out);
 
 /*
- * Job CREATE's pod-template check for tasks[index] (borrowed), webhooks.md §5.3: apply the
- * Kubernetes v1 defaults, validate the template as a PodTemplate named task_name in namespace
+ * Job CREATE's pod-template check for tasks[index] (borrowed), docs/volcano/webhooks.md §5.3: apply
+ * the Kubernetes v1 defaults, validate the template as a PodTemplate named task_name in namespace
  * ns, and append «spec.task[<index>].» followed by «<error>. » per field error to msg; when
  * there are none and the task has a topologyPolicy, append the whole-CPU text if a container
  * fails it. Appends nothing for a valid task. Returns 0 or VC_ENOMEM / VC_E2BIG from msg.

@@ -1,10 +1,10 @@
 /*
  * certs.h - the certificates of vc-webhook (`vc-webhook --generate-certs DIR`), made with OpenSSL.
  *
- * What Volcano's gen-admission-secret.sh makes with the openssl tool (webhooks.md §12.3), in
- * process: a self-signed CA and a serving certificate signed by it, both RSA 2048 with SHA-256
- * signatures and valid for 3650 days. The serving certificate's subject alternative names cover
- * the webhook's Service as the API server may address it (<svc>, <svc>.<ns>, <svc>.<ns>.svc,
+ * What Volcano's gen-admission-secret.sh makes with the openssl tool (docs/volcano/webhooks.md
+ * §12.3), in process: a self-signed CA and a serving certificate signed by it, both RSA 2048 with
+ * SHA-256 signatures and valid for 3650 days. The serving certificate's subject alternative names
+ * cover the webhook's Service as the API server may address it (<svc>, <svc>.<ns>, <svc>.<ns>.svc,
  * <svc>.<ns>.svc.cluster.local) and the loopback address the local cluster uses (127.0.0.1,
  * localhost); keyUsage digitalSignature, nonRepudiation, keyEncipherment and extendedKeyUsage
  * serverAuth, as the script's csr.conf asks.

@@ -1,11 +1,12 @@
 /*
- * jobs.c - /jobs/mutate and /jobs/validate (webhooks.md §4-§6).
+ * jobs.c - /jobs/mutate and /jobs/validate (docs/volcano/webhooks.md §4-§6).
  *
  * Mutation adds Volcano's defaults as JSON Patch operations in Volcano's order. Validation on
  * CREATE concatenates every failing rule's text into one message, with each piece's own spacing
- * (§0.2, §5.2); on UPDATE it stops at the first failing rule (§6). The Go webhook decodes the
- * object into typed structs first; jobs_gotypes.c provides that view (type errors, semantic
- * equality) and jobs_podtemplate.c the pod-template checks.
+ * (docs/volcano/webhooks.md §0.2, §5.2); on UPDATE it stops at the first failing rule
+ * (docs/volcano/webhooks.md §6). The Go webhook decodes the object into typed structs first;
+ * jobs_gotypes.c provides that view (type errors, semantic equality) and jobs_podtemplate.c the
+ * pod-template checks.
  */
 #include "admission_internal.h"
 
@@ -70,8 +71,8 @@ static bool topology_both(const json_t *nt)
 }
 
 /*
- * DecodeJob (webhooks.md §2.4): the GVR must be jobs, and request.object must decode into a
- * Job. Returns 0 when it does, 1 after denying into res, or VC_ENOMEM.
+ * DecodeJob (docs/volcano/webhooks.md §2.4): the GVR must be jobs, and request.object must decode
+ * into a Job. Returns 0 when it does, 1 after denying into res, or VC_ENOMEM.
  */
 static int job_decode(const struct admission_request *req, const json_t *obj,
 		      struct admission_result *res)
@@ -134,7 +135,7 @@ static int job_decode(const struct admission_request *req, const json_t *obj,
 	return rc;
 }
 
-/* ---- /jobs/mutate (§4) -------------------------------------------------------------------- */
+/* ---- /jobs/mutate (docs/volcano/webhooks.md §4) ---------------------------------------------- */
 
 /* Append {"op":op,"path":path,"value":value} to patch; value is stolen. */
 static int patch_op(json_t *patch, const char *op, const char *path, json_t *value)
@@ -297,7 +298,7 @@ static int create_patch(const struct admission_ctx *ctx, const json_t *job, json
 			   default_plugins(vc_json_get_obj(spec, "plugins")))))
 		goto fail;
 	json_decref(defaulted);
-	/* Go marshals an empty slice of operations as null (§2.5). */
+	/* Go marshals an empty slice of operations as null (docs/volcano/webhooks.md §2.5). */
 	*out = admission_patch(patch);
 	return 0;
 fail:
@@ -318,7 +319,7 @@ int admit_jobs_mutate(const struct admission_ctx *ctx, const struct admission_re
 	return create_patch(ctx, req->object, &res->patch);
 }
 
-/* ---- lifecycle policies (§5.4) ------------------------------------------------------------ */
+/* ---- lifecycle policies (docs/volcano/webhooks.md §5.4) -------------------------------------- */
 
 static const char *const valid_events[] = { "*",	  "PodFailed",	"PodEvicted",
 					    "PodPending", "Unknown",	"TaskCompleted",
@@ -397,8 +398,8 @@ static int policy_event_list(const json_t *policy, struct vc_strlist *out)
 
 /*
  * validatePolicies: append nothing when the policies are valid; otherwise the go-multierror
- * text of the errors found followed by the valid events and actions (§5.2 b5/e). Returns 0 or
- * VC_ENOMEM.
+ * text of the errors found followed by the valid events and actions (docs/volcano/webhooks.md §5.2
+ * b5/e). Returns 0 or VC_ENOMEM.
  */
 static int check_policies(const json_t *policies, const char *path, struct vc_buf *msg)
 {
@@ -514,7 +515,8 @@ static bool go_parse_int(const char *s)
 }
 
 /*
- * The mpi plugin's --master, parsed with Go's flag package semantics (§5.5): "-master=x",
+ * The mpi plugin's --master, parsed with Go's flag package semantics (docs/volcano/webhooks.md
+ * §5.5): "-master=x",
  * "--master x"; stop at the first non-flag or "--"; an unknown flag or a bad --port value ends
  * parsing, keeping what was set before.
  */
@@ -575,7 +577,8 @@ static bool plugin_registered(const char *name)
 	return false;
 }
 
-/* §5.2 b8: the first failing partition rule, then the nested topology text, no separators. */
+/* docs/volcano/webhooks.md §5.2 b8: the first failing partition rule, then the nested topology
+ * text, no separators. */
 static int partition_text(const json_t *task, const char *tn, const char *jn, struct vc_buf *b)
 {
 	const json_t *pp = vc_json_get_obj(task, "partitionPolicy");
@@ -618,7 +621,7 @@ static int qualified_name_msgs(const char *name, struct vc_strlist *msgs)
 	return rc == VC_EINVALID ? 0 : rc;
 }
 
-/* validateIO: the first failing volume rule (§5.2 g). */
+/* validateIO: the first failing volume rule (docs/volcano/webhooks.md §5.2 g). */
 static int check_volumes(const json_t *volumes, struct vc_buf *b)
 {
 	struct vc_hmap paths;
@@ -685,7 +688,7 @@ static int queue_not_found(const char *q, struct vc_buf *b)
 	return rc;
 }
 
-/* §5.2 h: the queue exists, is Open, is not root and has no children. */
+/* docs/volcano/webhooks.md §5.2 h: the queue exists, is Open, is not root and has no children. */
 static int check_queue(const struct admission_ctx *ctx, const char *q, struct vc_buf *b)
 {
 	const struct admission_state *st = ctx ? ctx->state : NULL;
@@ -753,9 +756,9 @@ static int edge_cmp(const void *a, const void *b)
 }
 
 /*
- * topoSort (§5.2 i): whether Kahn's algorithm sorts every task. Names map to nodes (a repeated
- * task name resets its in-degree, as Go's map assignment does); each dependsOn entry adds one
- * to the in-degree, while repeated edges count once.
+ * topoSort (docs/volcano/webhooks.md §5.2 i): whether Kahn's algorithm sorts every task. Names map
+ * to nodes (a repeated task name resets its in-degree, as Go's map assignment does); each dependsOn
+ * entry adds one to the in-degree, while repeated edges count once.
  */
 static int tasks_form_dag(const json_t *tasks, bool *dag)
 {
@@ -889,7 +892,7 @@ static void trim_space(char *s)
 	s[len - start] = '\0';
 }
 
-/* validateJobCreate (§5.1, §5.2); denies into res. */
+/* validateJobCreate (docs/volcano/webhooks.md §5.1, §5.2); denies into res. */
 static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 			   struct admission_result *res)
 {
@@ -1008,7 +1011,7 @@ static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 	return admission_deny_take(res, text);
 }
 
-/* ---- UPDATE (§6) -------------------------------------------------------------------------- */
+/* ---- UPDATE (docs/volcano/webhooks.md §6) ---------------------------------------------------- */
 
 /* Make to[key] what from[key] is, absent included (canonical forms omit zero values). */
 static int copy_member(json_t *to, const json_t *from, const char *key)

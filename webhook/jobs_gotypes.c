@@ -3,17 +3,17 @@
  *
  * Two things need Go's typed view of a batch.volcano.sh/v1alpha1 Job rather than its JSON:
  *
- *   - decoding (webhooks.md §2.4): Go decodes request.object into typed structs, and a JSON
- *     value of the wrong type denies the review with encoding/json's text
+ *   - decoding (docs/volcano/webhooks.md §2.4): Go decodes request.object into typed structs, and a
+ * JSON value of the wrong type denies the review with encoding/json's text
  *     ("json: cannot unmarshal string into Go struct field JobSpec.spec.minAvailable of type
  *     int32");
- *   - semantic equality on UPDATE (§6): absent equals zero, nil equals empty for slices and maps
- *     but not for pointers, quantities compare by value.
+ *   - semantic equality on UPDATE (docs/volcano/webhooks.md §6): absent equals zero, nil equals
+ * empty for slices and maps but not for pointers, quantities compare by value.
  *
  * Both are driven by one table of Go types (struct jtype below). It models every field of
  * Volcano's Job types and the commonly used fields of the Kubernetes PodTemplateSpec; anything
  * else is decoded as "any JSON" (not type-checked, compared as plain JSON). The pod-template
- * validation of CREATE (§5.3) is in jobs_podtemplate.c.
+ * validation of CREATE (docs/volcano/webhooks.md §5.3) is in jobs_podtemplate.c.
  */
 #include "admission_internal.h"
 

@@ -1,9 +1,10 @@
 /*
- * jobs_podtemplate.c - the pod-template validation of Job CREATE (webhooks.md §5.3).
+ * jobs_podtemplate.c - the pod-template validation of Job CREATE (docs/volcano/webhooks.md §5.3).
  *
  * Each task's template gets Kubernetes' v1 defaults, then the subset of k8s ValidatePodTemplate
  * that Caldera implements, with its exact texts; a task with a topologyPolicy also gets
- * Volcano's whole-CPU check. How Go decodes and compares a Job (§2.4, §6) is in jobs_gotypes.c.
+ * Volcano's whole-CPU check. How Go decodes and compares a Job (docs/volcano/webhooks.md §2.4, §6)
+ * is in jobs_gotypes.c.
  */
 #include "admission_internal.h"
 
@@ -14,7 +15,7 @@
 #include "vc_resource.h"
 #include "vc_str.h"
 
-/* ---- pod-template validation (§5.3) ------------------------------------------------------ */
+/* ---- pod-template validation (docs/volcano/webhooks.md §5.3) --------------------------------- */
 
 struct ptv {
 	const struct admission_ctx *ctx;

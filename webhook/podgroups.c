@@ -1,5 +1,5 @@
 /*
- * podgroups.c - /podgroups/mutate and /podgroups/validate (../shared/spec/webhooks.md §10).
+ * podgroups.c - /podgroups/mutate and /podgroups/validate (docs/volcano/webhooks.md §10).
  *
  * Mutation moves a PodGroup from the `default` queue to its namespace's queue (the namespace
  * annotation scheduling.volcano.sh/queue-name). Validation requires an Open queue and rejects
@@ -99,7 +99,7 @@ static const char *str_or_empty(const char *s)
 	return s ? s : "";
 }
 
-/* ---- /podgroups/mutate (§10.1) ----------------------------------------------------------- */
+/* ---- /podgroups/mutate (docs/volcano/webhooks.md §10.1) -------------------------------------- */
 
 int admit_podgroups_mutate(const struct admission_ctx *ctx, const struct admission_request *req,
 			   struct admission_result *res)
@@ -144,7 +144,7 @@ int admit_podgroups_mutate(const struct admission_ctx *ctx, const struct admissi
 	return 0;
 }
 
-/* ---- /podgroups/validate (§10.2) --------------------------------------------------------- */
+/* ---- /podgroups/validate (docs/volcano/webhooks.md §10.2) ------------------------------------ */
 
 /* Append s without leading and trailing ASCII white space (strings.TrimSpace). */
 static int add_trimmed(struct vc_buf *out, const char *s)

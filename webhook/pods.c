@@ -1,5 +1,5 @@
 /*
- * pods.c - /pods/mutate and /pods/validate (../shared/spec/webhooks.md §11).
+ * pods.c - /pods/mutate and /pods/validate (docs/volcano/webhooks.md §11).
  *
  * Mutation applies the first matching resource group of the admission configuration (node
  * selector labels, affinity, tolerations, scheduler name) and, behind the
@@ -108,7 +108,7 @@ static bool pod_annotation(const json_t *pod, const char *key, const char **valu
 	return v != NULL;
 }
 
-/* ---- /pods/mutate (§11.1) ---------------------------------------------------------------- */
+/* ---- /pods/mutate (docs/volcano/webhooks.md §11.1) ------------------------------------------- */
 
 /* A config string: the value of a YAML scalar decoded into a Go string, NULL otherwise. */
 static const char *config_str(const json_t *v, char *buf, size_t len)
@@ -377,7 +377,7 @@ int admit_pods_mutate(const struct admission_ctx *ctx, const struct admission_re
 	return 0;
 }
 
-/* ---- /pods/validate (§11.2) -------------------------------------------------------------- */
+/* ---- /pods/validate (docs/volcano/webhooks.md §11.2) ----------------------------------------- */
 
 /*
  * Go's strconv.Atoi: an optional sign and decimal digits, nothing else. 0 with *out set,

@@ -1,5 +1,5 @@
 /*
- * queues.c - /queues/mutate and /queues/validate (../shared/spec/webhooks.md §7, §8, §9).
+ * queues.c - /queues/mutate and /queues/validate (docs/volcano/webhooks.md §7, §8, §9).
  *
  * Mutation adds Volcano's defaults (root of the hierarchy annotations, reclaimable, weight).
  * Validation checks a Queue on CREATE and UPDATE (quantities, state, hierarchy annotations,
@@ -389,7 +389,7 @@ fail:
 	return rc;
 }
 
-/* ---- validateQueue: the field checks, aggregated (§8 step 1) ----------------------------- */
+/* ---- validateQueue: the field checks, aggregated (docs/volcano/webhooks.md §8 step 1) -------- */
 
 /* Format a quantity JSON value (already checked to parse) in its canonical form. */
 static void quantity_string(const json_t *v, struct vc_quantity *q, char *buf, size_t len)
@@ -626,7 +626,7 @@ static int validate_queue(const struct admission_ctx *ctx, const struct queue *q
 	return rc;
 }
 
-/* ---- validateHierarchicalQueue: the parent chain (§8.1) ---------------------------------- */
+/* ---- validateHierarchicalQueue: the parent chain (docs/volcano/webhooks.md §8.1) ------------- */
 
 static bool is_top(const char *parent)
 {
@@ -696,7 +696,7 @@ out:
 	return rc;
 }
 
-/* ---- validateHierarchicalQueueResources (§8.2) ------------------------------------------ */
+/* ---- validateHierarchicalQueueResources (docs/volcano/webhooks.md §8.2) ---------------------- */
 
 /* Go's int64(f) on amd64: truncation, and the "integer indefinite" value out of range. */
 static int64_t go_int64(double f)
@@ -1083,7 +1083,7 @@ static bool resources_changed(const struct queue *q, const struct queue *old)
 	       !resource_lists_equal(q->guarantee, old->guarantee);
 }
 
-/* ---- DELETE (§8 DELETE) ------------------------------------------------------------------ */
+/* ---- DELETE (docs/volcano/webhooks.md §8 DELETE) --------------------------------------------- */
 
 static int check_delete(const struct admission_ctx *ctx, const char *name, struct vc_buf *msg)
 {

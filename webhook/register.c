@@ -15,7 +15,7 @@
 #define REGISTER_TRIES	 5
 #define DEFAULT_SVC_PORT 443
 
-/* One row per path: the chart's webhook (webhooks.md §12.1). */
+/* One row per path: the chart's webhook (docs/volcano/webhooks.md §12.1). */
 struct hook {
 	const char *path;
 	const char *name;

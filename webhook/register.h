@@ -1,16 +1,17 @@
 /*
  * register.h - what vc-webhook does with the API server: it registers its webhook
- * configurations (webhooks.md §12.1, §12.2), and backs the admission handlers' view of the
- * cluster (struct admission_state) with a Queue informer and the client.
+ * configurations (docs/volcano/webhooks.md §12.1, §12.2), and backs the admission handlers' view of
+ * the cluster (struct admission_state) with a Queue informer and the client.
  *
  * Registration. Volcano's Helm chart creates one configuration object per enabled path and
  * the binary only injects the caBundle into them. vc-webhook creates or updates the objects
  * itself, with the chart's content: the name volcano-admission-service-<path with '/' as '-'>
- * (volcano-admission-service-jobs-mutate), one webhook named as in §2.1 (mutatejob.volcano.sh)
- * with the chart's rules, failurePolicy Fail, matchPolicy Equivalent, sideEffects NoneOnDryRun,
- * admissionReviewVersions [v1], timeoutSeconds 10, objectSelector {}, reinvocationPolicy Never
- * (mutating ones), namespaceSelector kubernetes.io/metadata.name NotIn [<namespace>,
- * kube-system], and clientConfig.caBundle set to the CA. clientConfig is {url: <--webhook-url>
+ * (volcano-admission-service-jobs-mutate), one webhook named as in docs/volcano/webhooks.md §2.1
+ * (mutatejob.volcano.sh) with the chart's rules, failurePolicy Fail, matchPolicy Equivalent,
+ * sideEffects NoneOnDryRun, admissionReviewVersions [v1], timeoutSeconds 10, objectSelector {},
+ * reinvocationPolicy Never (mutating ones), namespaceSelector kubernetes.io/metadata.name NotIn
+ * [<namespace>, kube-system], and clientConfig.caBundle set to the CA. clientConfig is {url:
+ * <--webhook-url>
  * + path} when a URL is given (the local cluster reaches webhooks only so), else {service:
  * {namespace, name, path, port 443}}. Objects carry the label
  * app.kubernetes.io/managed-by=vc-webhook.

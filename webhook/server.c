@@ -29,7 +29,7 @@
 /* Go's mux serves every method; these are the ones a client may send with a body. */
 static const char *const methods[] = { "POST", "PUT", "PATCH", "GET", "DELETE", "OPTIONS" };
 
-/* Paths Volcano serves that Caldera leaves out (webhooks.md §2.1). */
+/* Paths Volcano serves that Caldera leaves out (docs/volcano/webhooks.md §2.1). */
 static const char *const volcano_only_paths[] = { "/hypernodes/validate", "/cronjobs/validate",
 						  "/jobflows/validate" };
 

@@ -1,5 +1,5 @@
 /*
- * server.h - vc-webhook's HTTPS server (webhooks.md §1.2-§1.4, §2).
+ * server.h - vc-webhook's HTTPS server (docs/volcano/webhooks.md §1.2-§1.4, §2).
  *
  * One vc_httpd (libmicrohttpd with TLS, a pool of handler threads) serves each enabled admission
  * path by handing the request to admission_serve (admission.h), plus GET /healthz ("ok") and
@@ -41,7 +41,7 @@
 #include "vc_err.h"
 #include "vc_metrics.h"
 
-/* The request body cap of §2.2, and the listener's. */
+/* The request body cap of docs/volcano/webhooks.md §2.2, and the listener's. */
 #define WEBHOOK_BODY_MAX ((size_t)3 << 20)
 
 /* Bits of webhook_server_poll's *changed. */
@@ -87,11 +87,9 @@ struct webhook_server;
 
 /*
  * Read the files and set up the routes; nothing listens yet. Errors, with Volcano's texts where
- * it has them (webhooks.md §1.2; <reason> is Go's os error text, "open <path>: no such file or
- * directory"):
- *   VC_EINVAL "failed to read cert file (<path>): <reason>"
- *             "failed to read key file (<path>): <reason>"
- *             "Failed to parse CA file: failed to read cacert file (<path>): <reason>"
+ * it has them (docs/volcano/webhooks.md §1.2; <reason> is Go's os error text, "open <path>: no such
+ * file or directory"): VC_EINVAL "failed to read cert file (<path>): <reason>" "failed to read key
+ * file (<path>): <reason>" "Failed to parse CA file: failed to read cacert file (<path>): <reason>"
  *             "enabled admission <p> not found on the admission registered map"
  *             "tls: failed to find any tls config data" (no cert_file or key_file)
  *             "cannot parse the certificate in '<cert_file>'"

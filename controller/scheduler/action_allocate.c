@@ -1,5 +1,5 @@
 /*
- * action_allocate.c - all-or-nothing gang placement (scheduler.md §3.2).
+ * action_allocate.c - all-or-nothing gang placement (docs/volcano/scheduler.md §3.2).
  *
  * Queues are popped in queue order and jobs in job order (binary heaps: a job's or queue's key
  * only changes while it is out of its heap). Each pop runs one pass over the job's ordered

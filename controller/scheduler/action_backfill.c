@@ -1,8 +1,8 @@
 /*
- * action_backfill.c - place best-effort tasks (no requests) of admitted, valid jobs (scheduler.md
- * §3.3): queue order, then job order, then task order; each task goes straight to the best
- * feasible node without a statement, and a job that becomes ready has its Allocated tasks
- * dispatched to the binder.
+ * action_backfill.c - place best-effort tasks (no requests) of admitted, valid jobs
+ * (docs/volcano/scheduler.md docs/volcano/scheduler.md §3.3): queue order, then job order, then
+ * task order; each task goes straight to the best feasible node without a statement, and a job that
+ * becomes ready has its Allocated tasks dispatched to the binder.
  */
 #include "sched_internal.h"
 

@@ -1,8 +1,9 @@
 /*
- * action_enqueue.c - admit pending PodGroups (phase "" or Pending) into Inqueue (scheduler.md
- * §3.1): one job per queue pop, queues round-robin in queue order, jobs in job order; a job
- * without minResources is admitted unconditionally, others by the plugins' votes. PodGroups
- * without pods are admitted too (controllers wait for Inqueue before creating pods).
+ * action_enqueue.c - admit pending PodGroups (phase "" or Pending) into Inqueue
+ * (docs/volcano/scheduler.md docs/volcano/scheduler.md §3.1): one job per queue pop, queues
+ * round-robin in queue order, jobs in job order; a job without minResources is admitted
+ * unconditionally, others by the plugins' votes. PodGroups without pods are admitted too
+ * (controllers wait for Inqueue before creating pods).
  */
 #include "sched_internal.h"
 

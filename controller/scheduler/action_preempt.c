@@ -1,14 +1,15 @@
 /*
- * action_preempt.c - preemption inside a queue (scheduler.md §3.4, with REC (b) and (d) of §6),
- * and the per-node eviction search shared with reclaim (§3.5).
+ * action_preempt.c - preemption inside a queue (docs/volcano/scheduler.md §3.4, with REC (b) and
+ * (d) of docs/volcano/scheduler.md §6), and the per-node eviction search shared with reclaim
+ * (docs/volcano/scheduler.md §3.5).
  *
  * For a preemptor task: nodes that pass the predicates that eviction cannot fix are ranked by
- * score; on each, the candidates the action's filter admits are put in victim order (§3.6),
- * the victim filters of every enabled plugin are intersected, and victims are evicted in order
- * until the task fits the node's FutureIdle; it is then pipelined there. Evictions of a node
- * that does not work out are undone. When a preemptor of strictly higher priority breaks a ready
- * gang (evicts one of its core pods), the rest of that gang is evicted too (REC (d)): a gang is
- * never left half-running.
+ * score; on each, the candidates the action's filter admits are put in victim order
+ * (docs/volcano/scheduler.md §3.6), the victim filters of every enabled plugin are intersected, and
+ * victims are evicted in order until the task fits the node's FutureIdle; it is then pipelined
+ * there. Evictions of a node that does not work out are undone. When a preemptor of strictly higher
+ * priority breaks a ready gang (evicts one of its core pods), the rest of that gang is evicted too
+ * (REC (d)): a gang is never left half-running.
  */
 #include "sched_internal.h"
 

@@ -1,5 +1,6 @@
 /*
- * action_reclaim.c - take back resources across queues (scheduler.md §3.5, REC (c) of §6).
+ * action_reclaim.c - take back resources across queues (docs/volcano/scheduler.md §3.5, REC (c) of
+ * docs/volcano/scheduler.md §6).
  *
  * Queues in queue order (overused ones skipped); in each, the starving jobs in job order; each
  * pending task that the queue may still take (Preemptive) looks for a node where Running,

@@ -1,5 +1,6 @@
 /*
- * plugin_binpack.c - the binpack plugin: Volcano's binpack node score (scheduler.md §4.9).
+ * plugin_binpack.c - the binpack plugin: Volcano's binpack node score (docs/volcano/scheduler.md
+ * §4.9).
  */
 #include "plugins.h"
 

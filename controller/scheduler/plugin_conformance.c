@@ -1,5 +1,5 @@
 /*
- * plugin_conformance.c - never evict critical pods (scheduler.md §4.11): pods of the
+ * plugin_conformance.c - never evict critical pods (docs/volcano/scheduler.md §4.11): pods of the
  * system-cluster-critical and system-node-critical priority classes, and every pod in
  * kube-system, are never victims of preempt or reclaim.
  */

@@ -1,6 +1,6 @@
 /*
  * plugin_drf.c - the drf plugin: dominant resource fairness job order and preemption
- * (scheduler.md §4.3).
+ * (docs/volcano/scheduler.md §4.3).
  */
 #include "plugins.h"
 

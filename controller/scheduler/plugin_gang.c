@@ -1,5 +1,5 @@
 /*
- * plugin_gang.c - the gang plugin (scheduler.md §4.1, §2.2): job validity, readiness,
+ * plugin_gang.c - the gang plugin (docs/volcano/scheduler.md §4.1, §2.2): job validity, readiness,
  * pipelining, starving, order, and the victim surplus filters.
  */
 #include "plugins.h"

@@ -1,6 +1,6 @@
 /*
  * plugin_nodeorder.c - the nodeorder plugin: Kubernetes' resource scorers as Volcano's
- * nodeorder uses them (scheduler.md §4.8).
+ * nodeorder uses them (docs/volcano/scheduler.md §4.8).
  */
 #include "plugins.h"
 

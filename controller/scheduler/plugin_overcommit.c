@@ -1,6 +1,6 @@
 /*
  * plugin_overcommit.c - cluster-wide admission of PodGroups against an overcommitted capacity
- * (scheduler.md §3.1, §4.6, REC (a) of §6).
+ * (docs/volcano/scheduler.md §3.1, §4.6, REC (a) of docs/volcano/scheduler.md §6).
  *
  *   idle    = Σ allocatable × overcommit-factor − Σ node used + Σ elastic
  *   inqueue = Σ minResources of Inqueue jobs (less gated pods)

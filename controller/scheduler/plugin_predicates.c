@@ -1,5 +1,5 @@
 /*
- * plugin_predicates.c - the predicates plugin: node filters (scheduler.md §4.7) with
+ * plugin_predicates.c - the predicates plugin: node filters (docs/volcano/scheduler.md §4.7) with
  * Kubernetes' failure reasons. The resource fit on FutureIdle is the node search's own
  * (sched_select.c); this plugin adds the pod number and the pod-spec filters.
  */

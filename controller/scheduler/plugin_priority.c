@@ -1,6 +1,7 @@
 /*
- * plugin_priority.c - the priority plugin (scheduler.md §4.2, REC (b)/(d) of §6): job and task
- * order by priority, the preemption victim filter and job starving.
+ * plugin_priority.c - the priority plugin (docs/volcano/scheduler.md §4.2, REC (b)/(d) of
+ * docs/volcano/scheduler.md §6): job and task order by priority, the preemption victim filter and
+ * job starving.
  */
 #include "plugins.h"
 

@@ -1,6 +1,6 @@
 /*
- * plugin_proportion.c - the proportion plugin (scheduler.md §4.4): queue deserved shares by
- * weighted water-filling, queue order, overused, allocatable, reclaim and enqueue checks.
+ * plugin_proportion.c - the proportion plugin (docs/volcano/scheduler.md §4.4): queue deserved
+ * shares by weighted water-filling, queue order, overused, allocatable, reclaim and enqueue checks.
  */
 #include "plugins.h"
 

@@ -1,7 +1,7 @@
 /*
- * plugin_support.h - bookkeeping the built-in session plugins share (scheduler.md §4): a per-job
- * victim budget for the preemptable/reclaimable filters and a per-node score cache for the
- * node_order callbacks. Both are sized when the plugin opens and freed when it closes.
+ * plugin_support.h - bookkeeping the built-in session plugins share (docs/volcano/scheduler.md §4):
+ * a per-job victim budget for the preemptable/reclaimable filters and a per-node score cache for
+ * the node_order callbacks. Both are sized when the plugin opens and freed when it closes.
  */
 #ifndef SCHED_PLUGIN_SUPPORT_H
 #define SCHED_PLUGIN_SUPPORT_H

@@ -1,6 +1,6 @@
 /*
- * plugin_tasktopology.c - Volcano's task-topology plugin (scheduler.md §4.10): annotations,
- * buckets, TaskOrder and NodeOrder.
+ * plugin_tasktopology.c - Volcano's task-topology plugin (docs/volcano/scheduler.md §4.10):
+ * annotations, buckets, TaskOrder and NodeOrder.
  */
 #include "plugin_tasktopology.h"
 
@@ -479,7 +479,7 @@ struct build_item {
 	int priority;
 };
 
-/* The bucket-building order (scheduler.md §4.10). */
+/* The bucket-building order (docs/volcano/scheduler.md §4.10). */
 static int build_cmp(const void *pa, const void *pb)
 {
 	const struct build_item *a = pa, *b = pb;

@@ -1,6 +1,6 @@
 /*
- * plugin_tasktopology.h - Volcano's task-topology plugin (scheduler.md §4.10) as pure functions
- * over the snapshot model, in the style of plugins.h.
+ * plugin_tasktopology.h - Volcano's task-topology plugin (docs/volcano/scheduler.md §4.10) as pure
+ * functions over the snapshot model, in the style of plugins.h.
  *
  * A PodGroup asks for it with annotations naming task roles (volcano.sh/task-spec):
  *

@@ -1,8 +1,8 @@
 /*
- * plugins.h - what the built-in scheduler plugins (scheduler.md §4) share with the framework and
- * with their tests. Each plugin lives in one file, plugin_<name>.c, holding its session
- * callbacks, its arguments and its formulas; the session finds it through the plugin table of
- * sched_registry.c (struct sched_plugin sched_plugin_<name>). Declared here are only the
+ * plugins.h - what the built-in scheduler plugins (docs/volcano/scheduler.md §4) share with the
+ * framework and with their tests. Each plugin lives in one file, plugin_<name>.c, holding its
+ * session callbacks, its arguments and its formulas; the session finds it through the plugin table
+ * of sched_registry.c (struct sched_plugin sched_plugin_<name>). Declared here are only the
  * formulas those callbacks call that are worth calling on their own: the model-level ones the
  * session computes once per cycle (proportion's water-filling, gang's validity, the pod-spec
  * predicates, the priority orders) and drf's share over dense vectors.
@@ -15,7 +15,7 @@
 
 #include "sched_api.h"
 
-/* ---- proportion (§4.4) ---------------------------------------------------------------------- */
+/* ---- proportion (docs/volcano/scheduler.md §4.4) --------------------------------------------- */
 
 /*
  * Volcano's proportion OnSessionOpen over n queues with allocated, request and active already
@@ -28,7 +28,7 @@
 int proportion_compute_ptrs(struct sched_queue_info **queues, size_t n,
 			    const struct vc_resource *total) VC_WARN_UNUSED;
 
-/* ---- drf (§4.3) ----------------------------------------------------------------------------- */
+/* ---- drf (docs/volcano/scheduler.md §4.3) ---------------------------------------------------- */
 
 /*
  * Dominant share over ndims dense dimensions: max over the dimensions whose total is ≥ 0.1 of
@@ -36,7 +36,7 @@ int proportion_compute_ptrs(struct sched_queue_info **queues, size_t n,
  */
 double drf_dense_share(size_t ndims, const double *alloc, const double *total);
 
-/* ---- predicates (§4.7) ---------------------------------------------------------------------- */
+/* ---- predicates (docs/volcano/scheduler.md §4.7) --------------------------------------------- */
 
 /* Volcano's and Kubernetes' failure reasons. */
 #define PRED_REASON_POD_NUMBER	  "node(s) pod number exceeded"
@@ -88,7 +88,7 @@ void pred_taint_toleration(const struct sched_task_info *t, const struct sched_n
  */
 bool pred_tolerates(const json_t *toleration, const json_t *taint);
 
-/* ---- gang (§4.1, §2.2) ---------------------------------------------------------------------- */
+/* ---- gang (docs/volcano/scheduler.md §4.1, §2.2) --------------------------------------------- */
 
 #define GANG_REASON_NOT_ENOUGH_TASKS "NotEnoughTasks"
 #define GANG_REASON_NOT_ENOUGH_PODS  "NotEnoughPodsOfTask"
@@ -108,7 +108,7 @@ struct gang_validity {
  */
 void gang_job_valid(const struct sched_job_info *j, struct gang_validity *out);
 
-/* ---- priority (§4.2) ------------------------------------------------------------------------ */
+/* ---- priority (docs/volcano/scheduler.md §4.2) ----------------------------------------------- */
 
 /* JobOrder: higher job priority first. */
 int priority_job_order(const struct sched_job_info *a, const struct sched_job_info *b);

@@ -1,5 +1,5 @@
 /*
- * sched_api.h - the scheduler's snapshot data model (scheduler.md §0, §1, §2, §5).
+ * sched_api.h - the scheduler's snapshot data model (docs/volcano/scheduler.md §0, §1, §2, §5).
  *
  * A cycle works on a snapshot: tasks (one per pod), jobs (one per PodGroup), nodes and queues.
  * These structs are Volcano's TaskInfo, JobInfo, NodeInfo and QueueInfo reduced to what the
@@ -25,7 +25,7 @@
 #include "vc_model.h"
 #include "vc_resource.h"
 
-/* Annotation keys read by the model (scheduler.md §0). */
+/* Annotation keys read by the model (docs/volcano/scheduler.md §0). */
 #define SCHED_ANN_TASK_SPEC	"volcano.sh/task-spec"
 #define SCHED_ANN_TASK_PRIORITY "volcano.sh/task-priority"
 #define SCHED_ANN_PREEMPTABLE	"volcano.sh/preemptable"

@@ -1,5 +1,5 @@
 /*
- * sched_conf.c - Volcano's scheduler configuration file (scheduler.md §1.3).
+ * sched_conf.c - Volcano's scheduler configuration file (docs/volcano/scheduler.md §1.3).
  */
 #include "sched_conf.h"
 

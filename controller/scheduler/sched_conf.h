@@ -1,5 +1,5 @@
 /*
- * sched_conf.h - Volcano's scheduler configuration file (scheduler.md §1.3).
+ * sched_conf.h - Volcano's scheduler configuration file (docs/volcano/scheduler.md §1.3).
  *
  *   actions: "enqueue, allocate, backfill"
  *   tiers:

@@ -1,5 +1,5 @@
 /*
- * sched_framework.c - how callbacks combine (scheduler.md §1.4), dense
+ * sched_framework.c - how callbacks combine (docs/volcano/scheduler.md §1.4), dense
  * resource helpers, heaps and the orders.
  */
 #include "sched_framework.h"
@@ -171,7 +171,7 @@ bool sched_ssn_job_gang_pipelined(const struct sched_ssn_job *j)
 	       roles_ok(j, true);
 }
 
-/* ---- combination rules (§1.4) ------------------------------------------------------------------
+/* ---- combination rules (docs/volcano/scheduler.md §1.4) -----------------------------------------
  */
 
 /* One past the session's last plugin slot. */

@@ -1,6 +1,6 @@
 /*
  * sched_framework.h - the session as plugins and actions see it, and how plugins plug in
- * (scheduler.md §1.2-§1.5, §3).
+ * (docs/volcano/scheduler.md §1.2-§1.5, §3).
  *
  * A session wraps the snapshot's model structs (sched_api.h: struct sched_task_info,
  * sched_job_info, sched_node_info, sched_queue_info) in session views (struct sched_ssn_task,
@@ -15,7 +15,7 @@
  * fills the callbacks it implements in *cb (others stay NULL) and may allocate a state that
  * on_session_close frees; then add it to the table in sched_registry.c. Callbacks receive the
  * plugin's state first. The framework drops the callbacks the plugin's configuration disabled
- * (the enable* flags of sched_conf.h) and combines the rest as §1.4 says:
+ * (the enable* flags of sched_conf.h) and combines the rest as docs/volcano/scheduler.md §1.4 says:
  *   job/task/queue order   tiers then plugins in order, first non-zero comparison wins; then
  *                          the fallbacks (creation time, pod-name index, uid/name)
  *   job_ready, allocatable, predicate, preemptive     AND over every plugin
@@ -26,9 +26,9 @@
  *   job_valid              the first plugin saying "not valid" wins
  *   node_order             scores summed
  *   preemptable/reclaimable (victim filters)  the intersection over every enabled filter,
- *                          whatever its tier (the REC of §1.4); no filter at all, or an empty
- *                          intersection, means no victims
- *   on_allocate/on_deallocate, job_enqueued   every plugin, in order
+ *                          whatever its tier (the REC of docs/volcano/scheduler.md §1.4); no filter
+ * at all, or an empty intersection, means no victims on_allocate/on_deallocate, job_enqueued every
+ * plugin, in order
  *
  * Nothing here locks: a session belongs to the thread running the cycle.
  */
@@ -172,9 +172,10 @@ struct sched_callbacks {
 	bool (*preemptive)(void *st, const struct sched_ssn_queue *q,
 			   const struct sched_ssn_task *t);
 	/*
-	 * Victim filters: cands[0..n) are candidates in victim order (§3.6); clear keep[i] for
-	 * each candidate that must not be a victim (keep[] starts all true and may already have
-	 * been cleared by another filter). Return SCHED_ABSTAIN to take no part.
+	 * Victim filters: cands[0..n) are candidates in victim order (docs/volcano/scheduler.md
+	 * §3.6); clear keep[i] for each candidate that must not be a victim (keep[] starts all true
+	 * and may already have been cleared by another filter). Return SCHED_ABSTAIN to take no
+	 * part.
 	 */
 	enum sched_vote (*preemptable)(void *st, const struct sched_ssn_task *preemptor,
 				       struct sched_ssn_task *const *cands, size_t n, bool *keep);
@@ -274,7 +275,7 @@ uint32_t sched_ssn_job_nwaiting(const struct sched_ssn_job *j);
 bool sched_ssn_job_gang_ready(const struct sched_ssn_job *j);
 bool sched_ssn_job_gang_pipelined(const struct sched_ssn_job *j);
 
-/* The combined extension points (§1.4), for actions. */
+/* The combined extension points (docs/volcano/scheduler.md §1.4), for actions. */
 int sched_ssn_job_order(struct sched_session *ssn, const struct sched_ssn_job *a,
 			const struct sched_ssn_job *b);
 int sched_ssn_task_order(struct sched_session *ssn, const struct sched_ssn_task *a,

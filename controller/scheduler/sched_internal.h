@@ -61,7 +61,8 @@ void sched_sort(struct sched_session *ssn, void **items, size_t n, void **tmp, s
 int sched_cmp_jobs(struct sched_session *ssn, const void *a, const void *b);
 int sched_cmp_queues(struct sched_session *ssn, const void *a, const void *b);
 int sched_cmp_tasks(struct sched_session *ssn, const void *a, const void *b);
-/* §3.6: the first to evict first, against preemptor (set priv->victim_preemptor). */
+/* docs/volcano/scheduler.md §3.6: the first to evict first, against preemptor (set
+ * priv->victim_preemptor). */
 int sched_cmp_victims(struct sched_session *ssn, const void *a, const void *b);
 
 /* ---- plugins in the session -------------------------------------------------------------------
@@ -76,7 +77,7 @@ struct sched_plugin_slot {
 	bool opened;
 };
 
-/* ---- statements (§1.5) ---------------------------------------------------------------------- */
+/* ---- statements (docs/volcano/scheduler.md §1.5) --------------------------------------------- */
 
 enum sched_op_kind {
 	SCHED_OP_ALLOCATE,
@@ -120,7 +121,7 @@ void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t);
 void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
 			  enum sched_task_status s);
 
-/* ---- node search (§3.2.1, §3.2.2) ------------------------------------------------------------ */
+/* ---- node search (docs/volcano/scheduler.md §3.2.1, §3.2.2) ---------------------------------- */
 
 enum sched_search_mode {
 	SCHED_SEARCH_ALLOCATE, /* resource fit on FutureIdle, every predicate failure counts */
@@ -271,7 +272,8 @@ int sched_class_caches_init(struct sched_session *ssn) VC_WARN_UNUSED;
 /* Intern a reason text; returns its index or SCHED_NONE when out of memory. */
 uint32_t sched_reason_intern(struct sched_session *ssn, const char *text);
 
-/* ---- helpers the actions (§3) share; the actions themselves are in sched_registry.h ------------
+/* ---- helpers the actions (docs/volcano/scheduler.md §3) share; the actions themselves are in
+ * sched_registry.h --
  */
 
 /* Job helpers for actions. */

@@ -1,9 +1,9 @@
 /*
- * sched_registry.h - the scheduler's tables of actions (scheduler.md §3) and plugins (§4), by
- * the names a configuration uses. The configuration parser (sched_conf.c) checks names against
- * them and the session (sched_session.c) runs what they hold; adding an action or a plugin is
- * defining its struct in its own file (action_<name>.c, plugin_<name>.c) and one line in the
- * table of sched_registry.c.
+ * sched_registry.h - the scheduler's tables of actions (docs/volcano/scheduler.md §3) and plugins
+ * (docs/volcano/scheduler.md §4), by the names a configuration uses. The configuration parser
+ * (sched_conf.c) checks names against them and the session (sched_session.c) runs what they hold;
+ * adding an action or a plugin is defining its struct in its own file (action_<name>.c,
+ * plugin_<name>.c) and one line in the table of sched_registry.c.
  */
 #ifndef SCHED_REGISTRY_H
 #define SCHED_REGISTRY_H

@@ -1,7 +1,7 @@
 /*
- * sched_runtime.c - the bundled scheduler's loop (scheduler.md §1.1, §1.2): configuration and
- * its reloads, the informer handlers that ask for early cycles, the default and root queues,
- * and one cycle: snapshot, session, write-back.
+ * sched_runtime.c - the bundled scheduler's loop (docs/volcano/scheduler.md §1.1, §1.2):
+ * configuration and its reloads, the informer handlers that ask for early cycles, the default and
+ * root queues, and one cycle: snapshot, session, write-back.
  */
 #include "sched_runtime.h"
 
@@ -390,7 +390,7 @@ static int add_handlers(struct sched_runtime *s)
 
 /* ---- the default and root queues ------------------------------------------------------------- */
 
-/* Volcano's newDefaultAndRootQueue, plus state Open (scheduler.md §2.4's REC). */
+/* Volcano's newDefaultAndRootQueue, plus state Open (docs/volcano/scheduler.md §2.4's REC). */
 static int ensure_queue(struct sched_runtime *s, const char *name, bool reclaimable)
 {
 	json_t *cached = vc_cache_get(vc_informer_cache(s->ctx->queues), name);
@@ -521,7 +521,8 @@ static void *loop_main(void *arg)
 		if (sched_runtime_cycle(s, &err))
 			VC_ERROR("scheduling cycle failed", "error=\"%s\"", err.text);
 		pthread_mutex_lock(&s->mu);
-		/* The period is measured from the end of the previous cycle (§1.1). */
+		/* The period is measured from the end of the previous cycle
+		 * (docs/volcano/scheduler.md §1.1). */
 		early_from = loop_now();
 		next = early_from + s->cfg.period_ns;
 		early_from += early_from - now;

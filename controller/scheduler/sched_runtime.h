@@ -1,6 +1,6 @@
 /*
- * sched_runtime.h - the bundled scheduler's loop inside vc-controller (scheduler.md §1.1):
- * snapshot from the shared informers, sched_session_run, write-back, binder pool.
+ * sched_runtime.h - the bundled scheduler's loop inside vc-controller (docs/volcano/scheduler.md
+ * §1.1): snapshot from the shared informers, sched_session_run, write-back, binder pool.
  *
  * sched_runtime_new registers handlers on the context's pods, nodes, podgroups, queues and
  * priorityclasses informers (an early cycle when work arrives); main starts the informers, waits

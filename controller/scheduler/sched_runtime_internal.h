@@ -53,7 +53,7 @@ void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, voi
 /* ---- per-object state the runtime keeps between cycles (under s->mu) ------------------------- */
 
 /* A bind the runtime sent (or is sending): the task counts as Binding on node until the
- * informer shows the pod bound (scheduler.md §1.1's cache update rule). */
+ * informer shows the pod bound (docs/volcano/scheduler.md §1.1's cache update rule). */
 struct srt_assumed {
 	char *node;
 	bool in_flight;
@@ -223,8 +223,8 @@ struct srt_snap {
 };
 
 /*
- * Build the snapshot from the context's caches (scheduler.md §1.1, §1.2) and account the
- * assumed binds and evictions. Returns 0 or VC_ENOMEM (out then empty).
+ * Build the snapshot from the context's caches (docs/volcano/scheduler.md §1.1, §1.2) and account
+ * the assumed binds and evictions. Returns 0 or VC_ENOMEM (out then empty).
  */
 int srt_snap_build(struct sched_runtime *s, struct srt_snap *out,
 		   struct vc_error *err) VC_WARN_UNUSED;
@@ -234,10 +234,10 @@ void srt_pod_view_free(void *val);
 void srt_intern_free(void *val);
 /*
  * Keep the view of pod obj (borrowed), replacing the one of its key; a pod the scheduler has
- * no business with (unbound and not ours, §1.1) has none. srt_pod_view_del forgets the key's.
- * Called by the pod informer's handlers, and once for every cached pod when the runtime starts.
- * Returns 0 or VC_ENOMEM (the old view, if any, is then dropped: the pod is left out until
- * its next change).
+ * no business with (unbound and not ours, docs/volcano/scheduler.md §1.1) has none.
+ * srt_pod_view_del forgets the key's. Called by the pod informer's handlers, and once for every
+ * cached pod when the runtime starts. Returns 0 or VC_ENOMEM (the old view, if any, is then
+ * dropped: the pod is left out until its next change).
  */
 int srt_pod_view_put(struct sched_runtime *s, const json_t *obj) VC_WARN_UNUSED;
 void srt_pod_view_del(struct sched_runtime *s, const json_t *obj);
@@ -251,7 +251,7 @@ json_t *srt_pod_obj(const struct vc_pod *pod);
 void srt_pg_view_free(void *val);
 void srt_node_view_free(void *val);
 
-/* Queue the writes a cycle's result asks for (§1.6, §1.7, §1.8). */
+/* Queue the writes a cycle's result asks for (docs/volcano/scheduler.md §1.6, §1.7, §1.8). */
 void srt_apply_result(struct sched_runtime *s, const struct sched_result *r);
 
 /* Forget tracking and throttle entries of objects no cycle saw lately. */

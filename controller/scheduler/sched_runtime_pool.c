@@ -347,7 +347,8 @@ static void run_bind(struct sched_runtime *s, struct srt_work *w)
 		vc_free(msg);
 		return;
 	}
-	/* §1.6: the task goes back to Pending and the next cycle places it again. */
+	/* docs/volcano/scheduler.md §1.6: the task goes back to Pending and the next cycle places
+	 * it again. */
 	pthread_mutex_lock(&s->mu);
 	srt_map_del(&s->assumed, w->key);
 	s->stats.bind_errors++;
@@ -478,7 +479,8 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 		(*bad)++;
 	pthread_mutex_unlock(&s->mu);
 	if (rc == VC_ECONFLICT) {
-		/* §1.8: the cached copy was stale; the next cycle works from the fresh one. */
+		/* docs/volcano/scheduler.md §1.8: the cached copy was stale; the next cycle works
+		 * from the fresh one. */
 		VC_LOG(VC_LOG_V(2), "status write conflict", "%s=%s%s%s", what, w->ns ? w->ns : "",
 		       w->ns ? "/" : "", w->name);
 		srt_kick(s, SRT_CONFLICT_KICK_NS);

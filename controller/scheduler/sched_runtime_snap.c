@@ -1,6 +1,6 @@
 /*
- * sched_runtime_snap.c - the scheduler's snapshot of the informer caches (scheduler.md §1.1,
- * §1.2), assembled from the views sched_runtime_views.c keeps across cycles.
+ * sched_runtime_snap.c - the scheduler's snapshot of the informer caches (docs/volcano/scheduler.md
+ * §1.1, §1.2), assembled from the views sched_runtime_views.c keeps across cycles.
  */
 #include "sched_runtime_internal.h"
 

@@ -482,7 +482,8 @@ int srt_pod_view_put(struct sched_runtime *s, const json_t *obj)
 	if (vc_cache_key(obj, key, sizeof(key)) < 0)
 		return 0;
 	pthread_mutex_lock(&s->views_mu);
-	/* §1.1's pod filter: unbound pods of other schedulers are none of ours. */
+	/* docs/volcano/scheduler.md §1.1's pod filter: unbound pods of other schedulers are none of
+	 * ours. */
 	if (!(node && *node) && !is_ours(s, sched && *sched ? sched : "default-scheduler")) {
 		srt_map_del(&s->pod_views, key);
 		goto out;

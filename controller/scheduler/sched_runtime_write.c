@@ -1,7 +1,7 @@
 /*
- * sched_runtime_write.c - what a cycle writes back (scheduler.md §1.6-§1.8, §2.4): binds,
- * evictions, PodGroup status, Queue status.allocated, pod PodScheduled conditions and Events,
- * decided here and queued to the bounded pool of worker threads in sched_runtime_pool.c.
+ * sched_runtime_write.c - what a cycle writes back (docs/volcano/scheduler.md §1.6-§1.8, §2.4):
+ * binds, evictions, PodGroup status, Queue status.allocated, pod PodScheduled conditions and
+ * Events, decided here and queued to the bounded pool of worker threads in sched_runtime_pool.c.
  *
  * Every status write is made only when the cached object differs from what the cycle computed,
  * and an identical write is not repeated while it is in flight or until the informer shows the
@@ -397,7 +397,8 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 
 	if (!pg)
 		return;
-	/* "pod group is ready" goes with a status write only (§1.8 item 4). */
+	/* "pod group is ready" goes with a status write only (docs/volcano/scheduler.md §1.8 item
+	 * 4). */
 	conditional_event = jr->event_type && vc_str_eq(jr->event_type, "Normal") &&
 			    vc_str_eq(jr->event_reason, "Scheduled");
 	snprintf(key, sizeof(key), "pg/%s/%s", jr->job->ns, jr->job->name);
@@ -432,7 +433,7 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 events:
 	if (jr->event_type && jr->event_reason && jr->event_message && !conditional_event)
 		srt_event(s, pg, jr->event_type, jr->event_reason, jr->event_message, true);
-	/* enqueue's rejection (§3.1). */
+	/* enqueue's rejection (docs/volcano/scheduler.md §3.1). */
 	if (jr->reject_message)
 		srt_event(s, pg, "Normal", "Unschedulable", jr->reject_message, true);
 out:

@@ -1,6 +1,6 @@
 /*
- * sched_select.c - feasible-node search, node choice and node fit errors (scheduler.md
- * §3.2.1, §3.2.2, §1.8).
+ * sched_select.c - feasible-node search, node choice and node fit errors (docs/volcano/scheduler.md
+ * docs/volcano/scheduler.md §3.2.1, §3.2.2, §1.8).
  */
 #include "sched_internal.h"
 
@@ -173,7 +173,7 @@ int sched_fit_format(const struct sched_session *ssn, const struct sched_fit_err
 	return rc;
 }
 
-/* ---- predicate error cache (§3.2.1) ------------------------------------------------------------
+/* ---- predicate error cache (docs/volcano/scheduler.md §3.2.1) -----------------------------------
  */
 
 void sched_cache_reset(struct sched_session *ssn)

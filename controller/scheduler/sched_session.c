@@ -1,7 +1,8 @@
 /*
- * sched_session.c - one cycle (scheduler.md §1.2-§1.8): open the session over a snapshot (dense
- * dimensions, session views, plugins), run the configured actions, close (sched_session_close.c)
- * and release. The snapshot itself is sched_snapshot.c; task classes are sched_classes.c.
+ * sched_session.c - one cycle (docs/volcano/scheduler.md §1.2-§1.8): open the session over a
+ * snapshot (dense dimensions, session views, plugins), run the configured actions, close
+ * (sched_session_close.c) and release. The snapshot itself is sched_snapshot.c; task classes are
+ * sched_classes.c.
  */
 #include "sched_session.h"
 

@@ -1,5 +1,5 @@
 /*
- * sched_session.h - one scheduling cycle over a snapshot (scheduler.md §1.2-§1.8, §3).
+ * sched_session.h - one scheduling cycle over a snapshot (docs/volcano/scheduler.md §1.2-§1.8, §3).
  *
  * The runtime (sched_runtime.c) builds a struct sched_snapshot from the informer caches, calls
  * sched_session_run() with the configuration (sched_conf.h), and applies the struct
@@ -72,24 +72,27 @@ struct sched_evict {
 };
 
 /*
- * The PodGroup status the cycle computed for a job (§1.8): phase, the whole conditions array
- * (after replacing the conditions of the types gang wrote, with lastTransitionTime set to now and
- * transitionID to the session uid), and the running/succeeded/failed counts. The runtime PUTs
- * it only when it differs from the cached status (conditions compared ignoring transitionID and
- * lastTransitionTime).
+ * The PodGroup status the cycle computed for a job (docs/volcano/scheduler.md §1.8): phase, the
+ * whole conditions array (after replacing the conditions of the types gang wrote, with
+ * lastTransitionTime set to now and transitionID to the session uid), and the
+ * running/succeeded/failed counts. The runtime PUTs it only when it differs from the cached status
+ * (conditions compared ignoring transitionID and lastTransitionTime).
  */
 struct sched_job_result {
 	struct sched_job_info *job; /* borrowed */
 	enum vc_pg_phase phase;
 	json_t *conditions; /* owned reference (array) */
 	int32_t running, succeeded, failed;
-	char *fit_error; /* owned: the job FitError string (§1.8); NULL when ready */
-	/* Events the cycle wants on the PodGroup (§1.8 item 4, and enqueue's rejections). */
+	char *fit_error; /* owned: the job FitError string (docs/volcano/scheduler.md §1.8); NULL
+			    when ready */
+	/* Events the cycle wants on the PodGroup (docs/volcano/scheduler.md §1.8 item 4, and
+	 * enqueue's rejections). */
 	const char *event_type;	  /* "Warning", "Normal" or NULL for none */
 	const char *event_reason; /* static */
 	char *event_message;	  /* owned */
 	/*
-	 * enqueue's rejection (§3.1), for a PodGroup event `Normal Unschedulable <message>`
+	 * enqueue's rejection (docs/volcano/scheduler.md §3.1), for a PodGroup event `Normal
+	 * Unschedulable <message>`
 	 * ("resource in cluster is overused: …" / "queue resource quota insufficient: …");
 	 * owned, NULL when the job was not rejected this cycle.
 	 */
@@ -97,9 +100,9 @@ struct sched_job_result {
 };
 
 /*
- * A pod condition the cycle wants (§1.8 item 5): PodScheduled=False with reason and message,
- * and nominatedNodeName when pipelining evicted something. The runtime writes it (and a
- * FailedScheduling event) only when the pod's current condition differs.
+ * A pod condition the cycle wants (docs/volcano/scheduler.md §1.8 item 5): PodScheduled=False with
+ * reason and message, and nominatedNodeName when pipelining evicted something. The runtime writes
+ * it (and a FailedScheduling event) only when the pod's current condition differs.
  */
 struct sched_task_result {
 	struct sched_task_info *task; /* borrowed */
@@ -110,7 +113,8 @@ struct sched_task_result {
 
 struct sched_queue_result {
 	struct sched_queue_info *queue; /* borrowed */
-	struct vc_resource allocated;	/* owned: Σ req of allocated-state tasks (§1.8 item 6) */
+	struct vc_resource allocated;	/* owned: Σ req of allocated-state tasks
+					   (docs/volcano/scheduler.md §1.8 item 6) */
 };
 
 struct sched_result {

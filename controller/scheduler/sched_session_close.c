@@ -1,7 +1,8 @@
 /*
- * sched_session_close.c - what a cycle decided, computed when the session closes (scheduler.md
- * §1.8): job fit errors, gang conditions, PodGroup phases and counts, pod conditions, queue
- * allocations, the write-back into the model; and releasing a result.
+ * sched_session_close.c - what a cycle decided, computed when the session closes
+ * (docs/volcano/scheduler.md docs/volcano/scheduler.md §1.8): job fit errors, gang conditions,
+ * PodGroup phases and counts, pod conditions, queue allocations, the write-back into the model; and
+ * releasing a result.
  */
 #include "sched_internal.h"
 
@@ -37,7 +38,7 @@ void sched_result_release(struct sched_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* ---- session close (§1.8)
+/* ---- session close (docs/volcano/scheduler.md §1.8)
  * ------------------------------------------------------------------------ */
 
 static int cmp_hist(const void *a, const void *b)
@@ -76,7 +77,7 @@ static bool pending_schedulable(const struct sched_ssn_task *t)
 	return t->has_last && t->last_status == SCHED_TASK_ALLOCATED;
 }
 
-/* Volcano's JobInfo.FitError (§1.8): a new string or NULL. */
+/* Volcano's JobInfo.FitError (docs/volcano/scheduler.md §1.8): a new string or NULL. */
 static char *job_fit_error(struct sched_session *ssn, const struct sched_ssn_job *j, bool ready)
 {
 	const char *keys[SCHED_TASK_STATUS_COUNT + 1];
@@ -188,7 +189,8 @@ nomem:
 	return VC_ENOMEM;
 }
 
-/* §1.8 item 5: the pod conditions of a job's Allocated, Pending and Pipelined tasks. */
+/* docs/volcano/scheduler.md §1.8 item 5: the pod conditions of a job's Allocated, Pending and
+ * Pipelined tasks. */
 static int task_conditions(struct sched_session *ssn, struct sched_ssn_job *j)
 {
 	struct sched_result *r = ssn->priv->res;

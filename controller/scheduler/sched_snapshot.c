@@ -1,7 +1,7 @@
 /*
- * sched_snapshot.c - the snapshot a cycle runs on (scheduler.md §1.2): adding jobs, nodes and
- * queues, lookups by name, placing tasks on their nodes; and the name index the session also
- * uses to resolve node and queue names.
+ * sched_snapshot.c - the snapshot a cycle runs on (docs/volcano/scheduler.md §1.2): adding jobs,
+ * nodes and queues, lookups by name, placing tasks on their nodes; and the name index the session
+ * also uses to resolve node and queue names.
  */
 #include "sched_session.h"
 
@@ -139,7 +139,8 @@ int sched_snapshot_place(struct sched_snapshot *s)
 			struct sched_task_info *t = s->jobs[i]->tasks[k];
 			uint32_t n;
 
-			/* Terminated pods are not charged to their node (§1.2). */
+			/* Terminated pods are not charged to their node (docs/volcano/scheduler.md
+			 * §1.2). */
 			if (!t->node_name || t->status == SCHED_TASK_SUCCEEDED ||
 			    t->status == SCHED_TASK_FAILED)
 				continue;

@@ -1,5 +1,6 @@
 /*
- * sched_statement.c - session operations and the per-job transaction (scheduler.md §1.2, §1.5).
+ * sched_statement.c - session operations and the per-job transaction (docs/volcano/scheduler.md
+ * §1.2, §1.5).
  *
  * Every operation changes the session at once (task status, job counters, node accounting)
  * and tells the plugins (on_allocate / on_deallocate) so that shares move; a statement records

@@ -3,9 +3,9 @@
 This is the input of gen_crds.py. It describes, field by field, the schema that Volcano's
 published CRDs (config/crd/volcano/bases/*.yaml, controller-gen v0.20 output) carry for the
 four kinds Caldera serves: Job and Command (v1alpha1), PodGroup and Queue (v1beta1). It is
-written from the specs in /work/shared/spec (job-controller.md section 1, scheduler.md "CRD
-facts", webhooks.md section 12.4) and from reading Volcano's Go markers; nothing here is copied
-from Volcano's YAML.
+written from the facts in docs/volcano/ (job-controller.md section 1, scheduler.md "CRD facts",
+webhooks.md section 12.4) and from reading Volcano's Go markers; nothing here is copied from
+Volcano's YAML.
 
 Conventions:
   * Every helper returns a plain dict in OpenAPI v3 structural-schema form; gen_crds.py sorts

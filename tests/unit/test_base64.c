@@ -1,6 +1,6 @@
 /*
- * Unit tests for vc_base64: RFC 4648 §10's vectors and the cases of Go's encoding/base64 tests
- * that StdEncoding.DecodeString accepts or rejects (with its error offsets).
+ * Unit tests for vc_base64: the vectors of RFC 4648, section 10, and the cases of Go's
+ * encoding/base64 tests that StdEncoding.DecodeString accepts or rejects (with its error offsets).
  */
 #include "vc_prelude.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the gc controller (job-controller.md §4.11): finished Jobs with
+ * Unit tests for the gc controller (docs/volcano/job-controller.md §4.11): finished Jobs with
  * ttlSecondsAfterFinished are deleted (Foreground, UID precondition) once the TTL counted from
  * status.state.lastTransitionTime has passed, after a fresh read; the clock is injected.
  */

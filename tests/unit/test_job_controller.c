@@ -1,6 +1,6 @@
 /*
- * Unit tests for the Job lifecycle controller (job-controller.md §2-§4) against a fake API
- * server. The fake keeps a store of objects, applies every write to it and logs the call; the
+ * Unit tests for the Job lifecycle controller (docs/volcano/job-controller.md §2-§4) against a fake
+ * API server. The fake keeps a store of objects, applies every write to it and logs the call; the
  * test then "delivers" the store to the informer caches (as the watches would) and calls the
  * controller's handlers, and runs the queues in its own thread (jobctl_run_pending). Informers
  * are never started, the clocks are injected, nothing sleeps.
@@ -662,7 +662,7 @@ static void test_restart_and_max_retry(void **state)
 	assert_int_equal(jint(job, "status.retryCount"), 1);
 	/*
 	 * Restarting until the new PodGroup is Inqueue: RS runs on the stored counters, which
-	 * still count the killed pods as terminating (§4.13).
+	 * still count the killed pods as terminating (docs/volcano/job-controller.md §4.13).
 	 */
 	assert_string_equal(jstr(job, "status.state.phase"), "Restarting");
 	assert_int_equal(jint(job, "status.terminating"), 3);
@@ -1037,7 +1037,7 @@ static void test_workers_threads(void **state)
 	fx_release(&x);
 }
 
-/* ---- PVCs (§2.3) ------------------------------------------------------------------------------
+/* ---- PVCs (docs/volcano/job-controller.md §2.3) -------------------------------------------------
  */
 
 static const char *const pvc_job =
@@ -1138,7 +1138,8 @@ static void test_pvc_missing(void **state)
 	assert_string_equal(jstr(JOB(&x), "status.controlledResources[\"volume-pvc-later\"]"),
 			    "later");
 
-	/* With the retry limit, a PVC that never comes terminates the job (§8.20). */
+	/* With the retry limit, a PVC that never comes terminates the job
+	 * (docs/volcano/job-controller.md §8.20). */
 	fx_release(&x);
 	fx_init(&x, 3, 0);
 	start_job(&x, missing);
@@ -1148,7 +1149,7 @@ static void test_pvc_missing(void **state)
 	fx_release(&x);
 }
 
-/* ---- dependsOn (§4.10) ------------------------------------------------------------------------
+/* ---- dependsOn (docs/volcano/job-controller.md §4.10) -------------------------------------------
  */
 
 static void set_pod_status(struct fx *x, const char *pod, json_t *status)
@@ -1230,7 +1231,8 @@ static void test_depends_on(void **state)
 	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-d-0"));
 	fx_release(&x);
 
-	/* A depended-on task without minAvailable is always ready (§4.10). */
+	/* A depended-on task without minAvailable is always ready (docs/volcano/job-controller.md
+	 * §4.10). */
 	fx_init(&x, 15, 0);
 	start_job(&x, unset);
 	set_pg_phase(&x, "Inqueue");
@@ -1239,7 +1241,7 @@ static void test_depends_on(void **state)
 	fx_release(&x);
 }
 
-/* ---- TaskFailed (§3.1) ------------------------------------------------------------------------
+/* ---- TaskFailed (docs/volcano/job-controller.md §3.1) -------------------------------------------
  */
 
 static void test_task_failed(void **state)
@@ -1319,7 +1321,8 @@ static void test_restart_task_and_pod(void **state)
 	assert_int_equal(count_calls(&x, "patch pods ns/j-ps-0"), 0);
 	assert_int_equal(count_calls(&x, "delete pods ns/j-ps-0"), 0);
 	assert_int_equal(count_calls(&x, "delete podgroups"), 0);
-	/* Plugin objects go with every kill (§8.29) and come back through Pending. */
+	/* Plugin objects go with every kill (docs/volcano/job-controller.md §8.29) and come back
+	 * through Pending. */
 	assert_int_equal(count_calls(&x, "delete configmaps ns/j-svc"), 1);
 	job = JOB(&x);
 	assert_int_equal(jint(job, "status.retryCount"), 1);
@@ -1358,7 +1361,7 @@ static void test_restart_task_and_pod(void **state)
 	fx_release(&x);
 }
 
-/* ---- PodGroupPending (§1.5) -------------------------------------------------------------------
+/* ---- PodGroupPending (docs/volcano/job-controller.md §1.5) --------------------------------------
  */
 
 static void test_pg_pending_event(void **state)
@@ -1524,7 +1527,8 @@ static void test_pod_update_filter(void **state)
 	set(&x, &vc_gvr_pods, "ns/j-w-0", "spec.nodeName", json_string("n1"));
 	assert_int_equal(deliver(&x), 1);
 	assert_int_equal(jobctl_run_pending(x.jc), 0);
-	/* A restart count does change something (TaskFailed, §3.1). */
+	/* A restart count does change something (TaskFailed, docs/volcano/job-controller.md §3.1).
+	 */
 	set_pod_status(&x, "j-w-0", running_ready(true, 1));
 	deliver(&x);
 	assert_int_equal(jobctl_run_pending(x.jc), 1);

@@ -1,4 +1,5 @@
-/* Unit tests for controller/job_plugins: env, svc, ssh, tensorflow, pytorch, mpi (§5). */
+/* Unit tests for controller/job_plugins: env, svc, ssh, tensorflow, pytorch, mpi
+ * (docs/volcano/job-controller.md §5). */
 #include "vc_prelude.h"
 
 #include <setjmp.h>

@@ -1,4 +1,5 @@
-/* Unit tests for controller/job_pod: pods and PodGroups built from a Job (§2.1, §2.2). */
+/* Unit tests for controller/job_pod: pods and PodGroups built from a Job
+ * (docs/volcano/job-controller.md §2.1, §2.2). */
 #include "vc_prelude.h"
 
 #include <setjmp.h>
@@ -182,7 +183,8 @@ static void test_pod_errors(void **state)
 	vc_job_view_release(&job);
 }
 
-/* The master/worker jobs of §2.2.1's table: master 2 x 50m, worker 2 x 100m. */
+/* The master/worker jobs of docs/volcano/job-controller.md §2.2.1's table: master 2 x 50m, worker 2
+ * x 100m. */
 static char *mw_job(int master_min, int worker_min, int job_min)
 {
 	char m[32] = "", w[32] = "";

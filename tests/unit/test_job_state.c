@@ -1,6 +1,7 @@
 /*
- * Unit tests for controller/job_state: the per-state action table (§4.3), the status functions
- * (§4.5, §4.6), policy resolution (§3.5) and the status value helpers.
+ * Unit tests for controller/job_state: the per-state action table (docs/volcano/job-controller.md
+ * §4.3), the status functions (docs/volcano/job-controller.md §4.5, §4.6), policy resolution
+ * (docs/volcano/job-controller.md §3.5) and the status value helpers.
  */
 #include "vc_prelude.h"
 
@@ -25,7 +26,7 @@ static void view(const char *text, struct vc_job *job)
 	json_decref(obj);
 }
 
-/* ---- §4.3: every (phase, action) pair ------------------------------------------------------ */
+/* ---- docs/volcano/job-controller.md §4.3: every (phase, action) pair ------------------------- */
 
 struct row {
 	enum vc_job_phase phase;
@@ -326,7 +327,7 @@ static void test_fn_running(void **state)
 	vc_job_view_release(&job);
 }
 
-/* ---- §3.5 policy resolution --------------------------------------------------------------------
+/* ---- docs/volcano/job-controller.md §3.5 policy resolution --------------------------------------
  */
 
 static const char *const job_pol =
@@ -408,7 +409,8 @@ static void test_resolve(void **state)
 	/* Stale version: policies ignored. */
 	req_init(&r, VC_EVENT_POD_EVICTED, "a", 0);
 	resolve(&job, &r, VC_ACTION_SYNC_JOB, 0);
-	/* A PodGroup request carries version 0: stale once version >= 1 (§8.11). */
+	/* A PodGroup request carries version 0: stale once version >= 1
+	 * (docs/volcano/job-controller.md §8.11). */
 	req_init(&r, VC_EVENT_JOB_UNKNOWN, NULL, 0);
 	resolve(&job, &r, VC_ACTION_SYNC_JOB, 0);
 	/* Empty event: nothing matches. */

@@ -52,7 +52,8 @@ static void test_job_defaults_and_fields(void **state)
 	assert_string_equal(vc_meta_label(&job.meta, "app"), "tf");
 	assert_string_equal(vc_meta_annotation(&job.meta, "volcano.sh/preemptable"), "true");
 	assert_null(vc_meta_label(&job.meta, "nope"));
-	/* Defaults of §6.1: queue, schedulerName, maxRetry, minAvailable = Σ task minAvailable. */
+	/* Defaults of docs/volcano/job-controller.md §6.1: queue, schedulerName, maxRetry,
+	 * minAvailable = Σ task minAvailable. */
 	assert_string_equal(job.queue, "default");
 	assert_string_equal(job.scheduler_name, "volcano");
 	assert_int_equal(job.max_retry, 3);

@@ -1,6 +1,6 @@
 /*
- * Unit tests for the PodGroup controller for plain pods (job-controller.md §6.2): which pods
- * get a PodGroup, its exact body (name, owners, minMember from the owner's annotation,
+ * Unit tests for the PodGroup controller for plain pods (docs/volcano/job-controller.md §6.2):
+ * which pods get a PodGroup, its exact body (name, owners, minMember from the owner's annotation,
  * minResources, queue, copied annotations and labels), the pod patch, and retries.
  */
 #include "support/fake_api.h"

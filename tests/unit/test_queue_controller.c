@@ -1,8 +1,9 @@
 /*
- * Unit tests for the queue controller (job-controller.md §6.3, scheduler.md §2.4): first sync
- * to Open, OpenQueue / CloseQueue Commands (deleted before they are acted on), Closing until the
- * last PodGroup goes, the hierarchy with volcano.sh/closed-by-parent, rate-limited status
- * counts, retries, metrics. The fake API server records every request; the clock is injected.
+ * Unit tests for the queue controller (docs/volcano/job-controller.md §6.3,
+ * docs/volcano/scheduler.md §2.4): first sync to Open, OpenQueue / CloseQueue Commands (deleted
+ * before they are acted on), Closing until the last PodGroup goes, the hierarchy with
+ * volcano.sh/closed-by-parent, rate-limited status counts, retries, metrics. The fake API server
+ * records every request; the clock is injected.
  */
 #include "support/fake_api.h"
 

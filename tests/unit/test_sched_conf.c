@@ -1,4 +1,4 @@
-/* Unit tests for the scheduler configuration file (scheduler.md §1.3). */
+/* Unit tests for the scheduler configuration file (docs/volcano/scheduler.md §1.3). */
 #include "vc_prelude.h"
 
 #include <setjmp.h>

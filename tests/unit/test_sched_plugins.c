@@ -1,6 +1,6 @@
 /*
- * Unit tests for the scheduler's data model and the built-in plugins (scheduler.md §4). The
- * plugins are exercised as the scheduler runs them: through their session callbacks in a
+ * Unit tests for the scheduler's data model and the built-in plugins (docs/volcano/scheduler.md
+ * §4). The plugins are exercised as the scheduler runs them: through their session callbacks in a
  * session opened on a small snapshot (sched_session_begin), or through the formulas those
  * callbacks call (plugins.h).
  */

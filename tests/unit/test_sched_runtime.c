@@ -581,7 +581,8 @@ static void test_bind(void **state)
 	assert_string_equal(buf, "Normal Scheduled Pod/p-0: Successfully assigned ns/p-0 to n1");
 	fake_reset_calls(&fk);
 
-	/* The cache still shows the pod unbound: the task stays Binding on n1 (§1.1). */
+	/* The cache still shows the pod unbound: the task stays Binding on n1
+	 * (docs/volcano/scheduler.md §1.1). */
 	cycle();
 	assert_string_equal(seen_status, "Binding@n1");
 	assert_int_equal(fk.ncalls, 0);
@@ -1280,7 +1281,7 @@ static void test_reject_event(void **state)
 	assert_string_equal(buf, "");
 }
 
-/* ---- "pod group is ready" only with a status write (§1.8 item 4) ------------------------------
+/* ---- "pod group is ready" only with a status write (docs/volcano/scheduler.md §1.8 item 4) ------
  */
 
 static void test_ready_event_needs_write(void **state)

@@ -1,6 +1,6 @@
 /*
- * Unit tests for one scheduling cycle (scheduler.md §1.2-§1.8, §3, §6): snapshots built in
- * code, sched_session_run, exact binds, evictions, PodGroup statuses and messages.
+ * Unit tests for one scheduling cycle (docs/volcano/scheduler.md §1.2-§1.8, §3, §6): snapshots
+ * built in code, sched_session_run, exact binds, evictions, PodGroup statuses and messages.
  */
 #include "vc_prelude.h"
 

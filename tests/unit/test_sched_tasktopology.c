@@ -1,4 +1,4 @@
-/* Unit tests for the task-topology plugin (scheduler.md §4.10). */
+/* Unit tests for the task-topology plugin (docs/volcano/scheduler.md §4.10). */
 #include "vc_prelude.h"
 
 #include <math.h>

@@ -508,7 +508,7 @@ static void test_field_errors_aggregate(void **state)
 	assert_int_equal(vc_field_errors_aggregate(&l, &b), 0);
 	assert_string_equal(vc_buf_str(&b), "");
 
-	/* §5.3's example: a task name that is not a DNS-1123 subdomain. */
+	/* docs/volcano/webhooks.md §5.3's example: a task name that is not a DNS-1123 subdomain. */
 	vc_strlist_init(&msgs);
 	assert_int_equal(vc_validate_dns1123_subdomain("Task", &msgs), VC_EINVALID);
 	assert_int_equal(msgs.len, 1);
