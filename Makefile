@@ -137,6 +137,7 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit-run
 	@scripts/gen-config-doc.sh --check $(BUILD)
+	@python3 docs/volcano/check_refs.py
 	@cluster/build.sh >/dev/null
 	@CALDERA_REQUIRE_SWAGGER=1 crds/gen/check.sh
 	@tests/e2e/run.sh
