@@ -22,21 +22,20 @@
 
 #include "sched_conf.h"
 #include "sched_session.h"
+#include "vc_hash.h"
 #include "vc_metrics.h"
 #include "vc_model.h"
 
 /* ---- a string-keyed hash map (keys copied, values owned through free_val) -------------------- */
 
-struct srt_map_node {
-	struct srt_map_node *next;
-	uint64_t hash;
-	char *key; /* owned */
-	void *val; /* owned (free_val) */
-};
-
+/*
+ * A vc_hmap of C string keys that owns its values. Iteration order is the vc_hmap's (not
+ * defined): only srt_map_sweep walks a map, with predicates whose outcome does not depend on
+ * the order; the pod views are collected in key order (collect_pod_views).
+ */
 struct srt_map {
-	struct srt_map_node **buckets;
-	size_t nbuckets, count;
+	struct vc_hmap h;
+	size_t count;		     /* vc_hmap_count(&h), kept for readers of the field */
 	void (*free_val)(void *val); /* NULL: values are not freed */
 };
 
@@ -47,7 +46,10 @@ void *srt_map_get(const struct srt_map *m, const char *key);
 int srt_map_put(struct srt_map *m, const char *key, void *val) VC_WARN_UNUSED;
 /* Remove key (its value is freed); false when absent. */
 bool srt_map_del(struct srt_map *m, const char *key);
-/* Call fn for every entry; entries for which it returns true are removed (values freed). */
+/*
+ * Call fn for every entry; entries for which it returns true are removed (values freed). Walks
+ * again while a walk removed something, until fn keeps every entry left.
+ */
 void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx);
 
 /* ---- per-object state the runtime keeps between cycles (under s->mu) ------------------------- */
