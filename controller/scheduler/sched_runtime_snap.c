@@ -364,16 +364,6 @@ static int add_loose(struct srt_snap *sn, struct sched_task_info *t, size_t *cap
 	return 0;
 }
 
-struct keyed_view {
-	const char *key;
-	struct srt_view *v;
-};
-
-static int keyed_view_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct keyed_view *)a)->key, ((const struct keyed_view *)b)->key);
-}
-
 /*
  * Take a reference to every pod view, for the snapshot's tasks to borrow, in the order of their
  * cache keys. That order is the order of the tasks in each job and node, and so of the
@@ -382,36 +372,28 @@ static int keyed_view_cmp(const void *a, const void *b)
  */
 static int collect_pod_views(struct sched_runtime *s, struct srt_snap *sn)
 {
-	struct keyed_view *kv = NULL;
-	size_t i, n = 0, pos = 0;
-	const void *key;
-	void *val;
+	const struct srt_map_ent *e;
+	size_t i, n = 0;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->views_mu);
 	sn->pods = view_array(s->pod_views.count, sizeof(struct srt_view *));
-	kv = view_array(s->pod_views.count, sizeof(*kv));
-	if (!sn->pods || !kv) {
+	e = srt_map_sorted(&s->pod_views);
+	if (!sn->pods || (!e && s->pod_views.count)) {
 		rc = VC_ENOMEM;
 		goto out;
 	}
-	while (vc_hmap_next(&s->pod_views.h, &pos, &key, &val)) {
-		struct srt_view *v = val;
+	for (i = 0; i < s->pod_views.count; i++) {
+		struct srt_view *v = e[i].val;
 
 		if (v->rc)
 			continue;
-		kv[n].key = key;
-		kv[n++].v = v;
-	}
-	qsort(kv, n, sizeof(*kv), keyed_view_cmp);
-	for (i = 0; i < n; i++) {
-		__atomic_add_fetch(&kv[i].v->refs, 1, __ATOMIC_RELAXED);
-		sn->pods[i] = kv[i].v;
+		__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+		sn->pods[n++] = v;
 	}
 	sn->npods = n;
 out:
 	pthread_mutex_unlock(&s->views_mu);
-	vc_free(kv);
 	return rc;
 }
 

@@ -1,5 +1,6 @@
 /*
- * sched_runtime_views.c - the small hash map the runtime keeps its bookkeeping in, and the pod
+ * sched_runtime_views.c - the string map the runtime keeps its bookkeeping in (a vc_hmap that owns
+ * its values and lists them in key order), and the pod
  * views it keeps across cycles: reduced pods whose shared subtrees (spec, status, labels,
  * annotations) live in the intern table (sched_runtime_snap.c builds each cycle's snapshot from
  * them).
@@ -38,6 +39,9 @@ void srt_map_release(struct srt_map *m)
 	while (vc_hmap_next(&m->h, &pos, NULL, &val))
 		map_free_val(m, val);
 	vc_hmap_release(&m->h, NULL);
+	vc_free(m->sorted);
+	m->sorted = NULL;
+	m->sorted_ok = false;
 	m->count = 0;
 }
 
@@ -46,12 +50,28 @@ void *srt_map_get(const struct srt_map *m, const char *key)
 	return vc_hmap_get(&m->h, key);
 }
 
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct srt_map_ent *)a)->key, ((const struct srt_map_ent *)b)->key);
+}
+
 int srt_map_put(struct srt_map *m, const char *key, void *val)
 {
 	void *old = NULL;
 
 	if (vc_hmap_put(&m->h, key, val, &old) < 0)
 		return VC_ENOMEM;
+	if (vc_hmap_count(&m->h) != m->count) {
+		m->sorted_ok = false; /* a new key */
+	} else if (m->sorted_ok) {
+		struct srt_map_ent probe = { key, NULL }, *e;
+
+		e = bsearch(&probe, m->sorted, m->count, sizeof(*e), ent_cmp);
+		if (e)
+			e->val = val;
+		else
+			m->sorted_ok = false; /* cannot happen: the array holds every key */
+	}
 	if (old != val)
 		map_free_val(m, old);
 	m->count = vc_hmap_count(&m->h);
@@ -65,8 +85,31 @@ bool srt_map_del(struct srt_map *m, const char *key)
 	if (!vc_hmap_remove(&m->h, key, &val))
 		return false;
 	m->count = vc_hmap_count(&m->h);
+	m->sorted_ok = false;
 	map_free_val(m, val);
 	return true;
+}
+
+const struct srt_map_ent *srt_map_sorted(struct srt_map *m)
+{
+	struct srt_map_ent *e;
+	size_t pos = 0, n = 0;
+	const void *key;
+	void *val;
+
+	if (m->sorted_ok || !m->count)
+		return m->count ? m->sorted : NULL;
+	e = vc_realloc(m->sorted, m->count * sizeof(*e));
+	if (!e)
+		return NULL;
+	m->sorted = e;
+	while (vc_hmap_next(&m->h, &pos, &key, &val)) {
+		e[n].key = key;
+		e[n++].val = val;
+	}
+	qsort(e, n, sizeof(*e), ent_cmp);
+	m->sorted_ok = true;
+	return e;
 }
 
 /*
