@@ -22,22 +22,29 @@
 
 #include "sched_conf.h"
 #include "sched_session.h"
+#include "vc_hash.h"
 #include "vc_metrics.h"
 #include "vc_model.h"
 
 /* ---- a string-keyed hash map (keys copied, values owned through free_val) -------------------- */
 
-struct srt_map_node {
-	struct srt_map_node *next;
-	uint64_t hash;
-	char *key; /* owned */
-	void *val; /* owned (free_val) */
+/*
+ * A vc_hmap of C string keys that owns its values. Its slot order is not defined: srt_map_sweep
+ * walks it with predicates whose outcome does not depend on the order, and srt_map_sorted gives
+ * the entries in key order, kept from one call to the next while the set of keys stays the same.
+ */
+struct srt_map_ent {
+	const char *key; /* the map's copy */
+	void *val;
 };
 
 struct srt_map {
-	struct srt_map_node **buckets;
-	size_t nbuckets, count;
+	struct vc_hmap h;
+	size_t count;		     /* vc_hmap_count(&h), kept for readers of the field */
 	void (*free_val)(void *val); /* NULL: values are not freed */
+	/* srt_map_sorted's array (count entries when sorted_ok; values follow replacements) */
+	struct srt_map_ent *sorted;
+	bool sorted_ok;
 };
 
 int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val)) VC_WARN_UNUSED;
@@ -47,7 +54,16 @@ void *srt_map_get(const struct srt_map *m, const char *key);
 int srt_map_put(struct srt_map *m, const char *key, void *val) VC_WARN_UNUSED;
 /* Remove key (its value is freed); false when absent. */
 bool srt_map_del(struct srt_map *m, const char *key);
-/* Call fn for every entry; entries for which it returns true are removed (values freed). */
+/*
+ * The entries in the order of their keys (strcmp), count of them, or NULL on VC_ENOMEM (or when
+ * empty). The array is the map's, valid until the map next changes. It is sorted again only
+ * after a key was added or removed since the last call; replacing a value costs a binary search.
+ */
+const struct srt_map_ent *srt_map_sorted(struct srt_map *m);
+/*
+ * Call fn for every entry; entries for which it returns true are removed (values freed). Walks
+ * again while a walk removed something, until fn keeps every entry left.
+ */
 void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx);
 
 /* ---- per-object state the runtime keeps between cycles (under s->mu) ------------------------- */

@@ -364,29 +364,32 @@ static int add_loose(struct srt_snap *sn, struct sched_task_info *t, size_t *cap
 	return 0;
 }
 
-/* Take a reference to every pod view, for the snapshot's tasks to borrow. */
+/*
+ * Take a reference to every pod view, for the snapshot's tasks to borrow, in the order of their
+ * cache keys. That order is the order of the tasks in each job and node, and so of the
+ * session's results, the pod condition writes and the first unschedulable task a PodGroup's
+ * message names: it must not follow the map's slots, which depend on the insertion history.
+ */
 static int collect_pod_views(struct sched_runtime *s, struct srt_snap *sn)
 {
+	const struct srt_map_ent *e;
 	size_t i, n = 0;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->views_mu);
 	sn->pods = view_array(s->pod_views.count, sizeof(struct srt_view *));
-	if (!sn->pods) {
+	e = srt_map_sorted(&s->pod_views);
+	if (!sn->pods || (!e && s->pod_views.count)) {
 		rc = VC_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < s->pod_views.nbuckets; i++) {
-		const struct srt_map_node *x;
+	for (i = 0; i < s->pod_views.count; i++) {
+		struct srt_view *v = e[i].val;
 
-		for (x = s->pod_views.buckets[i]; x; x = x->next) {
-			struct srt_view *v = x->val;
-
-			if (v->rc)
-				continue;
-			__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
-			sn->pods[n++] = v;
-		}
+		if (v->rc)
+			continue;
+		__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+		sn->pods[n++] = v;
 	}
 	sn->npods = n;
 out:

@@ -1,5 +1,6 @@
 /*
- * sched_runtime_views.c - the small hash map the runtime keeps its bookkeeping in, and the pod
+ * sched_runtime_views.c - the string map the runtime keeps its bookkeeping in (a vc_hmap that owns
+ * its values and lists them in key order), and the pod
  * views it keeps across cycles: reduced pods whose shared subtrees (spec, status, labels,
  * annotations) live in the intern table (sched_runtime_snap.c builds each cycle's snapshot from
  * them).
@@ -17,153 +18,142 @@
 
 int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val))
 {
-	size_t n = 16;
-
+	(void)hint; /* vc_hmap sizes itself on insertion */
 	memset(m, 0, sizeof(*m));
-	while (n < hint * 2 && n < ((size_t)1 << 30))
-		n *= 2;
-	m->buckets = vc_calloc(n, sizeof(struct srt_map_node *));
-	if (!m->buckets)
-		return VC_ENOMEM;
-	m->nbuckets = n;
+	vc_hmap_init_str(&m->h);
 	m->free_val = free_val;
 	return 0;
 }
 
-static void node_free(struct srt_map *m, struct srt_map_node *n)
+static void map_free_val(const struct srt_map *m, void *val)
 {
-	if (m->free_val && n->val)
-		m->free_val(n->val);
-	vc_free(n->key);
-	vc_free(n);
+	if (m->free_val && val)
+		m->free_val(val);
 }
 
 void srt_map_release(struct srt_map *m)
 {
-	size_t i;
+	size_t pos = 0;
+	void *val;
 
-	if (!m->buckets)
-		return;
-	for (i = 0; i < m->nbuckets; i++) {
-		struct srt_map_node *n = m->buckets[i], *next;
-
-		for (; n; n = next) {
-			next = n->next;
-			node_free(m, n);
-		}
-	}
-	vc_free(m->buckets);
-	memset(m, 0, sizeof(*m));
-}
-
-static struct srt_map_node **map_slot(const struct srt_map *m, const char *key, uint64_t h)
-{
-	struct srt_map_node **p = &m->buckets[h & (m->nbuckets - 1)];
-
-	for (; *p; p = &(*p)->next)
-		if ((*p)->hash == h && strcmp((*p)->key, key) == 0)
-			break;
-	return p;
+	while (vc_hmap_next(&m->h, &pos, NULL, &val))
+		map_free_val(m, val);
+	vc_hmap_release(&m->h, NULL);
+	vc_free(m->sorted);
+	m->sorted = NULL;
+	m->sorted_ok = false;
+	m->count = 0;
 }
 
 void *srt_map_get(const struct srt_map *m, const char *key)
 {
-	struct srt_map_node *n;
-
-	if (!m->buckets || !m->count)
-		return NULL;
-	n = *map_slot(m, key, vc_fnv1a64(key));
-	return n ? n->val : NULL;
+	return vc_hmap_get(&m->h, key);
 }
 
-/* Double the buckets; a failure only leaves the chains longer. */
-static void map_grow(struct srt_map *m)
+static int ent_cmp(const void *a, const void *b)
 {
-	size_t n = m->nbuckets * 2, i;
-	struct srt_map_node **b = vc_calloc(n, sizeof(struct srt_map_node *));
-
-	if (!b)
-		return;
-	for (i = 0; i < m->nbuckets; i++) {
-		struct srt_map_node *x = m->buckets[i], *next;
-
-		for (; x; x = next) {
-			next = x->next;
-			x->next = b[x->hash & (n - 1)];
-			b[x->hash & (n - 1)] = x;
-		}
-	}
-	vc_free(m->buckets);
-	m->buckets = b;
-	m->nbuckets = n;
+	return strcmp(((const struct srt_map_ent *)a)->key, ((const struct srt_map_ent *)b)->key);
 }
 
 int srt_map_put(struct srt_map *m, const char *key, void *val)
 {
-	uint64_t h = vc_fnv1a64(key);
-	struct srt_map_node **p = map_slot(m, key, h), *n;
+	void *old = NULL;
 
-	if (*p) {
-		if (m->free_val && (*p)->val && (*p)->val != val)
-			m->free_val((*p)->val);
-		(*p)->val = val;
-		return 0;
-	}
-	n = vc_malloc(sizeof(*n));
-	if (!n)
+	if (vc_hmap_put(&m->h, key, val, &old) < 0)
 		return VC_ENOMEM;
-	n->key = vc_strdup(key);
-	if (!n->key) {
-		vc_free(n);
-		return VC_ENOMEM;
+	if (vc_hmap_count(&m->h) != m->count) {
+		m->sorted_ok = false; /* a new key */
+	} else if (m->sorted_ok) {
+		struct srt_map_ent probe = { key, NULL }, *e;
+
+		e = bsearch(&probe, m->sorted, m->count, sizeof(*e), ent_cmp);
+		if (e)
+			e->val = val;
+		else
+			m->sorted_ok = false; /* cannot happen: the array holds every key */
 	}
-	n->hash = h;
-	n->val = val;
-	n->next = NULL;
-	*p = n;
-	m->count++;
-	if (m->count > m->nbuckets)
-		map_grow(m);
+	if (old != val)
+		map_free_val(m, old);
+	m->count = vc_hmap_count(&m->h);
 	return 0;
 }
 
 bool srt_map_del(struct srt_map *m, const char *key)
 {
-	struct srt_map_node **p, *n;
+	void *val = NULL;
 
-	if (!m->buckets || !m->count)
+	if (!vc_hmap_remove(&m->h, key, &val))
 		return false;
-	p = map_slot(m, key, vc_fnv1a64(key));
-	n = *p;
-	if (!n)
-		return false;
-	*p = n->next;
-	m->count--;
-	node_free(m, n);
+	m->count = vc_hmap_count(&m->h);
+	m->sorted_ok = false;
+	map_free_val(m, val);
 	return true;
 }
 
-void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx)
+const struct srt_map_ent *srt_map_sorted(struct srt_map *m)
 {
-	size_t i;
+	struct srt_map_ent *e;
+	size_t pos = 0, n = 0;
+	const void *key;
+	void *val;
 
-	if (!m->buckets)
-		return;
-	for (i = 0; i < m->nbuckets; i++) {
-		struct srt_map_node **p = &m->buckets[i];
+	if (m->sorted_ok || !m->count)
+		return m->count ? m->sorted : NULL;
+	e = vc_realloc(m->sorted, m->count * sizeof(*e));
+	if (!e)
+		return NULL;
+	m->sorted = e;
+	while (vc_hmap_next(&m->h, &pos, &key, &val)) {
+		e[n].key = key;
+		e[n++].val = val;
+	}
+	qsort(e, n, sizeof(*e), ent_cmp);
+	m->sorted_ok = true;
+	return e;
+}
 
-		while (*p) {
-			struct srt_map_node *n = *p;
+/*
+ * One walk: fn on every entry, then the removal of those it chose (vc_hmap_next allows no change
+ * during a walk). Returns how many were removed. Without memory for the list, the walk restarts
+ * after each removal instead: slower, same result.
+ */
+static size_t sweep_once(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val),
+			 void *ctx)
+{
+	const void *key;
+	const char **dead;
+	size_t pos = 0, n = 0, i;
+	void *val;
 
-			if (fn(ctx, n->key, n->val)) {
-				*p = n->next;
-				m->count--;
-				node_free(m, n);
-			} else {
-				p = &n->next;
+	dead = vc_malloc(m->count * sizeof(*dead));
+	if (!dead) {
+		while (vc_hmap_next(&m->h, &pos, &key, &val)) {
+			if (fn(ctx, key, val)) {
+				srt_map_del(m, key);
+				pos = 0;
+				n++;
 			}
 		}
+		return n;
 	}
+	while (vc_hmap_next(&m->h, &pos, &key, &val))
+		if (fn(ctx, key, val))
+			dead[n++] = key;
+	/* Each key is the map's own copy, valid until its removal frees it. */
+	for (i = 0; i < n; i++)
+		srt_map_del(m, dead[i]);
+	vc_free(dead);
+	return n;
+}
+
+/*
+ * Walks until nothing more is removed: freeing a value can make another entry removable (the
+ * intern table's spec and status pairs hold references to its specs and statuses).
+ */
+void srt_map_sweep(struct srt_map *m, bool (*fn)(void *ctx, const char *key, void *val), void *ctx)
+{
+	while (m->count && sweep_once(m, fn, ctx))
+		;
 }
 
 /* ---- pod views ---------------------------------------------------------------------------------

@@ -523,6 +523,58 @@ static void test_snapshot_no_default_priority(void **state)
 				       "ns/pg-b q=default prio=0: b-0=Succeeded@n1");
 }
 
+/* The tasks of every job, then of every node, by name in snapshot order. */
+static void describe_task_order(struct sched_snapshot *snap, struct sched_result *out)
+{
+	size_t i, k, off = 0;
+
+	(void)out;
+	seen.jobs[0] = '\0';
+	for (i = 0; i < snap->njobs; i++)
+		for (k = 0; k < snap->jobs[i]->ntasks; k++)
+			off += (size_t)snprintf(seen.jobs + off, sizeof(seen.jobs) - off, "%s%s",
+						off ? "," : "", snap->jobs[i]->tasks[k]->name);
+	off = 0;
+	seen.nodes[0] = '\0';
+	for (i = 0; i < snap->nnodes; i++)
+		for (k = 0; k < snap->nodes[i]->ntasks; k++)
+			off += (size_t)snprintf(seen.nodes + off, sizeof(seen.nodes) - off, "%s%s",
+						off ? "," : "", snap->nodes[i]->tasks[k]->name);
+}
+
+/*
+ * The snapshot's tasks come in the order of their pods' cache keys, whatever the order the
+ * informer saw them in: the order of each job's and node's tasks is that of the session's
+ * results and writes.
+ */
+static void test_snapshot_task_order(void **state)
+{
+	(void)state;
+	put(ctx.nodes, node_obj("n1", "a", "4"));
+	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Running", "1"));
+	put(ctx.pods, pod_obj("p-2", "volcano", "pg", NULL, "Pending", "1"));
+	put(ctx.pods, pod_obj("x-1", NULL, NULL, "n1", "Running", "100m"));
+	put(ctx.pods, pod_obj("p-10", "volcano", "pg", "n1", "Running", "1"));
+	put(ctx.pods, pod_obj("p-1", "volcano", "pg", NULL, "Pending", "1"));
+	put(ctx.pods, pod_obj("b-0", "volcano", "pg", "n1", "Running", "1"));
+	put(ctx.pods, pod_obj("a-0", NULL, NULL, "n1", "Running", "100m"));
+	script = describe_task_order;
+	new_runtime();
+	cycle();
+	assert_string_equal(seen.jobs, "b-0,p-1,p-10,p-2");
+	/* The job's bound tasks first (in the job's order), then pods in no job. */
+	assert_string_equal(seen.nodes, "b-0,p-10,a-0,x-1");
+
+	/* Deleted and added again, changed, or new: still in key order. */
+	del(ctx.pods, "ns/p-1");
+	put(ctx.pods, pod_obj("p-1", "volcano", "pg", NULL, "Pending", "1"));
+	put(ctx.pods, pod_obj("b-0", "volcano", "pg", "n1", "Running", "2"));
+	put(ctx.pods, pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1"));
+	cycle();
+	assert_string_equal(seen.jobs, "b-0,p-0,p-1,p-10,p-2");
+	assert_string_equal(seen.nodes, "b-0,p-10,a-0,x-1");
+}
+
 /* ---- binds ----------------------------------------------------------------------------------- */
 
 static char seen_status[64];
@@ -2245,6 +2297,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_node_selector_and_default_queue,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_no_default_priority, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_task_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_assumption_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_failure, setup, teardown),
