@@ -1,6 +1,7 @@
 /*
  * vc_kube_rest.c - the Kubernetes REST client over libcurl: the transport behind the ops of a
- * client made by vc_kube_new (the verbs and resource paths are in vc_kube.c).
+ * client made by vc_kube_new (the verbs and resource paths are in vc_kube.c). The bearer token is
+ * in vc_kube_token.c; the client's state, which both use, in vc_kube_rest_internal.h.
  *
  * Connection reuse: each calling thread gets its own CURL easy handle (a pthread key; the handle
  * is freed when the thread exits or with the client), and all of them share one CURLSH for the
@@ -23,13 +24,13 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_kube_internal.h"
+#include "vc_kube_rest_internal.h"
 #include "vc_log.h"
 #include "vc_ratelimit.h"
 #include "vc_str.h"
@@ -37,36 +38,6 @@
 #include "vc_watch.h"
 
 /* ---- the REST client's state -------------------------------------------------------------- */
-
-/* One easy handle, owned by a thread (or temporary, for a call nested in a watch callback). */
-struct rest_handle {
-	CURL *easy;
-	struct rest *owner;
-	struct rest_handle *prev, *next; /* the owner's list of per-thread handles */
-	bool busy;
-	char errbuf[CURL_ERROR_SIZE];
-};
-
-struct rest {
-	struct vc_kube_config cfg;
-	int64_t timeout_ns;
-	size_t max_body;
-
-	CURLSH *share;
-	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
-	pthread_key_t key;
-	pthread_mutex_t lock; /* handles and the token */
-	struct rest_handle *handles;
-
-	struct vc_bucket bucket;
-	vc_sleep_fn *sleep;
-	void *sleep_ctx;
-
-	char *token;	       /* the bearer token in use, or NULL */
-	int64_t token_checked; /* monotonic ns of the last look at token_file */
-	struct stat token_st;  /* token_file as it was when last read */
-	bool token_recheck;    /* a 401 came back: look at the file on the next request */
-};
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc;
@@ -114,123 +85,6 @@ static void rest_sleep(struct rest *r, int64_t ns)
 static void throttle(struct rest *r)
 {
 	rest_sleep(r, vc_bucket_reserve(&r->bucket));
-}
-
-/* ---- the bearer token ---------------------------------------------------------------------- */
-
-static void wipe_free(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		vc_free(s);
-	}
-}
-
-/* Read the token file; *out is the trimmed token (never empty) or NULL with err filled. */
-static int read_token(const char *path, char **out, struct stat *st, struct vc_error *err)
-{
-	struct vc_buf b;
-	char chunk[4096];
-	FILE *f;
-	size_t n, start = 0;
-	int rc = 0;
-
-	*out = NULL;
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		return vc_error_set(err, rc, "cannot read token file '%s': %s", path,
-				    strerror(-rc));
-	}
-	if (fstat(fileno(f), st)) {
-		rc = -errno;
-		fclose(f);
-		return vc_error_set(err, rc, "cannot read token file '%s': %s", path,
-				    strerror(-rc));
-	}
-	vc_buf_init(&b, (size_t)64 << 10);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		rc = vc_buf_add(&b, chunk, n);
-		if (rc)
-			break;
-	}
-	explicit_bzero(chunk, sizeof(chunk));
-	if (!rc && ferror(f))
-		rc = VC_EIO;
-	fclose(f);
-	while (!rc && b.len > 0 && strchr(" \t\r\n", b.data[b.len - 1]))
-		vc_buf_truncate(&b, b.len - 1);
-	while (!rc && start < b.len && strchr(" \t\r\n", b.data[start]))
-		start++;
-	if (!rc && start == b.len)
-		rc = VC_EINVAL;
-	if (!rc) {
-		vc_buf_consume(&b, start);
-		*out = vc_buf_take(&b);
-		if (!*out)
-			rc = VC_ENOMEM;
-	}
-	if (b.data)
-		explicit_bzero(b.data, b.alloc);
-	vc_buf_release(&b);
-	if (rc)
-		vc_error_set(err, rc, "cannot read token file '%s': %s", path,
-			     rc == VC_EINVAL   ? "the file is empty"
-			     : rc == VC_E2BIG  ? "file too large"
-			     : rc == VC_ENOMEM ? "out of memory"
-					       : "read error");
-	return rc;
-}
-
-/*
- * Re-read the token file when it may have rotated: at most every VC_KUBE_TOKEN_RECHECK_NS
- * (or at once after a 401), and only when its inode, size or mtime changed. A file that cannot
- * be read keeps the old token (and says so in the log). Called with r->lock held.
- */
-static void token_refresh(struct rest *r)
-{
-	struct vc_error err;
-	struct stat st;
-	int64_t now;
-	char *tok;
-
-	if (!r->cfg.token_file)
-		return;
-	now = vc_time_mono_ns();
-	if (!r->token_recheck && now - r->token_checked < VC_KUBE_TOKEN_RECHECK_NS)
-		return;
-	r->token_checked = now;
-	r->token_recheck = false;
-	if (stat(r->cfg.token_file, &st)) {
-		VC_WARN("cannot look at the token file, keeping the token", "file=%s errno=%d",
-			r->cfg.token_file, errno);
-		return;
-	}
-	if (st.st_ino == r->token_st.st_ino && st.st_size == r->token_st.st_size &&
-	    st.st_mtim.tv_sec == r->token_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == r->token_st.st_mtim.tv_nsec)
-		return;
-	if (read_token(r->cfg.token_file, &tok, &st, &err)) {
-		VC_WARN("cannot read the token file, keeping the token", "err=\"%s\"", err.text);
-		return;
-	}
-	wipe_free(r->token);
-	r->token = tok;
-	r->token_st = st;
-	VC_LOG(VC_LOG_V(2), "read the bearer token", "file=%s", r->cfg.token_file);
-}
-
-/* The Authorization header for the next request into b ("" when there is no token). */
-static int auth_header(struct rest *r, struct vc_buf *b)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&r->lock);
-	token_refresh(r);
-	if (r->token)
-		rc = vc_buf_addf(b, "Authorization: Bearer %s", r->token);
-	pthread_mutex_unlock(&r->lock);
-	return rc;
 }
 
 /* ---- easy handles --------------------------------------------------------------------------- */
@@ -545,7 +399,7 @@ static int perform_once(struct rest *r, struct xfer *x, struct vc_error *err)
 	vc_buf_reset(&x->resp);
 
 	vc_buf_init(&auth, 0);
-	rc = auth_header(r, &auth);
+	rc = vc_kube_auth_header(r, &auth);
 	if (rc)
 		goto nomem;
 	/* No "Expect: 100-continue" round trip for large bodies. */
@@ -1218,7 +1072,7 @@ static void rest_free(void *ctx)
 		pthread_mutex_destroy(&r->share_locks[i]);
 	pthread_mutex_destroy(&r->lock);
 	vc_bucket_release(&r->bucket);
-	wipe_free(r->token);
+	vc_kube_token_wipe(r->token);
 	if (r->cfg.token)
 		explicit_bzero(r->cfg.token, strlen(r->cfg.token));
 	vc_kube_config_release(&r->cfg);
@@ -1309,10 +1163,10 @@ int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct v
 		char *tok;
 
 		/* The file wins over a static token (client-go); it must be readable now. */
-		rc = read_token(r->cfg.token_file, &tok, &r->token_st, err);
+		rc = vc_kube_token_read(r->cfg.token_file, &tok, &r->token_st, err);
 		if (rc)
 			goto fail;
-		wipe_free(r->token);
+		vc_kube_token_wipe(r->token);
 		r->token = tok;
 		r->token_checked = vc_time_mono_ns();
 	}
@@ -1333,7 +1187,7 @@ fail_key:
 		pthread_mutex_destroy(&r->share_locks[i]);
 	pthread_mutex_destroy(&r->lock);
 	vc_bucket_release(&r->bucket);
-	wipe_free(r->token);
+	vc_kube_token_wipe(r->token);
 	vc_kube_config_release(&r->cfg);
 	vc_free(r);
 	return rc;
