@@ -1,6 +1,7 @@
 /*
  * vc_events.c - the Event recorder: a bounded queue, client-go's EventCorrelator (aggregator,
- * event logger, spam filter: three LRU caches), and the sender that creates or patches Events.
+ * event logger, spam filter: three LRU caches, vc_lru.h), and the sender that creates or patches
+ * Events.
  *
  * Locks: `lock` guards the queue, the flags and the counters; `corr_lock` is held while one event
  * is correlated and written, so the caches have one user at a time whichever thread processes.
@@ -12,9 +13,9 @@
 #include <time.h>
 
 #include "vc_alloc.h"
-#include "vc_hash.h"
 #include "vc_buf.h"
 #include "vc_json.h"
+#include "vc_lru.h"
 #include "vc_log.h"
 #include "vc_ratelimit.h"
 #include "vc_time.h"
@@ -23,128 +24,6 @@
 #define MESSAGE_CAP ((size_t)1 << 20)
 /* Separates the fields of a cache key, so ("ab","c") and ("a","bc") stay apart. */
 #define KEY_SEP "\x1f"
-
-/* ---- an LRU map from strings to owned values ---------------------------------------------- */
-
-struct lru_node {
-	struct lru_node *prev, *next; /* recency list; the sentinel's next is the most recent */
-	struct lru_node *hnext;	      /* hash chain */
-	uint64_t hash;
-	char *key;
-	void *val;
-};
-
-struct lru {
-	struct lru_node **buckets;
-	size_t mask;
-	size_t count;
-	size_t cap;
-	struct lru_node head;
-	void (*free_val)(void *val);
-};
-
-static int lru_init(struct lru *l, size_t cap, void (*free_val)(void *val))
-{
-	size_t n = 16;
-
-	memset(l, 0, sizeof(*l));
-	while (n < cap && n < ((size_t)1 << 30))
-		n <<= 1;
-	l->buckets = vc_calloc(n, sizeof(struct lru_node *));
-	if (!l->buckets)
-		return VC_ENOMEM;
-	l->mask = n - 1;
-	l->cap = cap ? cap : 1;
-	l->head.prev = l->head.next = &l->head;
-	l->free_val = free_val;
-	return 0;
-}
-
-static void lru_link_front(struct lru *l, struct lru_node *n)
-{
-	n->prev = &l->head;
-	n->next = l->head.next;
-	l->head.next->prev = n;
-	l->head.next = n;
-}
-
-static void lru_unlink(struct lru_node *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-}
-
-/* The entry for key, made the most recent; NULL when absent. */
-static struct lru_node *lru_find(struct lru *l, const char *key)
-{
-	uint64_t h = vc_fnv1a64(key);
-	struct lru_node *n;
-
-	for (n = l->buckets[h & l->mask]; n; n = n->hnext) {
-		if (n->hash == h && strcmp(n->key, key) == 0) {
-			lru_unlink(n);
-			lru_link_front(l, n);
-			return n;
-		}
-	}
-	return NULL;
-}
-
-static void lru_drop(struct lru *l, struct lru_node *n)
-{
-	struct lru_node **p = &l->buckets[n->hash & l->mask];
-
-	while (*p != n)
-		p = &(*p)->hnext;
-	*p = n->hnext;
-	lru_unlink(n);
-	l->free_val(n->val);
-	vc_free(n->key);
-	vc_free(n);
-	l->count--;
-}
-
-/*
- * Set key to val (owned from now on), evicting the least recently used entry when full. On
- * VC_ENOMEM val still belongs to the caller.
- */
-static int lru_put(struct lru *l, const char *key, void *val)
-{
-	struct lru_node *n = lru_find(l, key);
-
-	if (n) {
-		l->free_val(n->val);
-		n->val = val;
-		return 0;
-	}
-	n = vc_calloc(1, sizeof(*n));
-	if (!n)
-		return VC_ENOMEM;
-	n->key = vc_strdup(key);
-	if (!n->key) {
-		vc_free(n);
-		return VC_ENOMEM;
-	}
-	if (l->count >= l->cap)
-		lru_drop(l, l->head.prev);
-	n->hash = vc_fnv1a64(key);
-	n->val = val;
-	n->hnext = l->buckets[n->hash & l->mask];
-	l->buckets[n->hash & l->mask] = n;
-	lru_link_front(l, n);
-	l->count++;
-	return 0;
-}
-
-static void lru_release(struct lru *l)
-{
-	if (!l->buckets)
-		return;
-	while (l->head.next != &l->head)
-		lru_drop(l, l->head.next);
-	vc_free(l->buckets);
-	l->buckets = NULL;
-}
 
 /* ---- cache values ------------------------------------------------------------------------- */
 
@@ -275,7 +154,7 @@ struct vc_events {
 	pthread_t thread;
 
 	pthread_mutex_t corr_lock;
-	struct lru agg, log, spam;
+	struct vc_lru agg, log, spam;
 };
 
 static int64_t real_mono_ns(void)
@@ -498,7 +377,7 @@ static int event_key(const struct vc_events *rec, const struct pending *p, struc
 static int aggregate(struct vc_events *rec, struct pending *p, const char *agg_key, int64_t now,
 		     bool *use_agg)
 {
-	struct lru_node *n = lru_find(&rec->agg, agg_key);
+	struct vc_lru_node *n = vc_lru_find(&rec->agg, agg_key);
 	struct agg_record *a = n ? n->val : NULL;
 	char *message, *name;
 	size_t i;
@@ -509,7 +388,7 @@ static int aggregate(struct vc_events *rec, struct pending *p, const char *agg_k
 		if (!a)
 			return VC_ENOMEM;
 		a->keys = vc_calloc(rec->agg_max, sizeof(char *));
-		if (!a->keys || lru_put(&rec->agg, agg_key, a)) {
+		if (!a->keys || vc_lru_put(&rec->agg, agg_key, a)) {
 			agg_free(a);
 			return VC_ENOMEM;
 		}
@@ -553,7 +432,7 @@ static int aggregate(struct vc_events *rec, struct pending *p, const char *agg_k
 /* eventObserve: a repeat takes the first occurrence's name, start and count + 1. */
 static int observe(struct vc_events *rec, struct pending *p, const char *key, bool *patch)
 {
-	struct lru_node *n = lru_find(&rec->log, key);
+	struct vc_lru_node *n = vc_lru_find(&rec->log, key);
 	struct log_record *last = n ? n->val : NULL, *r;
 	char *name;
 
@@ -574,7 +453,7 @@ static int observe(struct vc_events *rec, struct pending *p, const char *key, bo
 	r->count = p->count;
 	r->first_ns = p->first_ns;
 	r->name = vc_strdup(p->name);
-	if (!r->name || lru_put(&rec->log, key, r)) {
+	if (!r->name || vc_lru_put(&rec->log, key, r)) {
 		log_free(r);
 		return VC_ENOMEM;
 	}
@@ -584,7 +463,7 @@ static int observe(struct vc_events *rec, struct pending *p, const char *key, bo
 /* EventSourceObjectSpamFilter: true when the event must be skipped. */
 static int spam_filtered(struct vc_events *rec, const char *key, bool *skip)
 {
-	struct lru_node *n = lru_find(&rec->spam, key);
+	struct vc_lru_node *n = vc_lru_find(&rec->spam, key);
 	struct vc_bucket *b;
 
 	if (!n) {
@@ -592,7 +471,7 @@ static int spam_filtered(struct vc_events *rec, const char *key, bool *skip)
 		if (!b)
 			return VC_ENOMEM;
 		vc_bucket_init(b, rec->spam_qps, rec->spam_burst);
-		if (lru_put(&rec->spam, key, b)) {
+		if (vc_lru_put(&rec->spam, key, b)) {
 			bucket_free(b);
 			return VC_ENOMEM;
 		}
@@ -646,7 +525,7 @@ static void update_state(struct vc_events *rec, const struct pending *p)
 	r->count = p->count;
 	r->first_ns = p->first_ns;
 	r->name = vc_strdup(p->name);
-	if (!r->name || lru_put(&rec->log, vc_buf_str(&key), r))
+	if (!r->name || vc_lru_put(&rec->log, vc_buf_str(&key), r))
 		goto fail;
 	vc_buf_release(&key);
 	return;
@@ -1027,8 +906,8 @@ int vc_events_new(struct vc_kube *kube, const struct vc_events_config *cfg, stru
 	rec->ring = vc_calloc(rec->queue_len, sizeof(struct pending *));
 	if (!rec->component || (cfg->host && cfg->host[0] && !rec->host) || !rec->ring)
 		goto fail_alloc;
-	if (lru_init(&rec->agg, cache, agg_free) || lru_init(&rec->log, cache, log_free) ||
-	    lru_init(&rec->spam, cache, bucket_free))
+	if (vc_lru_init(&rec->agg, cache, agg_free) || vc_lru_init(&rec->log, cache, log_free) ||
+	    vc_lru_init(&rec->spam, cache, bucket_free))
 		goto fail_alloc;
 	rc = init_sync(rec);
 	if (rc) {
@@ -1041,9 +920,9 @@ int vc_events_new(struct vc_kube *kube, const struct vc_events_config *cfg, stru
 fail_alloc:
 	rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 fail:
-	lru_release(&rec->agg);
-	lru_release(&rec->log);
-	lru_release(&rec->spam);
+	vc_lru_release(&rec->agg);
+	vc_lru_release(&rec->log);
+	vc_lru_release(&rec->spam);
 	vc_free(rec->ring);
 	vc_free(rec->component);
 	vc_free(rec->host);
@@ -1111,9 +990,9 @@ void vc_events_free(struct vc_events *rec)
 	if (!rec)
 		return;
 	vc_events_stop(rec, 0);
-	lru_release(&rec->agg);
-	lru_release(&rec->log);
-	lru_release(&rec->spam);
+	vc_lru_release(&rec->agg);
+	vc_lru_release(&rec->log);
+	vc_lru_release(&rec->spam);
 	pthread_cond_destroy(&rec->idle);
 	pthread_cond_destroy(&rec->wake);
 	pthread_mutex_destroy(&rec->corr_lock);

@@ -1,6 +1,6 @@
 /*
- * vc_kube_internal.h - what vc_kube.c (resources and verbs) shares with vc_kube_rest.c (the REST
- * transport). Private to those two files.
+ * vc_kube_internal.h - what vc_kube.c (resources and verbs) shares with the REST client
+ * (vc_kube_rest.c, the transport; vc_kube_rest_verbs.c, its verbs). Private to those files.
  */
 #ifndef VC_KUBE_INTERNAL_H
 #define VC_KUBE_INTERNAL_H

@@ -1,6 +1,9 @@
 /*
  * vc_kube_rest.c - the Kubernetes REST client over libcurl: the transport behind the ops of a
- * client made by vc_kube_new (the verbs and resource paths are in vc_kube.c).
+ * client made by vc_kube_new: its state, its easy handles, the HTTP exchange with its retries, and
+ * making and freeing it. The public verbs and resource paths are in vc_kube.c; the REST client's
+ * verbs (the ops) in vc_kube_rest_verbs.c, its bearer token in vc_kube_token.c, and what these
+ * files share in vc_kube_rest_internal.h.
  *
  * Connection reuse: each calling thread gets its own CURL easy handle (a pthread key; the handle
  * is freed when the thread exits or with the client), and all of them share one CURLSH for the
@@ -23,13 +26,13 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_kube_internal.h"
+#include "vc_kube_rest_internal.h"
 #include "vc_log.h"
 #include "vc_ratelimit.h"
 #include "vc_str.h"
@@ -37,36 +40,6 @@
 #include "vc_watch.h"
 
 /* ---- the REST client's state -------------------------------------------------------------- */
-
-/* One easy handle, owned by a thread (or temporary, for a call nested in a watch callback). */
-struct rest_handle {
-	CURL *easy;
-	struct rest *owner;
-	struct rest_handle *prev, *next; /* the owner's list of per-thread handles */
-	bool busy;
-	char errbuf[CURL_ERROR_SIZE];
-};
-
-struct rest {
-	struct vc_kube_config cfg;
-	int64_t timeout_ns;
-	size_t max_body;
-
-	CURLSH *share;
-	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
-	pthread_key_t key;
-	pthread_mutex_t lock; /* handles and the token */
-	struct rest_handle *handles;
-
-	struct vc_bucket bucket;
-	vc_sleep_fn *sleep;
-	void *sleep_ctx;
-
-	char *token;	       /* the bearer token in use, or NULL */
-	int64_t token_checked; /* monotonic ns of the last look at token_file */
-	struct stat token_st;  /* token_file as it was when last read */
-	bool token_recheck;    /* a 401 came back: look at the file on the next request */
-};
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc;
@@ -111,126 +84,9 @@ static void rest_sleep(struct rest *r, int64_t ns)
 }
 
 /* The client-side rate limit: take a token, sleep until it is ours. */
-static void throttle(struct rest *r)
+void vc_kube_rest_throttle(struct rest *r)
 {
 	rest_sleep(r, vc_bucket_reserve(&r->bucket));
-}
-
-/* ---- the bearer token ---------------------------------------------------------------------- */
-
-static void wipe_free(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		vc_free(s);
-	}
-}
-
-/* Read the token file; *out is the trimmed token (never empty) or NULL with err filled. */
-static int read_token(const char *path, char **out, struct stat *st, struct vc_error *err)
-{
-	struct vc_buf b;
-	char chunk[4096];
-	FILE *f;
-	size_t n, start = 0;
-	int rc = 0;
-
-	*out = NULL;
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		return vc_error_set(err, rc, "cannot read token file '%s': %s", path,
-				    strerror(-rc));
-	}
-	if (fstat(fileno(f), st)) {
-		rc = -errno;
-		fclose(f);
-		return vc_error_set(err, rc, "cannot read token file '%s': %s", path,
-				    strerror(-rc));
-	}
-	vc_buf_init(&b, (size_t)64 << 10);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		rc = vc_buf_add(&b, chunk, n);
-		if (rc)
-			break;
-	}
-	explicit_bzero(chunk, sizeof(chunk));
-	if (!rc && ferror(f))
-		rc = VC_EIO;
-	fclose(f);
-	while (!rc && b.len > 0 && strchr(" \t\r\n", b.data[b.len - 1]))
-		vc_buf_truncate(&b, b.len - 1);
-	while (!rc && start < b.len && strchr(" \t\r\n", b.data[start]))
-		start++;
-	if (!rc && start == b.len)
-		rc = VC_EINVAL;
-	if (!rc) {
-		vc_buf_consume(&b, start);
-		*out = vc_buf_take(&b);
-		if (!*out)
-			rc = VC_ENOMEM;
-	}
-	if (b.data)
-		explicit_bzero(b.data, b.alloc);
-	vc_buf_release(&b);
-	if (rc)
-		vc_error_set(err, rc, "cannot read token file '%s': %s", path,
-			     rc == VC_EINVAL   ? "the file is empty"
-			     : rc == VC_E2BIG  ? "file too large"
-			     : rc == VC_ENOMEM ? "out of memory"
-					       : "read error");
-	return rc;
-}
-
-/*
- * Re-read the token file when it may have rotated: at most every VC_KUBE_TOKEN_RECHECK_NS
- * (or at once after a 401), and only when its inode, size or mtime changed. A file that cannot
- * be read keeps the old token (and says so in the log). Called with r->lock held.
- */
-static void token_refresh(struct rest *r)
-{
-	struct vc_error err;
-	struct stat st;
-	int64_t now;
-	char *tok;
-
-	if (!r->cfg.token_file)
-		return;
-	now = vc_time_mono_ns();
-	if (!r->token_recheck && now - r->token_checked < VC_KUBE_TOKEN_RECHECK_NS)
-		return;
-	r->token_checked = now;
-	r->token_recheck = false;
-	if (stat(r->cfg.token_file, &st)) {
-		VC_WARN("cannot look at the token file, keeping the token", "file=%s errno=%d",
-			r->cfg.token_file, errno);
-		return;
-	}
-	if (st.st_ino == r->token_st.st_ino && st.st_size == r->token_st.st_size &&
-	    st.st_mtim.tv_sec == r->token_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == r->token_st.st_mtim.tv_nsec)
-		return;
-	if (read_token(r->cfg.token_file, &tok, &st, &err)) {
-		VC_WARN("cannot read the token file, keeping the token", "err=\"%s\"", err.text);
-		return;
-	}
-	wipe_free(r->token);
-	r->token = tok;
-	r->token_st = st;
-	VC_LOG(VC_LOG_V(2), "read the bearer token", "file=%s", r->cfg.token_file);
-}
-
-/* The Authorization header for the next request into b ("" when there is no token). */
-static int auth_header(struct rest *r, struct vc_buf *b)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&r->lock);
-	token_refresh(r);
-	if (r->token)
-		rc = vc_buf_addf(b, "Authorization: Bearer %s", r->token);
-	pthread_mutex_unlock(&r->lock);
-	return rc;
 }
 
 /* ---- easy handles --------------------------------------------------------------------------- */
@@ -397,31 +253,6 @@ static void handle_put(struct rest_handle *h, bool temp)
 
 /* ---- one HTTP exchange ---------------------------------------------------------------------- */
 
-struct xfer {
-	/* the request */
-	const char *method;
-	const char *path; /* for messages and logs; never the query (continue tokens are long) */
-	const char *url;
-	const char *body;
-	size_t body_len;
-	const char *content_type;
-	bool idempotent; /* a transport failure after sending may be retried */
-	size_t cap;	 /* response body cap */
-	/* a watch: events go to dec while the status is 200; stop ends it */
-	struct vc_watch_decoder *dec;
-	const volatile int *stop;
-	struct vc_error *dec_err;
-	int dec_rc;
-	bool stopped;
-	/* the answer */
-	CURL *easy;
-	CURLcode cc;
-	long status;
-	struct vc_buf resp;
-	int write_rc;		/* VC_E2BIG / VC_ENOMEM from the body buffer */
-	int64_t retry_after_ns; /* -1 when absent */
-};
-
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userp)
 {
 	struct xfer *x = userp;
@@ -529,7 +360,7 @@ static bool header_add(struct curl_slist **l, const char *s)
  * One attempt. Returns 0 when an HTTP answer came back (x->status, x->resp), or a negative
  * transport error with err filled (x->cc tells which libcurl error, for the retry decision).
  */
-static int perform_once(struct rest *r, struct xfer *x, struct vc_error *err)
+int vc_kube_rest_once(struct rest *r, struct xfer *x, struct vc_error *err)
 {
 	struct curl_slist *headers = NULL;
 	struct rest_handle *h;
@@ -545,7 +376,7 @@ static int perform_once(struct rest *r, struct xfer *x, struct vc_error *err)
 	vc_buf_reset(&x->resp);
 
 	vc_buf_init(&auth, 0);
-	rc = auth_header(r, &auth);
+	rc = vc_kube_auth_header(r, &auth);
 	if (rc)
 		goto nomem;
 	/* No "Expect: 100-continue" round trip for large bodies. */
@@ -637,7 +468,7 @@ nomem:
 }
 
 /* The typed error for a non-2xx answer, with the server's Status message when it sent one. */
-static int status_error(struct rest *r, const struct xfer *x, struct vc_error *err)
+int vc_kube_rest_status_error(struct rest *r, const struct xfer *x, struct vc_error *err)
 {
 	const char *msg = NULL, *reason = NULL;
 	json_t *st = NULL;
@@ -739,15 +570,15 @@ static int64_t backoff_ns(int attempt)
  * transport failures for requests that never left or are idempotent), then map the answer: 2xx
  * bodies are parsed into *out (when out is not NULL), anything else becomes a typed error.
  */
-static int rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_error *err)
+int vc_kube_rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_error *err)
 {
 	int64_t start = vc_time_mono_ns(), wait;
 	bool retry;
 	int attempt, rc;
 
 	for (attempt = 1;; attempt++) {
-		throttle(r);
-		rc = perform_once(r, x, err);
+		vc_kube_rest_throttle(r);
+		rc = vc_kube_rest_once(r, x, err);
 		retry = false;
 		wait = backoff_ns(attempt);
 		if (rc) {
@@ -769,432 +600,12 @@ static int rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_error
 	if (rc)
 		return rc;
 	if (x->status < 200 || x->status > 299)
-		return status_error(r, x, err);
+		return vc_kube_rest_status_error(r, x, err);
 	if (!out)
 		return 0;
 	rc = vc_json_parse(x->resp.data ? x->resp.data : "", x->resp.len, x->cap, out, err);
 	if (rc == VC_EPARSE)
 		vc_error_prefix(err, "cannot parse the response to %s %s", x->method, x->path);
-	return rc;
-}
-
-/* ---- the verbs ------------------------------------------------------------------------------ */
-
-static size_t rest_cap(const struct rest *r)
-{
-	return r->max_body;
-}
-
-static int dump_cb(const char *buf, size_t size, void *data)
-{
-	return vc_buf_add(data, buf, size) ? -1 : 0;
-}
-
-/* Serialise obj into b (compact). */
-static int encode_body(struct rest *r, const json_t *obj, struct vc_buf *b, struct vc_error *err)
-{
-	vc_buf_init(b, rest_cap(r));
-	if (!obj)
-		return vc_error_set(err, VC_EINVAL, "no object to send");
-	if (json_dump_callback(obj, dump_cb, b, JSON_COMPACT)) {
-		vc_buf_release(b);
-		return vc_error_set(err, VC_ENOMEM, "cannot encode the request body");
-	}
-	return 0;
-}
-
-/* server + path + query into url. */
-static int make_url(struct rest *r, const struct vc_buf *path, const struct vc_buf *query,
-		    struct vc_buf *url, struct vc_error *err)
-{
-	int rc;
-
-	vc_buf_init(url, 0);
-	rc = vc_buf_adds(url, r->cfg.server);
-	if (!rc)
-		rc = vc_buf_adds(url, vc_buf_str(path));
-	if (!rc && query)
-		rc = vc_buf_adds(url, vc_buf_str(query));
-	return rc ? vc_error_set(err, rc, "out of memory") : 0;
-}
-
-/* Build and send one request with a body (or none), parse the answer into *out. */
-static int simple_request(struct rest *r, const char *method, const struct vc_gvr *gvr,
-			  const char *ns, const char *name, const char *sub, const json_t *body,
-			  const char *content_type, json_t **out, struct vc_error *err)
-{
-	struct vc_buf path, url, b;
-	struct xfer x = { 0 };
-	int rc;
-
-	vc_buf_init(&path, 0);
-	vc_buf_init(&b, 0);
-	vc_buf_init(&url, 0);
-	vc_buf_init(&x.resp, rest_cap(r) + 1);
-	rc = vc_kube_build_path(&path, gvr, ns, name, sub, err);
-	if (!rc)
-		rc = make_url(r, &path, NULL, &url, err);
-	if (!rc && body)
-		rc = encode_body(r, body, &b, err);
-	if (rc)
-		goto out;
-	x.method = method;
-	x.path = vc_buf_str(&path);
-	x.url = vc_buf_str(&url);
-	x.body = body ? vc_buf_str(&b) : NULL;
-	x.body_len = b.len;
-	x.content_type = body ? content_type : NULL;
-	x.idempotent = !strcmp(method, "GET");
-	x.cap = rest_cap(r);
-	rc = rest_do(r, &x, out, err);
-out:
-	vc_buf_release(&x.resp);
-	vc_buf_release(&b);
-	vc_buf_release(&url);
-	vc_buf_release(&path);
-	return rc;
-}
-
-static int rest_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		    const char *subresource, json_t **out, struct vc_error *err)
-{
-	if (!name || !*name)
-		return vc_error_set(err, VC_EINVAL, "get of %s needs a name", r->resource);
-	return simple_request(ctx, "GET", r, ns, name, subresource, NULL, NULL, out, err);
-}
-
-/* The namespace and name of a request: the caller's, else the object's metadata. */
-static void object_key(const struct vc_gvr *r, const json_t *obj, const char **ns,
-		       const char **name)
-{
-	json_t *meta = vc_json_get_obj(obj, "metadata");
-
-	if (r->namespaced && (!*ns || !**ns))
-		*ns = vc_json_get_str(meta, "namespace");
-	if (name && (!*name || !**name))
-		*name = vc_json_get_str(meta, "name");
-}
-
-static int rest_create(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		       const char *subresource, const json_t *obj, json_t **out,
-		       struct vc_error *err)
-{
-	bool sub = subresource && *subresource;
-
-	object_key(r, obj, &ns, NULL);
-	if (r->namespaced && (!ns || !*ns))
-		return vc_error_set(err, VC_EINVAL, "create of %s needs a namespace", r->resource);
-	if (sub && (!name || !*name))
-		return vc_error_set(err, VC_EINVAL, "create of %s/%s needs a name", r->resource,
-				    subresource);
-	return simple_request(ctx, "POST", r, ns, sub ? name : NULL, subresource, obj,
-			      "application/json", out, err);
-}
-
-static int rest_update(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		       const char *subresource, const json_t *obj, json_t **out,
-		       struct vc_error *err)
-{
-	object_key(r, obj, &ns, &name);
-	if (!name || !*name)
-		return vc_error_set(err, VC_EINVAL, "update of %s needs a name", r->resource);
-	if (r->namespaced && (!ns || !*ns))
-		return vc_error_set(err, VC_EINVAL, "update of %s needs a namespace", r->resource);
-	return simple_request(ctx, "PUT", r, ns, name, subresource, obj, "application/json", out,
-			      err);
-}
-
-static int rest_patch(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		      const char *subresource, enum vc_patch_type type, const json_t *patch,
-		      json_t **out, struct vc_error *err)
-{
-	const char *ct;
-
-	switch (type) {
-	case VC_PATCH_MERGE:
-		ct = "application/merge-patch+json";
-		break;
-	case VC_PATCH_JSON:
-		ct = "application/json-patch+json";
-		break;
-	case VC_PATCH_STRATEGIC:
-		ct = "application/strategic-merge-patch+json";
-		break;
-	default:
-		return vc_error_set(err, VC_EINVAL, "unknown patch type %d", (int)type);
-	}
-	if (!name || !*name)
-		return vc_error_set(err, VC_EINVAL, "patch of %s needs a name", r->resource);
-	if (!patch)
-		return vc_error_set(err, VC_EINVAL, "no patch to send");
-	return simple_request(ctx, "PATCH", r, ns, name, subresource, patch, ct, out, err);
-}
-
-/* metav1.DeleteOptions for opts, or NULL when opts asks for nothing (new reference). */
-static int delete_body(const struct vc_delete_opts *o, json_t **out)
-{
-	json_t *b, *pre = NULL;
-
-	*out = NULL;
-	if (!o || (!o->propagation_policy && o->grace_period_seconds < 0 && !o->precondition_uid &&
-		   !o->precondition_resource_version))
-		return 0;
-	b = json_pack("{s:s, s:s}", "kind", "DeleteOptions", "apiVersion", "v1");
-	if (!b)
-		return VC_ENOMEM;
-	if (o->propagation_policy &&
-	    json_object_set_new(b, "propagationPolicy", json_string(o->propagation_policy)))
-		goto nomem;
-	if (o->grace_period_seconds >= 0 &&
-	    json_object_set_new(b, "gracePeriodSeconds", json_integer(o->grace_period_seconds)))
-		goto nomem;
-	if (o->precondition_uid || o->precondition_resource_version) {
-		pre = json_object();
-		if (!pre)
-			goto nomem;
-		if (o->precondition_uid &&
-		    json_object_set_new(pre, "uid", json_string(o->precondition_uid)))
-			goto nomem;
-		if (o->precondition_resource_version &&
-		    json_object_set_new(pre, "resourceVersion",
-					json_string(o->precondition_resource_version)))
-			goto nomem;
-		if (json_object_set_new(b, "preconditions", pre)) {
-			pre = NULL;
-			goto nomem;
-		}
-		pre = NULL;
-	}
-	*out = b;
-	return 0;
-nomem:
-	json_decref(pre);
-	json_decref(b);
-	return VC_ENOMEM;
-}
-
-static int rest_del(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
-		    const struct vc_delete_opts *opts, struct vc_error *err)
-{
-	json_t *body;
-	int rc;
-
-	if (!name || !*name)
-		return vc_error_set(err, VC_EINVAL, "delete of %s needs a name", r->resource);
-	if (delete_body(opts, &body))
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	rc = simple_request(ctx, "DELETE", r, ns, name, NULL, body, "application/json", NULL, err);
-	json_decref(body);
-	return rc;
-}
-
-static int list_query(struct vc_buf *q, const struct vc_list_opts *o, const char *cont)
-{
-	char limit[32];
-	int rc = 0;
-
-	if (!o)
-		return 0;
-	rc = vc_kube_query_add(q, "labelSelector", o->label_selector);
-	if (!rc)
-		rc = vc_kube_query_add(q, "fieldSelector", o->field_selector);
-	/* The server refuses a resourceVersion together with a continue token. */
-	if (!rc && !cont)
-		rc = vc_kube_query_add(q, "resourceVersion", o->resource_version);
-	if (!rc && o->limit > 0) {
-		snprintf(limit, sizeof(limit), "%" PRId64, o->limit);
-		rc = vc_kube_query_add(q, "limit", limit);
-	}
-	if (!rc)
-		rc = vc_kube_query_add(q, "continue", cont);
-	return rc;
-}
-
-/*
- * Append page's items to the list's. Both are lists from the server; a list without items (an
- * empty one may omit them) counts as empty.
- */
-static int merge_items(json_t *list, json_t *page, const char *path, struct vc_error *err)
-{
-	json_t *items = json_object_get(list, "items"), *more = json_object_get(page, "items");
-
-	if (!json_is_array(more) && more && !json_is_null(more))
-		return vc_error_set(err, VC_EPARSE, "the list response to GET %s has no items",
-				    path);
-	if (!more || json_is_null(more))
-		return 0;
-	if (!json_is_array(items)) {
-		if (json_object_set_new(list, "items", json_array()))
-			return vc_error_set(err, VC_ENOMEM, "out of memory");
-		items = json_object_get(list, "items");
-	}
-	if (json_array_extend(items, more))
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int rest_list(void *ctx, const struct vc_gvr *r, const char *ns,
-		     const struct vc_list_opts *opts, json_t **out, struct vc_error *err)
-{
-	struct rest *rest = ctx;
-	struct vc_buf path, query, url;
-	json_t *list = NULL, *page = NULL, *meta;
-	char *cont = NULL;
-	const char *next;
-	struct xfer x = { 0 };
-	bool paging = opts && opts->limit > 0;
-	int rc;
-
-	vc_buf_init(&path, 0);
-	vc_buf_init(&query, 0);
-	vc_buf_init(&url, 0);
-	vc_buf_init(&x.resp, rest_cap(rest) + 1);
-	rc = vc_kube_build_path(&path, r, ns, NULL, NULL, err);
-	if (rc)
-		goto out;
-	if (opts && opts->continue_token && *opts->continue_token &&
-	    !(cont = vc_strdup(opts->continue_token))) {
-		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
-		goto out;
-	}
-	x.method = "GET";
-	x.path = vc_buf_str(&path);
-	x.idempotent = true;
-	x.cap = rest_cap(rest);
-	for (;;) {
-		vc_buf_reset(&query);
-		vc_buf_release(&url);
-		rc = list_query(&query, opts, cont);
-		if (rc) {
-			vc_error_set(err, rc, "out of memory");
-			goto out;
-		}
-		rc = make_url(rest, &path, &query, &url, err);
-		if (rc)
-			goto out;
-		x.url = vc_buf_str(&url);
-		rc = rest_do(rest, &x, &page, err);
-		if (rc)
-			goto out;
-		if (!json_is_object(page)) {
-			rc = vc_error_set(err, VC_EPARSE,
-					  "the list response to GET %s is not an object", x.path);
-			goto out;
-		}
-		meta = vc_json_get_obj(page, "metadata");
-		next = vc_json_get_str(meta, "continue");
-		vc_free(cont);
-		cont = next && *next ? vc_strdup(next) : NULL;
-		if (next && *next && !cont) {
-			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
-			goto out;
-		}
-		if (!list) {
-			list = page;
-		} else {
-			rc = merge_items(list, page, x.path, err);
-			json_decref(page);
-			if (rc)
-				goto out;
-		}
-		page = NULL;
-		if (!paging || !cont)
-			break;
-		VC_LOG(VC_LOG_V(4), "listing the next page", "path=%s items=%zu", x.path,
-		       json_array_size(json_object_get(list, "items")));
-	}
-	if (paging) {
-		/* One list now: the first page's resourceVersion, no continue token. */
-		meta = vc_json_get_obj(list, "metadata");
-		json_object_del(meta, "continue");
-		json_object_del(meta, "remainingItemCount");
-	}
-	if (out) {
-		*out = list;
-		list = NULL;
-	}
-out:
-	json_decref(page);
-	json_decref(list);
-	vc_free(cont);
-	vc_buf_release(&x.resp);
-	vc_buf_release(&url);
-	vc_buf_release(&query);
-	vc_buf_release(&path);
-	return rc;
-}
-
-static int rest_watch(void *ctx, const struct vc_gvr *r, const char *ns,
-		      const struct vc_watch_opts *opts, vc_watch_fn fn, void *fn_ctx,
-		      const volatile int *stop, struct vc_error *err)
-{
-	struct rest *rest = ctx;
-	struct vc_watch_decoder dec;
-	struct vc_buf path, query, url;
-	struct xfer x = { 0 };
-	char secs[32];
-	int rc;
-
-	vc_buf_init(&path, 0);
-	vc_buf_init(&query, 0);
-	vc_buf_init(&url, 0);
-	vc_buf_init(&x.resp, (size_t)1 << 20);
-	vc_watch_decoder_init(&dec, 0, fn, fn_ctx);
-	rc = vc_kube_build_path(&path, r, ns, NULL, NULL, err);
-	if (rc)
-		goto out;
-	rc = vc_kube_query_add(&query, "watch", "true");
-	if (!rc && opts) {
-		rc = vc_kube_query_add(&query, "labelSelector", opts->label_selector);
-		if (!rc)
-			rc = vc_kube_query_add(&query, "fieldSelector", opts->field_selector);
-		if (!rc)
-			rc = vc_kube_query_add(&query, "resourceVersion", opts->resource_version);
-		if (!rc && opts->allow_bookmarks)
-			rc = vc_kube_query_add(&query, "allowWatchBookmarks", "true");
-		if (!rc && opts->timeout_seconds > 0) {
-			snprintf(secs, sizeof(secs), "%d", opts->timeout_seconds);
-			rc = vc_kube_query_add(&query, "timeoutSeconds", secs);
-		}
-	}
-	if (rc) {
-		vc_error_set(err, rc, "out of memory");
-		goto out;
-	}
-	rc = make_url(rest, &path, &query, &url, err);
-	if (rc)
-		goto out;
-	x.method = "GET";
-	x.path = vc_buf_str(&path);
-	x.url = vc_buf_str(&url);
-	x.cap = (size_t)1 << 20;
-	x.dec = &dec;
-	x.dec_err = err;
-	x.stop = stop;
-	if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
-		rc = vc_error_set(err, VC_ESHUTDOWN, "watch of %s stopped", x.path);
-		goto out;
-	}
-	throttle(rest);
-	rc = perform_once(rest, &x, err);
-	if (x.stopped) {
-		rc = vc_error_set(err, VC_ESHUTDOWN, "watch of %s stopped", x.path);
-	} else if (x.dec_rc) {
-		rc = x.dec_rc;
-		if (rc < 0)
-			VC_WARN("bad watch stream", "path=%s err=\"%s\"", x.path,
-				err ? err->text : "");
-	} else if (rc == 0 && x.status != 200) {
-		rc = status_error(rest, &x, err);
-	} else if (rc == 0) {
-		rc = vc_watch_decoder_finish(&dec, err);
-	}
-out:
-	vc_watch_decoder_release(&dec);
-	vc_buf_release(&x.resp);
-	vc_buf_release(&url);
-	vc_buf_release(&query);
-	vc_buf_release(&path);
 	return rc;
 }
 
@@ -1218,7 +629,7 @@ static void rest_free(void *ctx)
 		pthread_mutex_destroy(&r->share_locks[i]);
 	pthread_mutex_destroy(&r->lock);
 	vc_bucket_release(&r->bucket);
-	wipe_free(r->token);
+	vc_kube_token_wipe(r->token);
 	if (r->cfg.token)
 		explicit_bzero(r->cfg.token, strlen(r->cfg.token));
 	vc_kube_config_release(&r->cfg);
@@ -1226,13 +637,13 @@ static void rest_free(void *ctx)
 }
 
 static const struct vc_kube_ops rest_ops = {
-	.get = rest_get,
-	.list = rest_list,
-	.create = rest_create,
-	.update = rest_update,
-	.patch = rest_patch,
-	.del = rest_del,
-	.watch = rest_watch,
+	.get = vc_kube_rest_get,
+	.list = vc_kube_rest_list,
+	.create = vc_kube_rest_create,
+	.update = vc_kube_rest_update,
+	.patch = vc_kube_rest_patch,
+	.del = vc_kube_rest_del,
+	.watch = vc_kube_rest_watch,
 	.free = rest_free,
 };
 
@@ -1309,10 +720,10 @@ int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct v
 		char *tok;
 
 		/* The file wins over a static token (client-go); it must be readable now. */
-		rc = read_token(r->cfg.token_file, &tok, &r->token_st, err);
+		rc = vc_kube_token_read(r->cfg.token_file, &tok, &r->token_st, err);
 		if (rc)
 			goto fail;
-		wipe_free(r->token);
+		vc_kube_token_wipe(r->token);
 		r->token = tok;
 		r->token_checked = vc_time_mono_ns();
 	}
@@ -1333,7 +744,7 @@ fail_key:
 		pthread_mutex_destroy(&r->share_locks[i]);
 	pthread_mutex_destroy(&r->lock);
 	vc_bucket_release(&r->bucket);
-	wipe_free(r->token);
+	vc_kube_token_wipe(r->token);
 	vc_kube_config_release(&r->cfg);
 	vc_free(r);
 	return rc;

@@ -17,6 +17,7 @@
 #include "vc_cache.h"
 #include "vc_hash.h"
 #include "vc_model.h"
+#include "vc_time.h"
 #include "vc_workqueue.h"
 
 /* ---- test seams ---------------------------------------------------------------------------- */
@@ -114,10 +115,96 @@ void job_run_release(struct job_run *run);
 /* Replace run's object by obj (stolen) and re-read the view; remembers obj as the overlay. */
 int job_run_replace(struct job_run *run, json_t *obj) VC_WARN_UNUSED;
 
-/* The primitives (job_sync.c). 0 or a negative code (the request is retried). */
+/* The primitives (job_sync.c, job_kill.c). 0 or a negative code (the request is retried). */
 int job_sync(struct job_run *run, enum job_status_fn fn) VC_WARN_UNUSED;
 int job_kill(struct job_run *run, const struct job_target *target, enum job_retain retain,
 	     enum job_status_fn fn) VC_WARN_UNUSED;
+
+/* ---- what SyncJob and KillJob share (job_sync.c) --------------------------------------------- */
+
+struct vc_kube *job_kube(const struct job_run *run);
+/* The current time as RFC 3339 (the epoch when it cannot be formatted). */
+void job_now_str(char buf[VC_TIME_STR_MAX]);
+/* Annotation key of obj (borrowed), or NULL. */
+const char *job_ann(const json_t *obj, const char *key);
+/* metadata.name of obj (borrowed), "" when absent. */
+const char *job_name_of(const json_t *obj);
+/* Whether obj has a deletionTimestamp. */
+bool job_deleting(const json_t *obj);
+/* The pod's phase; an empty or absent one is Unknown (docs/volcano/job-controller.md §4.4). */
+enum vc_pod_phase job_phase_of(const json_t *pod);
+/* Count a pod into the status: its phase, and taskStatusCount of its task annotation. */
+int job_count_pod(struct job_status *st, const json_t *pod);
+
+/* The status PUT alone: *out (may stay NULL) receives the answer; run is not changed. */
+int job_put_status(struct job_run *run, const struct job_status *st, json_t **out,
+		   struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * UpdateStatus with st through jobs/status; on success the returned Job replaces run's object.
+ * notfound_ok: a Job that is gone is success (the kill path).
+ */
+int job_write_status(struct job_run *run, const struct job_status *st, bool notfound_ok,
+		     struct vc_error *err) VC_WARN_UNUSED;
+/* Update the Job itself (spec/metadata) with obj (borrowed); the answer replaces run's object. */
+int job_write_job(struct job_run *run, const json_t *obj, struct vc_error *err) VC_WARN_UNUSED;
+
+/* Pod creations and deletions run in parallel on the job pool, one pod_op each. */
+struct pod_op {
+	json_t *pod; /* NEW reference: to create, or the cached pod to delete */
+	int rc;
+	bool patch; /* kill: mark out-of-sync first */
+	bool patch_failed;
+	char *phase; /* created: the phase the API answered (owned), or NULL */
+	char err[VC_ERROR_TEXT_LEN + 512];
+};
+
+struct pod_ops {
+	struct job_run *run;
+	struct pod_op *ops;
+	size_t n;
+};
+
+/* job_pool_run function: delete ops[i]'s pod (patched out-of-sync first when op->patch). */
+void job_pod_ops_delete(void *arg, size_t i);
+/* Drop every op's pod and phase, free the ops. */
+void job_pod_ops_release(struct pod_ops *po);
+/* Append pod (stolen, also on failure) to po, allocating cap ops on the first call. 0, VC_ENOMEM.
+ */
+int job_pod_ops_add(struct pod_ops *po, json_t *pod, size_t cap) VC_WARN_UNUSED;
+/* How many ops failed. */
+size_t job_pod_ops_failed(const struct pod_ops *po);
+/* "[e1 e2 ...]" of the failed operations (Go's %+v of an error slice, owned); NULL when none. */
+char *job_pod_ops_errors(const struct pod_ops *po);
+/* An earlier sync or kill deleted this pod (the informer does not show it yet). */
+bool job_delete_expected(struct job_run *run, const json_t *pod);
+/* Expect the deletion of every op's pod (before the calls). */
+void job_expect_deletes(struct job_run *run, const struct pod_ops *po);
+/* Deletions that failed are not expected any more. */
+void job_deletes_done(struct job_run *run, const struct pod_ops *po);
+
+/* ---- the objects a sync maintains (job_sync_objects.c) --------------------------------------- */
+
+/*
+ * Run the job-level plugin hook which (0 add, 1 update, 2 delete; docs/volcano/job-controller.md
+ * §5) with the working status st's markers, and carry out what it asked for.
+ */
+int job_plugin_hook(struct job_run *run, struct job_status *st, int which,
+		    struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * The job's PVCs (docs/volcano/job-controller.md §2.3): check the named ones, create the
+ * generated ones (the Job is updated with their names), set their markers on st.
+ */
+int job_sync_volumes(struct job_run *run, struct job_status *st,
+		     struct vc_error *err) VC_WARN_UNUSED;
+/* The job's PodGroup from the informer (new reference): `<job>-<uid>`, else legacy `<job>`. */
+json_t *job_pg_cached(struct job_run *run);
+/* The priority of each task's priorityClassName (owned, ntasks and at least 1); NULL: ENOMEM. */
+int32_t *job_task_weights(struct job_run *run);
+/* Create the job's PodGroup, or update its spec when it differs
+ * (docs/volcano/job-controller.md §2.2). */
+int job_pg_create_or_update(struct job_run *run, struct vc_error *err) VC_WARN_UNUSED;
+/* docs/volcano/job-controller.md §1.5 PodGroupPending: record the warning for pg (borrowed). */
+void job_pg_pending_event(struct job_run *run, const json_t *pg);
 
 /* Record an Event on the job (Normal/Warning), to ctx->events and the test sink. */
 void job_event(struct jobctl *c, const struct vc_job *job, const char *type, const char *reason,
