@@ -1,7 +1,8 @@
 /*
  * vc_kube.c - the Kubernetes client's resource side: the resource types, their REST paths and
  * the verbs, which dispatch to the client's ops. The REST transport over libcurl that the real
- * client's ops use is in vc_kube_rest.c, kubeconfig loading in vc_kubeconfig.c.
+ * client's ops use is in vc_kube_rest.c (the HTTP exchange), vc_kube_rest_verbs.c (the ops) and
+ * vc_kube_token.c (the bearer token), kubeconfig loading in vc_kubeconfig.c.
  */
 #include "vc_kube.h"
 

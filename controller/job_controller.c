@@ -3,8 +3,9 @@
  * §3): the per-job work queue whose payload is the list of pending requests, the workers, Command
  * processing, policy resolution and delayed actions, retries. The informer handlers that turn
  * watch events into requests are in job_handlers.c, the per-job state (overlay, expectations,
- * delayed actions) in job_cache.c, the primitives (SyncJob, KillJob) in job_sync.c, the pure
- * state machine in job_state.c.
+ * delayed actions) in job_cache.c, the primitives in job_sync.c (SyncJob), job_kill.c (KillJob,
+ * KillTarget) and job_sync_objects.c (the objects a sync keeps), the pure state machine in
+ * job_state.c.
  *
  * Serialisation: the queue is keyed by "<ns>/<job>", so a job is never worked on by two workers
  * at once (vc_workqueue's processing set), and its requests are merged in arrival order into the
