@@ -207,6 +207,8 @@ struct sched_runtime {
 
 	/* Metrics (NULL when cfg.metrics is NULL). */
 	struct vc_metric *m_latency, *m_attempts;
+	/* The configuration's skipped entries (gauge) and files that did not parse (counter). */
+	struct vc_metric *m_conf_skipped, *m_conf_errors;
 };
 
 /* Snapshot of the caches for one cycle: the session's snapshot plus what its views borrow. */

@@ -1144,8 +1144,9 @@ static void test_conf_reload(void **state)
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.conf_reloads, 1);
 
-	/* Invalid: logged, the previous configuration stays. */
-	write_conf("actions: \"enqueue, allocate, backfill\"\nbogus: 1\n");
+	/* Invalid (an unknown key is only skipped; a value of the wrong type does not parse):
+	 * logged, the previous configuration stays. */
+	write_conf("actions: [enqueue, allocate, backfill]\nbogus: 1\n");
 	cycle();
 	cycle();
 	assert_int_equal(last_conf->nactions, 3);
@@ -1164,6 +1165,7 @@ static void test_conf_reload(void **state)
 
 static void test_conf_invalid_at_start(void **state)
 {
+	struct sched_runtime_stats st;
 	struct vc_error err;
 	int fd;
 
@@ -1172,11 +1174,86 @@ static void test_conf_invalid_at_start(void **state)
 	fd = mkstemp(conf_path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_conf("bogus: 1\n");
+	write_conf("actions: [allocate]\n");
 	cfg.conf_path = conf_path;
-	assert_int_not_equal(sched_runtime_new(&ctx, &cfg, &rt, &err), 0);
-	assert_null(rt);
-	assert_non_null(strstr(err.text, "invalid scheduler configuration"));
+	/* As Volcano: a file that does not parse at start leaves Volcano's default in use. */
+	assert_int_equal(sched_runtime_new(&ctx, &cfg, &rt, &err), 0);
+	assert_non_null(rt);
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.conf_errors, 1);
+	cycle();
+	assert_int_equal(last_conf->nactions, 3);
+	assert_string_equal(last_conf->actions[0], "enqueue");
+	unlink(conf_path);
+}
+
+/*
+ * Skipped entries and a file that does not parse are reported: a gauge, a counter and a Warning
+ * Event on the scheduler's Pod, written by the scheduler's own recorder (source volcano, as
+ * Volcano's scheduler Events) rather than ctx's.
+ */
+static void test_conf_reported(void **state)
+{
+	struct vc_events_config ecfg = { .component = "volcano" };
+	struct vc_events *own = NULL;
+	struct vc_metrics *m = vc_metrics_new();
+	double v = -1;
+	const json_t *b = NULL;
+	int fd, i;
+
+	(void)state;
+	assert_non_null(m);
+	setenv("POD_NAME", "volcano-scheduler-0", 1);
+	setenv("POD_NAMESPACE", "volcano-system", 1);
+	assert_int_equal(vc_events_new(kube, &ecfg, &own, NULL), 0);
+	snprintf(conf_path, sizeof(conf_path), "/tmp/test_sched_runtime_XXXXXX");
+	fd = mkstemp(conf_path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_conf("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+		   "  - name: capacity\n  - name: deviceshare\n");
+	cfg.conf_path = conf_path;
+	cfg.metrics = m;
+	cfg.events = own;
+	new_runtime();
+	assert_int_equal(vc_metric_value(rt->m_conf_skipped, NULL, &v), 0);
+	assert_true(v == 2);
+	(void)vc_events_process(own);
+	for (i = 0; i < fk.ncalls; i++)
+		if (!strcmp(fk.calls[i].resource, "events") && fk.calls[i].verb == 'C')
+			b = fk.calls[i].body;
+	assert_non_null(b);
+	assert_string_equal(vc_json_get_str(b, "reason"), "ConfigurationSkipped");
+	assert_string_equal(vc_json_get_str(b, "type"), "Warning");
+	assert_string_equal(json_string_value(vc_json_path(b, "source.component")), "volcano");
+	assert_string_equal(json_string_value(vc_json_path(b, "involvedObject.name")),
+			    "volcano-scheduler-0");
+	assert_string_equal(json_string_value(vc_json_path(b, "metadata.namespace")),
+			    "volcano-system");
+	assert_non_null(strstr(vc_json_get_str(b, "message"),
+			       "2 entries skipped: unknown plugin 'capacity'; unknown plugin "
+			       "'deviceshare'"));
+	cycle();
+	assert_int_equal(last_conf->nactions, 2);
+
+	/* A file that does not parse: counted, the configuration stays. */
+	write_conf("actions: [enqueue]\n");
+	cycle();
+	assert_int_equal(last_conf->nactions, 2);
+	assert_int_equal(vc_metric_value(rt->m_conf_errors, NULL, &v), 0);
+	assert_true(v == 1);
+	(void)vc_events_process(own);
+	assert_string_equal(vc_json_get_str(fk.calls[fk.ncalls - 1].body, "reason"),
+			    "InvalidConfiguration");
+
+	sched_runtime_free(rt);
+	rt = NULL;
+	vc_events_free(own);
+	vc_metrics_free(m);
+	cfg.metrics = NULL;
+	cfg.events = NULL;
+	unsetenv("POD_NAME");
+	unsetenv("POD_NAMESPACE");
 	unlink(conf_path);
 }
 
@@ -2260,6 +2337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_default_queues_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conf_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conf_invalid_at_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conf_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ready_event_needs_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
