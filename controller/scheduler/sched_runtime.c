@@ -482,8 +482,8 @@ static int add_handlers(struct sched_runtime *s)
 static int ensure_queue(struct sched_runtime *s, const char *name, bool reclaimable)
 {
 	json_t *cached = vc_cache_get(vc_informer_cache(s->ctx->queues), name);
+	json_t *q, *st, *created = NULL;
 	struct vc_error err;
-	json_t *q, *st;
 	int rc;
 
 	if (cached) {
@@ -496,21 +496,34 @@ static int ensure_queue(struct sched_runtime *s, const char *name, bool reclaima
 		      "spec", "weight", 1, "reclaimable", reclaimable);
 	if (!q)
 		return VC_ENOMEM;
-	rc = vc_kube_create(s->ctx->kube, &vc_gvr_queues, NULL, NULL, NULL, q, NULL, &err);
-	json_decref(q);
-	if (rc == VC_EALREADYEXISTS)
-		return 0;
+	rc = vc_kube_create(s->ctx->kube, &vc_gvr_queues, NULL, NULL, NULL, q, &created, &err);
 	if (rc) {
-		VC_WARN("cannot create queue", "queue=%s error=\"%s\"", name, err.text);
-		return rc;
+		if (rc != VC_EALREADYEXISTS)
+			VC_WARN("cannot create queue", "queue=%s error=\"%s\"", name, err.text);
+		json_decref(q);
+		json_decref(created);
+		return rc == VC_EALREADYEXISTS ? 0 : rc;
 	}
 	VC_INFO("queue created", "queue=%s", name);
 	st = json_pack("{s:{s:s}}", "status", "state", "Open");
-	if (!st)
-		return VC_ENOMEM;
-	rc = vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", VC_PATCH_MERGE, st,
-			   NULL, &err);
+	rc = st ? vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", VC_PATCH_MERGE,
+				st, NULL, &err)
+		: VC_ENOMEM;
 	json_decref(st);
+	/* Volcano's ClusterRole grants queues/status `update` only: PUT the created Queue. */
+	if (rc == VC_EFORBIDDEN) {
+		json_t *obj = created ? created : q;
+
+		vc_error_clear(&err);
+		rc = vc_json_set_path_new(obj, "status.state", json_string("Open"));
+		if (!rc)
+			rc = vc_kube_update(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", obj,
+					    NULL, &err);
+	}
+	json_decref(q);
+	json_decref(created);
+	if (rc == VC_ENOMEM)
+		return rc;
 	if (rc)
 		VC_WARN("cannot open queue", "queue=%s error=\"%s\"", name, err.text);
 	return 0;

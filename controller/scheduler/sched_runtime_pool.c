@@ -437,6 +437,66 @@ done:
 	}
 }
 
+/*
+ * A Queue's status.allocated: a merge patch of queues/status. Volcano's ClusterRole
+ * volcano-scheduler grants that subresource `update` only (Volcano's scheduler PUTs it): once a
+ * patch is Forbidden, the status is PUT instead, built from the cached Queue the work carries
+ * (a stale copy answers Conflict and the next cycle writes from the fresh one).
+ */
+static int write_queue_status(struct sched_runtime *s, struct srt_work *w, struct vc_error *err)
+{
+	json_t *obj = NULL, *alloc = NULL, *v;
+	const char *k;
+	void *tmp;
+	bool put;
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	put = s->queue_status_put;
+	pthread_mutex_unlock(&s->mu);
+	if (!put) {
+		rc = vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, w->name, "status",
+				   VC_PATCH_MERGE, w->body, NULL, err);
+		if (rc != VC_EFORBIDDEN)
+			return rc;
+		VC_WARN("patching queues/status is forbidden, updating it instead", "queue=%s",
+			w->name);
+		pthread_mutex_lock(&s->mu);
+		s->queue_status_put = true;
+		pthread_mutex_unlock(&s->mu);
+		vc_error_clear(err);
+	}
+	obj = json_deep_copy(w->obj);
+	alloc = json_deep_copy(vc_json_path(w->body, "status.allocated"));
+	if (!obj || !json_is_object(alloc)) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* The patch's nulls (resources no longer allocated) are simply absent from a PUT. */
+	json_object_foreach_safe (alloc, tmp, k, v)
+		if (json_is_null(v))
+			json_object_del(alloc, k);
+	if ((!json_object_get(obj, "apiVersion") &&
+	     json_object_set_new(obj, "apiVersion",
+				 json_string("scheduling.volcano.sh/v1beta1"))) ||
+	    (!json_object_get(obj, "kind") &&
+	     json_object_set_new(obj, "kind", json_string("Queue")))) {
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = vc_json_set_path_new(obj, "status.allocated", alloc);
+	alloc = NULL; /* stolen */
+	if (rc) {
+		rc = vc_error_set(err, rc, "cannot build the Queue's status");
+		goto out;
+	}
+	rc = vc_kube_update(s->ctx->kube, &vc_gvr_queues, NULL, w->name, "status", obj, NULL, err);
+out:
+	json_decref(alloc);
+	json_decref(obj);
+	return rc;
+}
+
 static void run_status(struct sched_runtime *s, struct srt_work *w)
 {
 	struct vc_error err;
@@ -454,8 +514,7 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 		what = "podgroup";
 		break;
 	case SRT_W_QUEUE:
-		rc = vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, w->name, "status",
-				   VC_PATCH_MERGE, w->body, NULL, &err);
+		rc = write_queue_status(s, w, &err);
 		ok = &s->stats.queue_writes;
 		bad = &s->stats.queue_errors;
 		what = "queue";

@@ -45,10 +45,12 @@
 #   - the Job's and the Deployments' pods are never created (scaled to 0, deleted): no restarts,
 #     no probes, no rolling update.
 #
-# Known gap it shows (logged, not failed): Volcano's ClusterRole volcano-scheduler grants
-# queues/status `update` only, and Caldera's scheduler writes a Queue's status.allocated with a
-# merge PATCH, so those writes are Forbidden ("cannot update status" in the scheduler's log); the
-# queue controller (allowed) opens the queues and jobs run regardless.
+# Under Volcano's RBAC: its ClusterRole volcano-scheduler grants queues/status and pods/status
+# `update` only. Caldera's scheduler patches Queue status, and on Forbidden PUTs it instead
+# (logged once). Known gap, reported as a note and not failed: the PodScheduled=False condition
+# of a waiting pod is still a PATCH of pods/status, Forbidden under that role (the pods are
+# scheduled regardless; only the condition and its FailedScheduling Event are missing). Any
+# other Forbidden request of the three daemons fails the test.
 #
 # Not part of `make test` (needs podman and root, like test_image.sh): `make test-image` runs it
 # after test_image.sh (E2E_IMAGE=1). IMAGE_REPO (default localhost/caldera) names the images,
@@ -300,8 +302,17 @@ for ex in tensorflow-benchmark:tensorflow-benchmark mpi:lm-mpi-job; do
 		-o jsonpath='{range .items[*]}{.source.component}{"\n"}{end}' | sort -u)" volcano
 	pass "$J admitted, scheduled by vc-scheduler (source volcano) and Completed"
 done
-n=$(grep -c 'cannot patch resource "queues/status"' "$E2E_DIR/daemons/scheduler.log" || true)
-[ "$n" = 0 ] || printf 'note: vc-scheduler: %s queue status writes Forbidden by Volcano'"'"'s RBAC (PATCH, the ClusterRole grants update)\n' "$n"
+step "Volcano's RBAC"
+grep -q 'msg="patching queues/status is forbidden, updating it instead"' "$E2E_DIR/daemons/scheduler.log" ||
+	fail "vc-scheduler did not fall back to updating queues/status" "$(grep -i forbidden "$E2E_DIR/daemons/scheduler.log")"
+forbidden=$(grep -h 'forbidden' "$E2E_DIR"/daemons/{admission,controllers,scheduler}.log |
+	grep -v 'msg="patching queues/status is forbidden, updating it instead"' || true)
+pod_status=$(grep -c 'cannot patch resource "pods/status"' <<<"$forbidden" || true)
+left=$(grep -v 'cannot patch resource "pods/status"' <<<"$forbidden" || true)
+[ -z "$left" ] || fail "requests Forbidden by Volcano's RBAC" "$left"
+[ "$pod_status" = 0 ] ||
+	printf 'note: known gap: %s PodScheduled=False condition patches (pods/status) Forbidden by Volcano'"'"'s RBAC (update only)\n' "$pod_status"
+pass "queues/status written by PUT after the first Forbidden PATCH; nothing else Forbidden but pod conditions ($pod_status)"
 for d in scheduler controllers admission; do
 	stop_daemon $d
 done

@@ -972,6 +972,49 @@ static void test_queue_status(void **state)
 	assert_int_equal(fk.ncalls, 0);
 }
 
+/*
+ * Volcano's ClusterRole volcano-scheduler grants queues/status `update` only: a Forbidden patch
+ * turns Queue status writes into PUTs of the cached Queue, from then on.
+ */
+static void test_queue_status_forbidden_patch(void **state)
+{
+	json_t *q = queue_obj("default", "3");
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(
+		vc_json_set_path_new(q, "status.allocated",
+				     json_pack("{s:s, s:s}", "cpu", "1", "example.com/foo", "2")),
+		0);
+	put(ctx.queues, q);
+	script = queue_result;
+	want_cpu = 2000;
+	want_gpu = 0;
+	fake_fail_call(&fk, 'P', "queues", "status", VC_EFORBIDDEN,
+		       "queues.scheduling.volcano.sh \"default\" is forbidden");
+	new_runtime();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "P queues default/status; U queues default/status");
+	assert_string_equal(vc_json_get_str(fk.calls[1].body, "kind"), "Queue");
+	assert_string_equal(
+		json_string_value(vc_json_path(fk.calls[1].body, "metadata.resourceVersion")), "3");
+	expect_json(vc_json_path(fk.calls[1].body, "status.allocated"),
+		    "{\"cpu\":\"2\",\"memory\":\"1Gi\"}");
+
+	/* The next change goes straight to a PUT. */
+	fake_reset_calls(&fk);
+	q = queue_obj("default", "4");
+	assert_int_equal(vc_json_set_path_new(q, "status.allocated",
+					      json_pack("{s:s, s:s}", "cpu", "2", "memory", "1Gi")),
+			 0);
+	put(ctx.queues, q);
+	want_cpu = 3000;
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U queues default/status");
+}
+
 /* ---- evictions ------------------------------------------------------------------------------- */
 
 static void evict_result(struct sched_snapshot *snap, struct sched_result *out)
@@ -1086,6 +1129,27 @@ static void test_default_queues(void **state)
 	fake_reset_calls(&fk);
 	cycle();
 	assert_int_equal(fk.ncalls, 0);
+}
+
+/* Volcano's RBAC (queues/status: update only): the new queue is opened by a PUT. */
+static void test_default_queues_forbidden_patch(void **state)
+{
+	char buf[512];
+	int i;
+
+	(void)state;
+	del(ctx.queues, "default");
+	new_runtime();
+	fake_fail_call(&fk, 'P', "queues", "status", VC_EFORBIDDEN,
+		       "queues.scheduling.volcano.sh \"default\" is forbidden");
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "C queues default; P queues default/status; "
+				 "U queues default/status");
+	i = fake_find_call(&fk, 'U', "queues", "default", "status");
+	assert_string_equal(json_string_value(vc_json_path(fk.calls[i].body, "status.state")),
+			    "Open");
+	assert_string_equal(vc_json_get_str(fk.calls[i].body, "kind"), "Queue");
 }
 
 static void test_default_queues_retried(void **state)
@@ -2331,10 +2395,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pod_condition, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_gated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_status_forbidden_patch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_queues, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_queues_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_queues_forbidden_patch, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_conf_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conf_invalid_at_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conf_reported, setup, teardown),
