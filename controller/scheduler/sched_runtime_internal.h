@@ -168,8 +168,8 @@ struct sched_runtime {
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
 	pthread_t loop;
 	bool loop_started, stopping;
-	/* A queues/status patch was Forbidden (Volcano's RBAC): Queue status is PUT (mu). */
-	bool queue_status_put;
+	/* A queues/status (pods/status) patch was Forbidden (Volcano's RBAC): PUT instead (mu). */
+	bool queue_status_put, pod_status_put;
 	int64_t kick_at; /* monotonic ns of the early cycle asked for; 0 = none */
 	uint64_t cycle;
 	uint64_t rng;

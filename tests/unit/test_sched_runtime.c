@@ -893,6 +893,34 @@ static void test_pod_condition(void **state)
 		    "\"2023-11-14T20:00:00Z\"}]}}");
 }
 
+/* Volcano's RBAC (pods/status: update only): the condition is PUT into the cached pod. */
+static void test_pod_condition_forbidden_patch(void **state)
+{
+	const json_t *b;
+	char buf[1024];
+
+	(void)state;
+	one_pending_pod();
+	script = task_result;
+	want_message = "0/1 nodes are unavailable: 1 Insufficient cpu.";
+	want_nominated = "n1";
+	fake_fail_call(&fk, 'P', "pods", "status", VC_EFORBIDDEN, "pods \"p-0\" is forbidden");
+	new_runtime();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "P pods ns/p-0/status; U pods ns/p-0/status");
+	b = fk.calls[1].body;
+	assert_string_equal(vc_json_get_str(b, "kind"), "Pod");
+	assert_string_equal(json_string_value(vc_json_path(b, "metadata.resourceVersion")), "5");
+	assert_string_equal(json_string_value(vc_json_path(b, "status.phase")), "Pending");
+	assert_string_equal(json_string_value(vc_json_path(b, "status.nominatedNodeName")), "n1");
+	expect_json(vc_json_path(b, "status.conditions"),
+		    "[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":"
+		    "\"Unschedulable\",\"message\":\"0/1 nodes are unavailable: 1 Insufficient "
+		    "cpu.\",\"lastTransitionTime\":\"" NOW0 "\"}]");
+	assert_non_null(vc_json_path(b, "spec.containers"));
+}
+
 static void test_pod_condition_gated(void **state)
 {
 	json_t *pod = pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1");
@@ -2393,6 +2421,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_podgroup_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_podgroup_error_retried_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_condition_forbidden_patch, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_gated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_status_forbidden_patch, setup, teardown),
