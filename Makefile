@@ -84,7 +84,7 @@ help:
 	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
 	@echo "make demo / demo-down"
 	@echo "make image      the container images, daemonless (buildah), into containers-storage and build/images/"
-	@echo "make test-image the end-to-end test of the images (podman, local cluster); not part of make test"
+	@echo "make test-image the end-to-end tests of the images and of Volcano's own install with them (podman, local cluster); not part of make test"
 
 # `make V=1` shows the full commands.
 Q := $(if $(V),,@)
@@ -208,6 +208,7 @@ image: deps
 test-image: image
 	@$(MAKE) -s --no-print-directory $(BUILD)/vc-nodesim
 	@E2E_IMAGE=1 E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_image.sh
+	@E2E_IMAGE=1 E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_volcano_install.sh
 
 demo: all
 	@scripts/demo.sh

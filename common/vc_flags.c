@@ -14,7 +14,21 @@ static const struct vc_flag klog_flags[] = {
 	{ "log_dir", VC_FLAG_IGNORED, NULL, 0, 0, 0, "accepted for klog compatibility" },
 	{ "log_file", VC_FLAG_IGNORED, NULL, 0, 0, 0, "accepted for klog compatibility" },
 	{ "stderrthreshold", VC_FLAG_IGNORED, NULL, 0, 0, 0, "accepted for klog compatibility" },
+	{ "vmodule", VC_FLAG_NOEFFECT, NULL, 0, 0, 0, "klog's; no effect" },
+	{ "add_dir_header", VC_FLAG_NOEFFECT_BOOL, NULL, 0, 0, 0, "klog's; no effect" },
+	{ "skip_headers", VC_FLAG_NOEFFECT_BOOL, NULL, 0, 0, 0, "klog's; no effect" },
+	{ "one_output", VC_FLAG_NOEFFECT_BOOL, NULL, 0, 0, 0, "klog's; no effect" },
+	{ "log_file_max_size", VC_FLAG_NOEFFECT, NULL, 0, 0, 0, "klog's; no effect" },
+	{ "skip_log_headers", VC_FLAG_NOEFFECT_BOOL, NULL, 0, 0, 0, "klog's; no effect" },
+	{ "log_backtrace_at", VC_FLAG_NOEFFECT, NULL, 0, 0, 0, "klog's; no effect" },
 };
+
+/* A flag accepted for compatibility: it has no field in the config struct. */
+static bool flag_is_ignored(enum vc_flag_type t)
+{
+	return t == VC_FLAG_IGNORED || t == VC_FLAG_IGNORED_BOOL || t == VC_FLAG_NOEFFECT ||
+	       t == VC_FLAG_NOEFFECT_BOOL;
+}
 
 static const struct vc_flag *flag_lookup(const struct vc_flag *flags, size_t n, const char *name,
 					 size_t len)
@@ -52,7 +66,8 @@ static int klog_verbosity(const char *value, struct vc_error *err)
 
 static bool flag_takes_value(const struct vc_flag *f)
 {
-	return f->type != VC_FLAG_BOOL && f->type != VC_FLAG_IGNORED_BOOL;
+	return f->type != VC_FLAG_BOOL && f->type != VC_FLAG_IGNORED_BOOL &&
+	       f->type != VC_FLAG_NOEFFECT_BOOL;
 }
 
 static bool out_of_range(const struct vc_flag *f, double v)
@@ -124,6 +139,8 @@ static int flag_set(const struct vc_flag *f, void *cfg, const char *value, struc
 	}
 	case VC_FLAG_IGNORED:
 	case VC_FLAG_IGNORED_BOOL:
+	case VC_FLAG_NOEFFECT:
+	case VC_FLAG_NOEFFECT_BOOL:
 		break;
 	}
 	if (rc)
@@ -150,6 +167,8 @@ static size_t flag_size(enum vc_flag_type t)
 		return sizeof(struct vc_flag_list);
 	case VC_FLAG_IGNORED:
 	case VC_FLAG_IGNORED_BOOL:
+	case VC_FLAG_NOEFFECT:
+	case VC_FLAG_NOEFFECT_BOOL:
 		break;
 	}
 	return 0;
@@ -165,7 +184,7 @@ static int flags_set_defaults(const struct vc_flag *flags, size_t n, void *cfg,
 		const struct vc_flag *f = &flags[i];
 		char *field = (char *)cfg + f->offset;
 
-		if (f->type == VC_FLAG_IGNORED || f->type == VC_FLAG_IGNORED_BOOL)
+		if (flag_is_ignored(f->type))
 			continue;
 		memset(field, 0, flag_size(f->type));
 		if (f->def) {
@@ -177,9 +196,28 @@ static int flags_set_defaults(const struct vc_flag *flags, size_t n, void *cfg,
 	return 0;
 }
 
+#define NOEFFECT_WARNED_MAX 64
+
+/* One warning per flag of no effect, the first time it is given. */
+static void warn_no_effect(const struct vc_flag *f, const struct vc_flag **warned, size_t *n)
+{
+	char msg[128];
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (warned[i] == f)
+			return;
+	if (*n < NOEFFECT_WARNED_MAX)
+		warned[(*n)++] = f;
+	snprintf(msg, sizeof(msg), "flag --%s has no effect in Caldera", f->name);
+	VC_WARN(msg, "");
+}
+
 int vc_flags_parse(const struct vc_flag *flags, size_t n, void *cfg, int argc, char **argv,
 		   int *first_arg, struct vc_error *err)
 {
+	const struct vc_flag *warned[NOEFFECT_WARNED_MAX];
+	size_t nwarned = 0;
 	int i, rc;
 
 	rc = flags_set_defaults(flags, n, cfg, err);
@@ -214,7 +252,7 @@ int vc_flags_parse(const struct vc_flag *flags, size_t n, void *cfg, int argc, c
 			return vc_error_set(err, VC_EINVAL, "flag needs an argument: --%s",
 					    f->name);
 		}
-		if (f->type == VC_FLAG_IGNORED_BOOL && eq) {
+		if ((f->type == VC_FLAG_IGNORED_BOOL || f->type == VC_FLAG_NOEFFECT_BOOL) && eq) {
 			bool ignored;
 
 			if (vc_parse_bool(value, &ignored))
@@ -224,6 +262,8 @@ int vc_flags_parse(const struct vc_flag *flags, size_t n, void *cfg, int argc, c
 					"strconv.ParseBool: parsing \"%s\": invalid syntax",
 					value, f->name, value);
 		}
+		if (f->type == VC_FLAG_NOEFFECT || f->type == VC_FLAG_NOEFFECT_BOOL)
+			warn_no_effect(f, warned, &nwarned);
 		rc = flag_set(f, cfg, value, err);
 		if (!rc && !strcmp(f->name, "v"))
 			rc = klog_verbosity(value, err);
@@ -244,6 +284,7 @@ static const char *flag_type_name(enum vc_flag_type t)
 		return "float";
 	case VC_FLAG_STRING:
 	case VC_FLAG_IGNORED:
+	case VC_FLAG_NOEFFECT:
 		return "string";
 	case VC_FLAG_LIST:
 		return "strings";
@@ -251,6 +292,7 @@ static const char *flag_type_name(enum vc_flag_type t)
 		return "duration";
 	case VC_FLAG_BOOL:
 	case VC_FLAG_IGNORED_BOOL:
+	case VC_FLAG_NOEFFECT_BOOL:
 		break;
 	}
 	return "";
@@ -332,9 +374,25 @@ void vc_flags_dump(const struct vc_flag *flags, size_t n, const void *cfg)
 		}
 		case VC_FLAG_IGNORED:
 		case VC_FLAG_IGNORED_BOOL:
+		case VC_FLAG_NOEFFECT:
+		case VC_FLAG_NOEFFECT_BOOL:
 			break;
 		}
 	}
+}
+
+int vc_flags_positional(int argc, char **argv, int first, struct vc_error *err)
+{
+	int i;
+
+	for (i = first; i < argc; i++) {
+		if (argv[i][0] == '-')
+			return vc_error_set(err, VC_EINVAL, "flags must come before arguments: %s",
+					    argv[i]);
+	}
+	for (i = first; i < argc; i++)
+		VC_WARN("ignoring an argument", "arg=\"%s\"", argv[i]);
+	return argc > first ? argc - first : 0;
 }
 
 int vc_flag_list_split(const struct vc_flag_list *l, char **store, const char **out, size_t max,

@@ -7,6 +7,12 @@
  * `--flag=false` turns it off, and `--` ends the flags. klog's flags (`-v`, `--logtostderr`,
  * `--alsologtostderr`, `--log_dir`, `--log_file`, `--stderrthreshold`) are always accepted, so
  * Volcano's Deployments start unchanged: `-v=N` sets the log verbosity, the others are ignored.
+ * klog's rarer flags (`--vmodule`, `--add_dir_header`, `--skip_headers`, `--one_output`,
+ * `--log_file_max_size`, `--skip_log_headers`, `--log_backtrace_at`) are accepted with a warning.
+ *
+ * A flag of Volcano's that Caldera does not implement is a VC_FLAG_NOEFFECT(_BOOL) row: accepted,
+ * its value checked as far as its kind goes (a boolean must be one), and one warning line
+ * `flag --X has no effect in Caldera` logged the first time it is given. Unknown flags still fail.
  */
 #ifndef VC_FLAGS_H
 #define VC_FLAGS_H
@@ -16,14 +22,16 @@
 #include "vc_err.h"
 
 enum vc_flag_type {
-	VC_FLAG_BOOL,	      /* bool */
-	VC_FLAG_INT,	      /* int */
-	VC_FLAG_DOUBLE,	      /* double */
-	VC_FLAG_STRING,	      /* const char *: points into argv or at the default literal */
-	VC_FLAG_DURATION,     /* int64_t nanoseconds, Go duration syntax ("30s", "1m30s") */
-	VC_FLAG_IGNORED,      /* accepted for compatibility, value discarded (takes a value) */
-	VC_FLAG_IGNORED_BOOL, /* accepted for compatibility, no value needed */
-	VC_FLAG_LIST,	      /* struct vc_flag_list: every occurrence appended */
+	VC_FLAG_BOOL,	       /* bool */
+	VC_FLAG_INT,	       /* int */
+	VC_FLAG_DOUBLE,	       /* double */
+	VC_FLAG_STRING,	       /* const char *: points into argv or at the default literal */
+	VC_FLAG_DURATION,      /* int64_t nanoseconds, Go duration syntax ("30s", "1m30s") */
+	VC_FLAG_IGNORED,       /* accepted for compatibility, value discarded (takes a value) */
+	VC_FLAG_IGNORED_BOOL,  /* accepted for compatibility, no value needed */
+	VC_FLAG_LIST,	       /* struct vc_flag_list: every occurrence appended */
+	VC_FLAG_NOEFFECT,      /* Volcano's flag, not implemented: accepted with a warning */
+	VC_FLAG_NOEFFECT_BOOL, /* the same for a boolean flag (no value needed) */
 };
 
 /* The values of a repeatable flag, in command-line order (pointing into argv or defaults). */
@@ -56,6 +64,15 @@ struct vc_flag {
  */
 int vc_flags_parse(const struct vc_flag *flags, size_t n, void *cfg, int argc, char **argv,
 		   int *first_arg, struct vc_error *err);
+
+/*
+ * The arguments argv[first..argc) left after vc_flags_parse. Volcano's binaries (pflag) ignore
+ * positional arguments, and Volcano's Deployments pass one (`2>&1`, meant for a shell that is not
+ * there): each is logged as a warning ("ignoring an argument") and skipped. A flag after an
+ * argument is refused: returns VC_EINVAL with `flags must come before arguments: X` in err.
+ * Returns the number of arguments ignored.
+ */
+int vc_flags_positional(int argc, char **argv, int first, struct vc_error *err);
 
 /* Write `Usage: prog [flags]` and one line per flag with its type, help and default. */
 void vc_flags_usage(const struct vc_flag *flags, size_t n, const char *prog, FILE *out);

@@ -70,55 +70,165 @@ struct config {
 		name, type, def, 0, 0, offsetof(struct config, field), help \
 	}
 
-static const struct vc_flag flags[] = {
-	F("kubeconfig", VC_FLAG_STRING, "", kubeconfig, "path to a kubeconfig file"),
-	F("master", VC_FLAG_STRING, "", master,
-	  "address of the Kubernetes API server (overrides the kubeconfig's)"),
-	F("kube-api-qps", VC_FLAG_DOUBLE, "50", qps, "client-side rate limit of API requests"),
-	F("kube-api-burst", VC_FLAG_INT, "100", burst, "client-side burst of API requests"),
-	F("worker-threads", VC_FLAG_INT, "3", worker_threads,
-	  "the number of threads syncing Jobs concurrently"),
-	F("max-requeue-num", VC_FLAG_INT, "15", max_requeue,
-	  "the number of times a failing Job request is retried before the Job is terminated "
-	  "(negative: unlimited)"),
-	F("worker-threads-for-podgroup", VC_FLAG_INT, "5", pg_workers,
-	  "the number of threads creating PodGroups for plain pods"),
-	F("worker-threads-for-queue", VC_FLAG_INT, "5", queue_workers,
-	  "the number of threads syncing Queues"),
-	F("worker-threads-for-gc", VC_FLAG_INT, "1", gc_workers,
-	  "the number of threads deleting finished Jobs after their TTL"),
-	F("controllers", VC_FLAG_STRING, "*", controllers,
-	  "controllers to run: '*' all, 'foo' only foo, '-foo' all but foo (job-controller, "
-	  "pg-controller, queue-controller, gc-controller)"),
-	F("scheduler-name", VC_FLAG_LIST, NULL, scheduler_names,
-	  "scheduler names handled (repeatable or a comma list; default volcano)"),
+/*
+ * The rows each personality's table is made of. vc-controller's table keeps its historical order:
+ * client, controllers, scheduler, listeners, version, leader election, then Volcano's flags that
+ * have no effect here.
+ */
+#define CLIENT_FLAGS                                                                    \
+	F("kubeconfig", VC_FLAG_STRING, "", kubeconfig, "path to a kubeconfig file"),   \
+		F("master", VC_FLAG_STRING, "", master,                                 \
+		  "address of the Kubernetes API server (overrides the kubeconfig's)"), \
+		F("kube-api-qps", VC_FLAG_DOUBLE, "50", qps,                            \
+		  "client-side rate limit of API requests"),                            \
+		F("kube-api-burst", VC_FLAG_INT, "100", burst,                          \
+		  "client-side burst of API requests")
+
+#define CONTROLLER_FLAGS                                                                    \
+	F("worker-threads", VC_FLAG_INT, "3", worker_threads,                               \
+	  "the number of threads syncing Jobs concurrently"),                               \
+		F("max-requeue-num", VC_FLAG_INT, "15", max_requeue,                        \
+		  "the number of times a failing Job request is retried before the Job is " \
+		  "terminated (negative: unlimited)"),                                      \
+		F("worker-threads-for-podgroup", VC_FLAG_INT, "5", pg_workers,              \
+		  "the number of threads creating PodGroups for plain pods"),               \
+		F("worker-threads-for-queue", VC_FLAG_INT, "5", queue_workers,              \
+		  "the number of threads syncing Queues"),                                  \
+		F("worker-threads-for-gc", VC_FLAG_INT, "1", gc_workers,                    \
+		  "the number of threads deleting finished Jobs after their TTL"),          \
+		F("controllers", VC_FLAG_STRING, "*", controllers,                          \
+		  "controllers to run: '*' all, 'foo' only foo, '-foo' all but foo "        \
+		  "(job-controller, pg-controller, queue-controller, gc-controller)")
+
+#define SCHEDULER_NAME_FLAG                                      \
+	F("scheduler-name", VC_FLAG_LIST, NULL, scheduler_names, \
+	  "scheduler names handled (repeatable or a comma list; default volcano)")
+
+#define SCHEDULER_FLAGS                                                                        \
+	F("scheduler-conf", VC_FLAG_STRING, "", scheduler_conf,                                \
+	  "the scheduler configuration file (actions and plugin tiers); re-read when it "      \
+	  "changes; empty: Volcano's default"),                                                \
+		F("schedule-period", VC_FLAG_DURATION, "1s", schedule_period,                  \
+		  "the time between scheduling cycles"),                                       \
+		F("bind-workers", VC_FLAG_INT, "32", bind_workers,                             \
+		  "the number of threads binding pods to nodes"),                              \
+		F("pod-condition-qps", VC_FLAG_DOUBLE, "20", pod_condition_qps,                \
+		  "the rate of the scheduler's PodScheduled=False pod condition writes (each " \
+		  "with its FailedScheduling event), burst twice as many; pods left over are " \
+		  "written by later cycles (0: unlimited)"),                                   \
+		F("default-queue", VC_FLAG_STRING, "default", default_queue,                   \
+		  "the queue of PodGroups that name none"),                                    \
+		F("node-selector", VC_FLAG_LIST, NULL, node_selectors,                         \
+		  "key:value; only nodes with these labels are scheduled (repeatable)"),       \
+		F("seed", VC_FLAG_INT, "0", seed,                                              \
+		  "seed of the node-score tie breaker (0: from the clock)")
+
+#define LISTENER_FLAGS(metrics_address)                                                       \
+	F("enable-healthz", VC_FLAG_BOOL, "false", enable_healthz, "serve /healthz"),         \
+		F("healthz-address", VC_FLAG_STRING, ":11251", healthz_address,               \
+		  "the health listener's host:port"),                                         \
+		F("enable-metrics", VC_FLAG_BOOL, "false", enable_metrics, "serve /metrics"), \
+		F("listen-address", VC_FLAG_STRING, metrics_address, listen_address,          \
+		  "the metrics listener's host:port"),                                        \
+		F("version", VC_FLAG_BOOL, "false", version, "print the version and exit")
+
+/* Volcano's flags that Caldera accepts and ignores, with a warning (vc_flags.h). */
+#define NOEFFECT(name)                                                                   \
+	{                                                                                \
+		name, VC_FLAG_NOEFFECT, NULL, 0, 0, 0, "Volcano's; no effect in Caldera" \
+	}
+#define NOEFFECT_BOOL(name)                                                                   \
+	{                                                                                     \
+		name, VC_FLAG_NOEFFECT_BOOL, NULL, 0, 0, 0, "Volcano's; no effect in Caldera" \
+	}
+
+#define COMMON_NOEFFECT_FLAGS                                                                  \
+	NOEFFECT("tls-cert-file"), NOEFFECT("tls-private-key-file"), NOEFFECT("ca-cert-file"), \
+		NOEFFECT("feature-gates"), NOEFFECT("node-worker-threads")
+
+#define CONTROLLER_NOEFFECT_FLAGS                                                 \
+	NOEFFECT("sharding-configmap"), NOEFFECT("sharding-configmap-namespace"), \
+		NOEFFECT("detection-period-of-dependson-task"),                   \
+		NOEFFECT_BOOL("inherit-owner-annotations"),                       \
+		NOEFFECT("worker-threads-for-hypernode")
+
+#define SCHEDULER_NOEFFECT_FLAGS                                                                  \
+	NOEFFECT_BOOL("priority-class"), NOEFFECT("percentage-nodes-to-find"),                    \
+		NOEFFECT("minimum-feasible-nodes"), NOEFFECT("minimum-percentage-nodes-to-find"), \
+		NOEFFECT("plugins-dir"), NOEFFECT_BOOL("csi-storage"),                            \
+		NOEFFECT("ignored-provisioners"), NOEFFECT_BOOL("enable-cache-dumper"),           \
+		NOEFFECT("cache-dump-dir"), NOEFFECT("sharding-mode"), NOEFFECT("sharding-name")
+
+/* vc-controller: Volcano's controller manager and scheduler in one process. */
+static const struct vc_flag all_flags[] = {
+	CLIENT_FLAGS,
+	CONTROLLER_FLAGS,
+	SCHEDULER_NAME_FLAG,
 	F("enable-scheduler", VC_FLAG_BOOL, "true", enable_scheduler,
 	  "run the bundled gang / fair-share scheduler"),
-	F("scheduler-conf", VC_FLAG_STRING, "", scheduler_conf,
-	  "the scheduler configuration file (actions and plugin tiers); re-read when it changes; "
-	  "empty: Volcano's default"),
-	F("schedule-period", VC_FLAG_DURATION, "1s", schedule_period,
-	  "the time between scheduling cycles"),
-	F("bind-workers", VC_FLAG_INT, "32", bind_workers,
-	  "the number of threads binding pods to nodes"),
-	F("pod-condition-qps", VC_FLAG_DOUBLE, "20", pod_condition_qps,
-	  "the rate of the scheduler's PodScheduled=False pod condition writes (each with its "
-	  "FailedScheduling event), burst twice as many; pods left over are written by later "
-	  "cycles (0: unlimited)"),
-	F("default-queue", VC_FLAG_STRING, "default", default_queue,
-	  "the queue of PodGroups that name none"),
-	F("node-selector", VC_FLAG_LIST, NULL, node_selectors,
-	  "key:value; only nodes with these labels are scheduled (repeatable)"),
-	F("seed", VC_FLAG_INT, "0", seed, "seed of the node-score tie breaker (0: from the clock)"),
-	F("enable-healthz", VC_FLAG_BOOL, "false", enable_healthz, "serve /healthz"),
-	F("healthz-address", VC_FLAG_STRING, ":11251", healthz_address,
-	  "the health listener's host:port"),
-	F("enable-metrics", VC_FLAG_BOOL, "false", enable_metrics, "serve /metrics"),
-	F("listen-address", VC_FLAG_STRING, ":8081", listen_address,
-	  "the metrics listener's host:port"),
-	F("version", VC_FLAG_BOOL, "false", version, "print the version and exit"),
+	SCHEDULER_FLAGS,
+	LISTENER_FLAGS(":8081"),
 	VC_LEADER_FLAGS(struct config, leader, "vc-controller-manager"),
+	COMMON_NOEFFECT_FLAGS,
+	CONTROLLER_NOEFFECT_FLAGS,
+	SCHEDULER_NOEFFECT_FLAGS,
 };
+
+/* vc-controller-manager: the controllers alone, with Volcano's controller-manager's flags. */
+static const struct vc_flag controller_manager_flags[] = {
+	CLIENT_FLAGS,
+	CONTROLLER_FLAGS,
+	SCHEDULER_NAME_FLAG,
+	LISTENER_FLAGS(":8081"),
+	VC_LEADER_FLAGS(struct config, leader, "vc-controller-manager"),
+	COMMON_NOEFFECT_FLAGS,
+	CONTROLLER_NOEFFECT_FLAGS,
+};
+
+/* vc-scheduler: the scheduler alone, with Volcano's scheduler's flags and defaults. */
+static const struct vc_flag scheduler_flags[] = {
+	CLIENT_FLAGS,
+	SCHEDULER_NAME_FLAG,
+	SCHEDULER_FLAGS,
+	LISTENER_FLAGS(":8080"),
+	VC_LEADER_FLAGS(struct config, leader, "vc-scheduler"),
+	COMMON_NOEFFECT_FLAGS,
+	SCHEDULER_NOEFFECT_FLAGS,
+};
+
+/* What the process runs, chosen by the name it was invoked as (busybox-style). */
+enum role {
+	ROLE_ALL,	  /* controllers and the bundled scheduler */
+	ROLE_CONTROLLERS, /* the controllers, no scheduler */
+	ROLE_SCHEDULER,	  /* the scheduler, no controller */
+};
+
+struct personality {
+	const char *name; /* argv[0]'s base name; the log's component and the usage's program */
+	enum role role;
+	const struct vc_flag *flags;
+	size_t nflags;
+};
+
+static const struct personality personalities[] = {
+	{ "vc-controller", ROLE_ALL, all_flags, VC_ARRAY_SIZE(all_flags) },
+	{ "vc-controller-manager", ROLE_CONTROLLERS, controller_manager_flags,
+	  VC_ARRAY_SIZE(controller_manager_flags) },
+	{ "vc-scheduler", ROLE_SCHEDULER, scheduler_flags, VC_ARRAY_SIZE(scheduler_flags) },
+};
+
+/* The personality argv0's base name selects; any other name is vc-controller. */
+static const struct personality *personality_of(const char *argv0)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : (argv0 ? argv0 : "");
+	for (i = 0; i < VC_ARRAY_SIZE(personalities); i++)
+		if (!strcmp(base, personalities[i].name))
+			return &personalities[i];
+	return &personalities[0];
+}
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t lost_leadership;
@@ -255,6 +365,7 @@ struct app {
 	struct vc_kube *kube;
 	struct vc_kube *events_kube; /* events have a client (and a rate budget) of their own */
 	struct vc_events *events;
+	struct vc_events *sched_events; /* source: the first scheduler name; NULL: no scheduler */
 	struct vc_ctrl_ctx ctx;
 	struct vc_leader *leader;
 	struct vc_httpd *health, *metrics_srv;
@@ -339,6 +450,7 @@ static int create_sched(struct app *app, void **out, struct vc_error *err)
 	sc.default_queue = c->default_queue;
 	sc.seed = (uint64_t)c->seed;
 	sc.metrics = app->metrics;
+	sc.events = app->sched_events;
 	rc = vc_flag_list_split(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES,
 				&nsel);
 	sc.nnode_selectors = nsel;
@@ -403,6 +515,22 @@ static const struct part parts[PART_COUNT] = {
 	  .create = create_sched,
 	  PART_OPS(sched_runtime) },
 };
+
+/* The row of the scheduler in parts. */
+#define SCHED_PART 4
+
+/* The role's parts: the scheduler alone, the controllers alone, or what the flags say. */
+static void apply_role(enum role role, bool on[PART_COUNT])
+{
+	int i;
+
+	for (i = 0; i < PART_COUNT; i++) {
+		if (role == ROLE_SCHEDULER)
+			on[i] = i == SCHED_PART;
+		else if (role == ROLE_CONTROLLERS && i == SCHED_PART)
+			on[i] = false;
+	}
+}
 
 /* The part at position k of the start order. */
 static int part_at(int k)
@@ -583,6 +711,7 @@ static void sleep_ms(long ms)
 
 int main(int argc, char **argv)
 {
+	const struct personality *me = personality_of(argc > 0 ? argv[0] : NULL);
 	struct vc_kube_config kc = { 0 };
 	struct vc_events_config ec;
 	struct app app;
@@ -591,28 +720,29 @@ int main(int argc, char **argv)
 	size_t i;
 	int rc, first, status = 1;
 
-	vc_log_set_component("vc-controller");
+	vc_log_set_component(me->name);
 	tune_malloc();
 	vc_alloc_install_json();
 	vc_error_clear(&err);
 	memset(&app, 0, sizeof(app));
-	rc = vc_daemon_parse_flags(flags, VC_ARRAY_SIZE(flags), &app.cfg, argc, argv,
-				   "vc-controller", &first);
+	rc = vc_daemon_parse_flags(me->flags, me->nflags, &app.cfg, argc, argv, me->name, &first);
 	if (rc >= 0)
 		return rc;
-	if (first < argc) {
-		fprintf(stderr, "vc-controller: unexpected argument: %s\n", argv[first]);
+	rc = vc_flags_positional(argc, argv, first, &err);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", me->name, err.text);
 		return 2;
 	}
 	if (app.cfg.version) {
 		printf("vc-controller %s (Caldera)\n", VC_CONTROLLER_VERSION);
 		return 0;
 	}
-	vc_flags_dump(flags, VC_ARRAY_SIZE(flags), &app.cfg);
+	vc_flags_dump(me->flags, me->nflags, &app.cfg);
 	rc = parse_controllers(app.cfg.controllers, &app.cfg, app.on, &err);
-	if (!rc && app.cfg.worker_threads < 1)
+	apply_role(me->role, app.on);
+	if (!rc && me->role != ROLE_SCHEDULER && app.cfg.worker_threads < 1)
 		rc = vc_error_set(&err, VC_EINVAL, "--worker-threads must be at least 1");
-	if (!rc && app.cfg.schedule_period <= 0)
+	if (!rc && me->role != ROLE_CONTROLLERS && app.cfg.schedule_period <= 0)
 		rc = vc_error_set(&err, VC_EINVAL, "--schedule-period must be positive");
 	if (!rc && app.cfg.leader.leader_elect)
 		rc = vc_leader_config_validate(&app.cfg.leader, &err);
@@ -626,7 +756,7 @@ int main(int argc, char **argv)
 			app.names[app.nnames++] = "volcano";
 	}
 	if (rc) {
-		fprintf(stderr, "vc-controller: %s\n", err.text);
+		fprintf(stderr, "%s: %s\n", me->name, err.text);
 		return 2;
 	}
 
@@ -651,12 +781,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	memset(&ec, 0, sizeof(ec));
-	ec.component = "vc-controller-manager";
+	ec.component = me->role == ROLE_SCHEDULER ? "vc-scheduler" : "vc-controller-manager";
 	if (!gethostname(host, sizeof(host) - 1))
 		ec.host = host;
 	rc = vc_events_new(app.events_kube, &ec, &app.events, &err);
 	if (!rc)
 		rc = vc_events_start(app.events);
+	/* The scheduler's Events come from the scheduler's name, as Volcano's (source volcano). */
+	if (!rc && app.on[SCHED_PART]) {
+		ec.component = app.names[0];
+		rc = vc_events_new(app.events_kube, &ec, &app.sched_events, &err);
+		if (!rc)
+			rc = vc_events_start(app.sched_events);
+	}
 	if (!rc)
 		rc = create_parts(&app, &err);
 	if (rc) {
@@ -713,6 +850,9 @@ out:
 	vc_httpd_free(app.metrics_srv);
 	free_parts(&app);
 	vc_leader_free(app.leader);
+	if (app.sched_events)
+		vc_events_stop(app.sched_events, 2000000000);
+	vc_events_free(app.sched_events);
 	if (app.events)
 		vc_events_stop(app.events, 2000000000);
 	vc_events_free(app.events);

@@ -105,6 +105,8 @@ static const struct vc_flag flags[] = {
 	  "accepted; only Volcano's default (5) is supported"),
 	F("enable-root-queue-protection", VC_FLAG_BOOL, "true", root_queue_protection,
 	  "accepted; only Volcano's default (true) is supported"),
+	{ "ignored-namespaces", VC_FLAG_NOEFFECT, NULL, 0, 0, 0,
+	  "Volcano's; no effect in Caldera" },
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -286,14 +288,10 @@ int main(int argc, char **argv)
 				   &first);
 	if (rc >= 0)
 		return rc;
-	for (i = first; i < argc; i++) {
-		if (argv[i][0] == '-') {
-			fprintf(stderr, "vc-webhook: flags must come before arguments: %s\n",
-				argv[i]);
-			return 2;
-		}
-		/* Volcano's Deployment passes "2>&1" as an argument; cobra ignores it too. */
-		VC_INFO("ignoring an argument", "arg=\"%s\"", argv[i]);
+	/* Volcano's Deployment passes "2>&1" as an argument; cobra ignores it too. */
+	if (vc_flags_positional(argc, argv, first, &err) < 0) {
+		fprintf(stderr, "vc-webhook: %s\n", err.text);
+		return 2;
 	}
 	if (cfg.version) {
 		printf("vc-webhook %s (Caldera)\n", WEBHOOK_VERSION);

@@ -4,6 +4,7 @@
 #include "sched_conf.h"
 
 #include <math.h>
+#include <stdarg.h>
 
 #include "sched_registry.h"
 #include "vc_alloc.h"
@@ -34,6 +35,23 @@ static const char *const other_flags[] = {
 	"enableHierarchy",	"enabledHierarchy",	"enableTargetJob",     "enabledTargetJob",
 	"enableReservedNodes",	"enabledReservedNodes", "enableSubJobReady",   "enableSubJobOrder",
 	"enableHyperNodeOrder", "enableClusterOrder",	"enabledClusterOrder", "enableJobValid",
+};
+
+/*
+ * The plugin arguments this scheduler's plugins read; a name ending in '.' is a prefix
+ * (binpack.resources.<resource>). Any other argument is skipped with a note.
+ */
+static const struct {
+	const char *plugin;
+	const char *keys[6];
+} plugin_args[] = {
+	{ "binpack",
+	  { "binpack.weight", "binpack.cpu", "binpack.memory", "binpack.resources",
+	    "binpack.resources." } },
+	{ "nodeorder",
+	  { "leastrequested.weight", "mostrequested.weight", "balancedresource.weight" } },
+	{ "overcommit", { "overcommit-factor" } },
+	{ "task-topology", { "task-topology.weight" } },
 };
 
 const char *sched_plugin_flag_key(enum sched_plugin_flag f)
@@ -67,7 +85,36 @@ void sched_conf_release(struct sched_conf *c)
 	}
 	vc_free(c->tiers);
 	json_decref(c->configurations);
+	for (i = 0; i < c->nskipped; i++)
+		vc_free(c->skipped[i]);
+	vc_free(c->skipped);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Note an entry skipped (printf-style); VC_ENOMEM (with err set) when out of memory. */
+static int VC_PRINTF(3, 4) skip(struct sched_conf *c, struct vc_error *err, const char *fmt, ...)
+{
+	char **grown, *line;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	line = n < 0 ? NULL : vc_malloc((size_t)n + 1);
+	if (!line)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	va_start(ap, fmt);
+	vsnprintf(line, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	grown = vc_realloc(c->skipped, (c->nskipped + 1) * sizeof(char *));
+	if (!grown) {
+		vc_free(line);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	c->skipped = grown;
+	c->skipped[c->nskipped++] = line;
+	return 0;
 }
 
 /* Split "enqueue, allocate" into trimmed names; empty items are skipped. */
@@ -96,10 +143,12 @@ static int parse_actions(const char *s, struct sched_conf *c, struct vc_error *e
 		if (!name)
 			return vc_error_set(err, VC_ENOMEM, "out of memory");
 		if (!sched_action_find(name)) {
-			int rc = vc_error_set(err, VC_EINVALID, "unknown action '%s'", name);
+			int rc = skip(c, err, "unknown action '%s'", name);
 
 			vc_free(name);
-			return rc;
+			if (rc < 0)
+				return rc;
+			continue;
 		}
 		grown = vc_realloc(c->actions, (c->nactions + 1) * sizeof(char *));
 		if (!grown) {
@@ -122,8 +171,47 @@ static bool is_other_flag(const char *key)
 	return false;
 }
 
-static int parse_plugin(const json_t *obj, size_t tier, struct sched_plugin_conf *p,
-			struct vc_error *err)
+/* Whether the plugin reads the argument key (plugin_args). */
+static bool known_arg(const char *plugin, const char *key)
+{
+	size_t i, k;
+
+	for (i = 0; i < VC_ARRAY_SIZE(plugin_args); i++) {
+		if (strcmp(plugin_args[i].plugin, plugin) != 0)
+			continue;
+		for (k = 0; k < VC_ARRAY_SIZE(plugin_args[i].keys) && plugin_args[i].keys[k]; k++) {
+			const char *want = plugin_args[i].keys[k];
+			size_t n = strlen(want);
+
+			if (want[n - 1] == '.' ? strncmp(key, want, n) == 0 && key[n]
+					       : strcmp(key, want) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Note every argument of p that its plugin does not read. */
+static int skip_unknown_args(struct sched_conf *c, const struct sched_plugin_conf *p,
+			     struct vc_error *err)
+{
+	const char *key;
+	json_t *v;
+	int rc;
+
+	json_object_foreach (p->arguments, key, v) {
+		if (known_arg(p->name, key))
+			continue;
+		rc = skip(c, err, "plugin '%s': argument '%s' is not used", p->name, key);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Returns 0, 1 when the plugin is skipped (unknown), or an error. */
+static int parse_plugin(struct sched_conf *c, const json_t *obj, size_t tier,
+			struct sched_plugin_conf *p, struct vc_error *err)
 {
 	const char *key, *name;
 	json_t *v;
@@ -137,8 +225,11 @@ static int parse_plugin(const json_t *obj, size_t tier, struct sched_plugin_conf
 	name = json_string_value(json_object_get(obj, "name"));
 	if (!name || !name[0])
 		return vc_error_set(err, VC_EINVALID, "tiers[%zu]: a plugin without a name", tier);
-	if (!sched_plugin_find(name))
-		return vc_error_set(err, VC_EINVALID, "unknown plugin '%s'", name);
+	if (!sched_plugin_find(name)) {
+		int rc = skip(c, err, "unknown plugin '%s'", name);
+
+		return rc < 0 ? rc : 1;
+	}
 	p->name = vc_strdup(name);
 	if (!p->name)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
@@ -176,14 +267,19 @@ static int parse_plugin(const json_t *obj, size_t tier, struct sched_plugin_conf
 						    "plugin '%s': %s must be a boolean", name, key);
 			continue;
 		}
-		return vc_error_set(err, VC_EINVALID, "plugin '%s': unknown key '%s'", name, key);
+		{
+			int rc = skip(c, err, "plugin '%s': unknown key '%s'", name, key);
+
+			if (rc < 0)
+				return rc;
+		}
 	}
 	if (!p->arguments) {
 		p->arguments = json_object();
 		if (!p->arguments)
 			return vc_error_set(err, VC_ENOMEM, "out of memory");
 	}
-	return 0;
+	return skip_unknown_args(c, p, err);
 }
 
 static int parse_tiers(const json_t *tiers, struct sched_conf *c, struct vc_error *err)
@@ -201,17 +297,20 @@ static int parse_tiers(const json_t *tiers, struct sched_conf *c, struct vc_erro
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	for (i = 0; i < json_array_size(tiers); i++) {
 		const json_t *tier = json_array_get(tiers, i), *plugins;
-		struct sched_tier *t = &c->tiers[i];
+		struct sched_tier *t = &c->tiers[c->ntiers++];
 		const char *key;
 		json_t *v;
 
-		c->ntiers = i + 1;
 		if (!json_is_object(tier))
 			return vc_error_set(err, VC_EINVALID, "tiers[%zu] must be a mapping", i);
 		json_object_foreach ((json_t *)tier, key, v) {
-			if (strcmp(key, "plugins") != 0)
-				return vc_error_set(err, VC_EINVALID,
-						    "tiers[%zu]: unknown key '%s'", i, key);
+			int rc;
+
+			if (strcmp(key, "plugins") == 0)
+				continue;
+			rc = skip(c, err, "tiers[%zu]: unknown key '%s'", i, key);
+			if (rc < 0)
+				return rc;
 		}
 		plugins = json_object_get(tier, "plugins");
 		if (!json_is_array(plugins) || json_array_size(plugins) == 0)
@@ -220,12 +319,22 @@ static int parse_tiers(const json_t *tiers, struct sched_conf *c, struct vc_erro
 		if (!t->plugins)
 			return vc_error_set(err, VC_ENOMEM, "out of memory");
 		for (k = 0; k < json_array_size(plugins); k++) {
-			int rc;
+			struct sched_plugin_conf *p = &t->plugins[t->nplugins];
+			int rc = parse_plugin(c, json_array_get(plugins, k), i, p, err);
 
-			t->nplugins = k + 1;
-			rc = parse_plugin(json_array_get(plugins, k), i, &t->plugins[k], err);
+			if (rc == 1) {
+				plugin_conf_release(p);
+				continue;
+			}
+			t->nplugins++;
 			if (rc < 0)
 				return rc;
+		}
+		/* Every plugin of the tier was skipped: so is the tier. */
+		if (!t->nplugins) {
+			vc_free(t->plugins);
+			t->plugins = NULL;
+			c->ntiers--;
 		}
 	}
 	return 0;
@@ -279,9 +388,9 @@ int sched_conf_parse(const char *data, size_t len, struct sched_conf *out, struc
 	json_object_foreach (doc, key, v) {
 		if (strcmp(key, "actions") != 0 && strcmp(key, "tiers") != 0 &&
 		    strcmp(key, "configurations") != 0 && strcmp(key, "metrics") != 0) {
-			rc = vc_error_set(err, VC_EINVALID,
-					  "unknown key '%s' in scheduler configuration", key);
-			goto fail;
+			rc = skip(out, err, "unknown key '%s' in scheduler configuration", key);
+			if (rc < 0)
+				goto fail;
 		}
 	}
 	out->configurations = json_object();

@@ -16,6 +16,12 @@
  *     arguments: {predicateErrorCacheEnable: true}
  *
  * Every enable* option defaults to true when omitted (Volcano's rule).
+ *
+ * Like Volcano's, the configuration fails soft: what this scheduler does not know - an action,
+ * a plugin, a key of a plugin or of the file, a plugin argument no plugin here reads (Volcano's
+ * capacity, deviceshare, network-topology-aware, ...) - is skipped, and each skipped entry is
+ * named in sched_conf.skipped for the caller to report. Only a file that cannot be read as a
+ * configuration at all (malformed YAML, a value of the wrong type) is an error.
  */
 #ifndef SCHED_CONF_H
 #define SCHED_CONF_H
@@ -67,12 +73,17 @@ struct sched_conf {
 	struct sched_tier *tiers; /* owned */
 	size_t ntiers;
 	json_t *configurations; /* owned object: action name -> arguments object */
+	/* What was skipped, one owned line each: "unknown action 'x'", "unknown plugin 'y'",
+	 * "plugin 'z': unknown key 'k'", "plugin 'z': argument 'a' is not used", ... */
+	char **skipped;
+	size_t nskipped;
 };
 
 /*
- * Parse a configuration file's bytes. Unknown top-level keys are an error (VC_EINVALID with the
- * key named), as are an action or plugin name this scheduler does not implement, a tier without
- * plugins, a non-boolean enable* value and malformed YAML (VC_EPARSE with line/column).
+ * Parse a configuration file's bytes. Unknown top-level keys, actions, plugins, plugin keys and
+ * plugin arguments are skipped and listed in out->skipped (a tier whose plugins were all skipped
+ * is dropped). A tier without plugins, a non-boolean enable* value, a value of the wrong type and
+ * malformed YAML (VC_EPARSE with line/column) are errors (VC_EINVALID with the place named).
  * On failure *out is empty.
  */
 int sched_conf_parse(const char *data, size_t len, struct sched_conf *out,

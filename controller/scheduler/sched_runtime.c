@@ -12,8 +12,10 @@
 
 #include "sched_runtime_internal.h"
 #include "vc_alloc.h"
+#include "vc_events.h"
 #include "vc_json.h"
 #include "vc_log.h"
+#include "vc_metrics.h"
 #include "vc_str.h"
 #include "vc_time.h"
 
@@ -173,6 +175,93 @@ fail:
 }
 
 /*
+ * The Pod this scheduler runs in, the object of its configuration Events: $POD_NAMESPACE and
+ * $POD_NAME when set, else the service account's namespace and $HOSTNAME (a Pod's hostname is
+ * its name). False out of a cluster: the Event is skipped, the log and the metrics remain.
+ */
+static bool own_pod(char *ns, size_t nslen, const char **name)
+{
+	const char *env_ns = getenv("POD_NAMESPACE");
+	FILE *f;
+
+	*name = getenv("POD_NAME");
+	if (!*name || !**name)
+		*name = getenv("HOSTNAME");
+	if (!*name || !**name)
+		return false;
+	if (env_ns && *env_ns) {
+		snprintf(ns, nslen, "%s", env_ns);
+		return true;
+	}
+	f = fopen("/var/run/secrets/kubernetes.io/serviceaccount/namespace", "r");
+	if (!f)
+		return false;
+	if (!fgets(ns, (int)nslen, f))
+		ns[0] = '\0';
+	fclose(f);
+	ns[strcspn(ns, "\r\n")] = '\0';
+	return ns[0] != '\0';
+}
+
+/* A Warning Event about the configuration on the scheduler's Pod (own_pod). */
+static void conf_event(struct sched_runtime *s, const char *reason, const char *message)
+{
+	struct vc_events *rec = s->cfg.events ? s->cfg.events : s->ctx->events;
+	struct vc_object_ref ref = { .api_version = "v1", .kind = "Pod" };
+	char ns[256];
+
+	if (!rec || !own_pod(ns, sizeof(ns), &ref.name))
+		return;
+	ref.namespace = ns;
+	(void)vc_event_record_ref(rec, &ref, "Warning", reason, "%s", message);
+}
+
+/*
+ * Volcano's leniency, made visible: each entry the configuration skipped is logged (once per
+ * file read), counted in volcano_scheduler_configuration_skipped_entries and summed up in one
+ * Warning Event "ConfigurationSkipped".
+ */
+static void report_skipped(struct sched_runtime *s, const struct sched_conf *c)
+{
+	char msg[1024];
+	size_t i, n;
+
+	if (!c)
+		return;
+	if (s->m_conf_skipped && vc_metric_set(s->m_conf_skipped, NULL, (double)c->nskipped) < 0)
+		VC_WARN("cannot update metric",
+			"name=volcano_scheduler_configuration_skipped_entries");
+	if (!c->nskipped)
+		return;
+	n = (size_t)snprintf(msg, sizeof(msg),
+			     "scheduler configuration '%s': %zu entries skipped:", s->cfg.conf_path,
+			     c->nskipped);
+	for (i = 0; i < c->nskipped; i++) {
+		VC_WARN("scheduler configuration entry skipped", "file=%s entry=\"%s\"",
+			s->cfg.conf_path, c->skipped[i]);
+		if (n < sizeof(msg))
+			n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s %s", i ? ";" : "",
+					      c->skipped[i]);
+	}
+	conf_event(s, "ConfigurationSkipped", msg);
+}
+
+/* A file that does not parse: counted, logged by the caller, one Warning Event. */
+static void report_invalid(struct sched_runtime *s, const char *why, const char *kept)
+{
+	char msg[1024];
+
+	pthread_mutex_lock(&s->mu);
+	s->stats.conf_errors++;
+	pthread_mutex_unlock(&s->mu);
+	if (s->m_conf_errors && vc_metric_inc(s->m_conf_errors, NULL) < 0)
+		VC_WARN("cannot update metric",
+			"name=volcano_scheduler_configuration_load_errors_total");
+	snprintf(msg, sizeof(msg), "%s; using %s", why, kept);
+	conf_event(s, "InvalidConfiguration", msg);
+}
+
+/*
  * Volcano re-reads the file when it changes. A stat per cycle tells; a new file that does not
  * parse is logged once and the running configuration stays.
  */
@@ -197,9 +286,7 @@ static void reload_conf(struct sched_runtime *s)
 	remember_stat(s, &st);
 	vc_error_clear(&err);
 	if (load_conf_file(s, &text, &c, &err)) {
-		pthread_mutex_lock(&s->mu);
-		s->stats.conf_errors++;
-		pthread_mutex_unlock(&s->mu);
+		report_invalid(s, err.text, "the previous configuration");
 		VC_ERROR("invalid scheduler configuration, keeping the current one",
 			 "file=%s error=\"%s\"", s->cfg.conf_path, err.text);
 		return;
@@ -217,6 +304,7 @@ static void reload_conf(struct sched_runtime *s)
 	s->stats.conf_reloads++;
 	pthread_mutex_unlock(&s->mu);
 	VC_INFO("scheduler configuration reloaded", "file=%s", s->cfg.conf_path);
+	report_skipped(s, c);
 }
 
 /* ---- informer handlers: which events may let a cycle make progress --------------------------- */
@@ -394,8 +482,8 @@ static int add_handlers(struct sched_runtime *s)
 static int ensure_queue(struct sched_runtime *s, const char *name, bool reclaimable)
 {
 	json_t *cached = vc_cache_get(vc_informer_cache(s->ctx->queues), name);
+	json_t *q, *st, *created = NULL;
 	struct vc_error err;
-	json_t *q, *st;
 	int rc;
 
 	if (cached) {
@@ -408,21 +496,34 @@ static int ensure_queue(struct sched_runtime *s, const char *name, bool reclaima
 		      "spec", "weight", 1, "reclaimable", reclaimable);
 	if (!q)
 		return VC_ENOMEM;
-	rc = vc_kube_create(s->ctx->kube, &vc_gvr_queues, NULL, NULL, NULL, q, NULL, &err);
-	json_decref(q);
-	if (rc == VC_EALREADYEXISTS)
-		return 0;
+	rc = vc_kube_create(s->ctx->kube, &vc_gvr_queues, NULL, NULL, NULL, q, &created, &err);
 	if (rc) {
-		VC_WARN("cannot create queue", "queue=%s error=\"%s\"", name, err.text);
-		return rc;
+		if (rc != VC_EALREADYEXISTS)
+			VC_WARN("cannot create queue", "queue=%s error=\"%s\"", name, err.text);
+		json_decref(q);
+		json_decref(created);
+		return rc == VC_EALREADYEXISTS ? 0 : rc;
 	}
 	VC_INFO("queue created", "queue=%s", name);
 	st = json_pack("{s:{s:s}}", "status", "state", "Open");
-	if (!st)
-		return VC_ENOMEM;
-	rc = vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", VC_PATCH_MERGE, st,
-			   NULL, &err);
+	rc = st ? vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", VC_PATCH_MERGE,
+				st, NULL, &err)
+		: VC_ENOMEM;
 	json_decref(st);
+	/* Volcano's ClusterRole grants queues/status `update` only: PUT the created Queue. */
+	if (rc == VC_EFORBIDDEN) {
+		json_t *obj = created ? created : q;
+
+		vc_error_clear(&err);
+		rc = vc_json_set_path_new(obj, "status.state", json_string("Open"));
+		if (!rc)
+			rc = vc_kube_update(s->ctx->kube, &vc_gvr_queues, NULL, name, "status", obj,
+					    NULL, &err);
+	}
+	json_decref(q);
+	json_decref(created);
+	if (rc == VC_ENOMEM)
+		return rc;
 	if (rc)
 		VC_WARN("cannot open queue", "queue=%s error=\"%s\"", name, err.text);
 	return 0;
@@ -592,6 +693,16 @@ static void register_metrics(struct sched_runtime *s)
 			       "'error'",
 			       result, &s->m_attempts, &err) < 0)
 		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+	if (vc_metrics_gauge(s->cfg.metrics, "volcano_scheduler_configuration_skipped_entries",
+			     "Entries of the scheduler configuration in use that were skipped "
+			     "(unknown actions, plugins, keys and plugin arguments)",
+			     NULL, &s->m_conf_skipped, &err) < 0)
+		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+	if (vc_metrics_counter(s->cfg.metrics, "volcano_scheduler_configuration_load_errors_total",
+			       "Scheduler configuration files that could not be parsed (the "
+			       "previous configuration, or Volcano's default, stayed in use)",
+			       NULL, &s->m_conf_errors, &err) < 0)
+		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
 }
 
 int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config *cfg,
@@ -651,11 +762,24 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
+	register_metrics(s);
 	if (s->cfg.conf_path && *s->cfg.conf_path) {
 		rc = load_conf_file(s, &s->conf_text, &s->conf, err);
-		if (rc)
+		if (rc == VC_EINVALID || rc == VC_EPARSE) {
+			/* As Volcano: a file that does not parse leaves the default in use. */
+			const char *why = err ? err->text : "invalid";
+
+			report_invalid(s, why, "Volcano's default");
+			VC_ERROR("invalid scheduler configuration, using Volcano's default",
+				 "file=%s error=\"%s\"", s->cfg.conf_path, why);
+			vc_error_clear(err);
+		} else if (rc) {
 			goto fail;
-	} else {
+		} else {
+			report_skipped(s, s->conf);
+		}
+	}
+	if (!s->conf) {
 		s->conf = vc_calloc(1, sizeof(*s->conf));
 		if (!s->conf) {
 			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
@@ -670,7 +794,6 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 			goto fail;
 		}
 	}
-	register_metrics(s);
 	/*
 	 * Last: handlers cannot be removed, so nothing may fail after they are in. (A failure
 	 * part-way leaves a handler behind; main exits on it.)

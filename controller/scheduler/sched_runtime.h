@@ -38,6 +38,11 @@ struct sched_runtime_config {
 	size_t nnode_selectors;
 	/* Optional: where the scheduler's metrics go (borrowed; NULL = none). */
 	struct vc_metrics *metrics;
+	/*
+	 * Optional: the recorder of the scheduler's Events (borrowed), whose source is the
+	 * scheduler's name as Volcano's ("volcano"); NULL = ctx's recorder.
+	 */
+	struct vc_events *events;
 	/* An early cycle runs this long after the first informer event that may make progress. */
 	int64_t debounce_ns; /* 20 ms */
 	/*
@@ -59,8 +64,9 @@ void sched_runtime_config_defaults(struct sched_runtime_config *cfg);
 /*
  * ctx is borrowed and must outlive the runtime; the strings of cfg are borrowed too. The
  * runtime's informer handlers stay registered: free the runtime only after the informers are
- * stopped (ctx_stop). Fails on a --scheduler-conf that cannot be read or parsed (err names the
- * file), VC_EINVAL when ctx lacks the pods, nodes, podgroups or queues informer, VC_ENOMEM.
+ * stopped (ctx_stop). Fails on a --scheduler-conf that cannot be read (err names the file); one
+ * that does not parse leaves Volcano's default in use, reported as a reload failure is. VC_EINVAL
+ * when ctx lacks the pods, nodes, podgroups or queues informer, VC_ENOMEM.
  */
 int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config *cfg,
 		      struct sched_runtime **out, struct vc_error *err) VC_WARN_UNUSED;

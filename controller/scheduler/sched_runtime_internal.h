@@ -184,6 +184,8 @@ struct sched_runtime {
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
 	pthread_t loop;
 	bool loop_started, stopping;
+	/* A queues/status (pods/status) patch was Forbidden (Volcano's RBAC): PUT instead (mu). */
+	bool queue_status_put, pod_status_put;
 	int64_t kick_at; /* monotonic ns of the early cycle asked for; 0 = none */
 	uint64_t cycle;
 	uint64_t rng;
@@ -223,6 +225,8 @@ struct sched_runtime {
 
 	/* Metrics (NULL when cfg.metrics is NULL). */
 	struct vc_metric *m_latency, *m_attempts;
+	/* The configuration's skipped entries (gauge) and files that did not parse (counter). */
+	struct vc_metric *m_conf_skipped, *m_conf_errors;
 };
 
 /* Snapshot of the caches for one cycle: the session's snapshot plus what its views borrow. */

@@ -438,6 +438,98 @@ done:
 	}
 }
 
+/* The Queue to PUT: the cached one with the patch's status.allocated, nulls dropped. */
+static int queue_for_put(json_t *obj, const json_t *body)
+{
+	json_t *alloc = json_deep_copy(vc_json_path(body, "status.allocated")), *v;
+	const char *k;
+	void *tmp;
+
+	if (!json_is_object(alloc)) {
+		json_decref(alloc);
+		return VC_ENOMEM;
+	}
+	/* The patch's nulls (resources no longer allocated) are simply absent from a PUT. */
+	json_object_foreach_safe (alloc, tmp, k, v)
+		if (json_is_null(v))
+			json_object_del(alloc, k);
+	if ((!json_object_get(obj, "apiVersion") &&
+	     json_object_set_new(obj, "apiVersion",
+				 json_string("scheduling.volcano.sh/v1beta1"))) ||
+	    (!json_object_get(obj, "kind") &&
+	     json_object_set_new(obj, "kind", json_string("Queue")))) {
+		json_decref(alloc);
+		return VC_ENOMEM;
+	}
+	return vc_json_set_path_new(obj, "status.allocated", alloc);
+}
+
+/* The Pod to PUT: the cached one with the patch's PodScheduled condition (and nominated node). */
+static int pod_for_put(json_t *obj, const json_t *body)
+{
+	const json_t *cond = json_array_get(vc_json_path(body, "status.conditions"), 0);
+	const json_t *nominated = vc_json_path(body, "status.nominatedNodeName");
+	json_t *list = vc_json_path(obj, "status.conditions"), *c;
+	size_t i;
+
+	if (!json_is_object(cond))
+		return VC_EINVAL;
+	if (!json_is_array(list)) {
+		if (vc_json_set_path_new(obj, "status.conditions", json_array()))
+			return VC_ENOMEM;
+		list = vc_json_path(obj, "status.conditions");
+	}
+	json_array_foreach (list, i, c)
+		if (vc_str_eq(vc_json_get_str(c, "type"), vc_json_get_str(cond, "type")))
+			break;
+	if (i < json_array_size(list) ? json_array_set_new(list, i, json_deep_copy(cond))
+				      : json_array_append_new(list, json_deep_copy(cond)))
+		return VC_ENOMEM;
+	return nominated ? vc_json_set_path_new(obj, "status.nominatedNodeName",
+						json_deep_copy(nominated))
+			 : 0;
+}
+
+/*
+ * Write a status: a patch of the status subresource. Volcano's ClusterRole volcano-scheduler
+ * grants queues/status and pods/status `update` only (Volcano's scheduler PUTs them): once a
+ * patch of that resource is Forbidden (*use_put, under mu), the status is PUT instead, built by
+ * for_put from the cached object the work carries (a stale copy answers Conflict and the next
+ * cycle writes from the fresh one).
+ */
+static int patch_or_put(struct sched_runtime *s, struct srt_work *w, const struct vc_gvr *r,
+			enum vc_patch_type type, bool *use_put,
+			int (*for_put)(json_t *obj, const json_t *body), struct vc_error *err)
+{
+	json_t *obj;
+	bool put;
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	put = *use_put;
+	pthread_mutex_unlock(&s->mu);
+	if (!put) {
+		rc = vc_kube_patch(s->ctx->kube, r, w->ns, w->name, "status", type, w->body, NULL,
+				   err);
+		if (rc != VC_EFORBIDDEN)
+			return rc;
+		VC_WARN("patching the status is forbidden, updating it instead",
+			"resource=%s/status", r->resource);
+		pthread_mutex_lock(&s->mu);
+		*use_put = true;
+		pthread_mutex_unlock(&s->mu);
+		vc_error_clear(err);
+	}
+	obj = json_deep_copy(w->obj);
+	rc = obj ? for_put(obj, w->body) : VC_ENOMEM;
+	if (rc)
+		rc = vc_error_set(err, rc, "cannot build the %s status", r->resource);
+	else
+		rc = vc_kube_update(s->ctx->kube, r, w->ns, w->name, "status", obj, NULL, err);
+	json_decref(obj);
+	return rc;
+}
+
 static void run_status(struct sched_runtime *s, struct srt_work *w)
 {
 	struct vc_error err;
@@ -455,15 +547,15 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 		what = "podgroup";
 		break;
 	case SRT_W_QUEUE:
-		rc = vc_kube_patch(s->ctx->kube, &vc_gvr_queues, NULL, w->name, "status",
-				   VC_PATCH_MERGE, w->body, NULL, &err);
+		rc = patch_or_put(s, w, &vc_gvr_queues, VC_PATCH_MERGE, &s->queue_status_put,
+				  queue_for_put, &err);
 		ok = &s->stats.queue_writes;
 		bad = &s->stats.queue_errors;
 		what = "queue";
 		break;
 	default:
-		rc = vc_kube_patch(s->ctx->kube, &vc_gvr_pods, w->ns, w->name, "status",
-				   VC_PATCH_STRATEGIC, w->body, NULL, &err);
+		rc = patch_or_put(s, w, &vc_gvr_pods, VC_PATCH_STRATEGIC, &s->pod_status_put,
+				  pod_for_put, &err);
 		ok = &s->stats.pod_cond_writes;
 		bad = &s->stats.pod_cond_errors;
 		what = "pod";

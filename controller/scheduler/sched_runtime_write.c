@@ -35,7 +35,7 @@
 void srt_event(struct sched_runtime *s, const json_t *obj, const char *type, const char *reason,
 	       const char *message, bool throttle)
 {
-	struct vc_events *rec = s->ctx->events;
+	struct vc_events *rec = s->cfg.events ? s->cfg.events : s->ctx->events;
 
 	if (!rec || !obj)
 		return;

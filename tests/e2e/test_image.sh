@@ -15,7 +15,8 @@
 #                  vc-webhook-manager, creates the Secret (a ServiceAccount allowed to create
 #                  Secrets, as Volcano's chart has); run again it fails as kubectl create does
 #   stack          vc-webhook-manager (registered by URL on 127.0.0.1) and
-#                  vc-controller-manager (every controller, the bundled scheduler) healthy;
+#                  vc-controller-manager's image run as vc-controller (every controller, the
+#                  bundled scheduler) healthy;
 #                  vc-nodesim on the host plays the kubelet of 4 nodes
 #   job            examples/tensorflow-benchmark.yaml runs to Completed; the webhook's
 #                  defaults are on it; vcctl (in the image) lists it
@@ -235,8 +236,10 @@ wait_for "4 Ready nodes" 30 nodes_ready 4
 CTRL_NAME=vc-controller-manager
 CTRL_HPORT=$(free_port)
 # shellcheck disable=SC2046 # the flags are words
+# The entrypoint vc-controller (not the image's vc-controller-manager, which runs the controllers
+# alone since the argv[0] dispatch): every controller and the bundled scheduler in one process.
 start_daemon $CTRL_NAME "${PODMAN_RUN[@]}" --name "$CNAME-controller" $(in_cluster vc-controller) \
-	"$REPO/vc-controller-manager:latest" $(ctrl_args "$CTRL_HPORT")
+	--entrypoint /usr/local/bin/vc-controller "$REPO/vc-controller-manager:latest" $(ctrl_args "$CTRL_HPORT")
 wait_for "vc-controller-manager healthy" 60 healthz "http://127.0.0.1:$CTRL_HPORT/healthz"
 wait_for "the default queue Open" 30 queue_open
 pass "4 simulated nodes, vc-controller-manager healthy on 127.0.0.1:$CTRL_HPORT, queue default Open"
@@ -302,7 +305,7 @@ if [ "$STARTS" -gt 0 ]; then
 		# shellcheck disable=SC2046 # the flags are words
 		T[ctrl_image]+=" $(start_time "bench-ctrl-image-$n" "http://127.0.0.1:$hp/healthz" "" \
 			"${PODMAN_RUN[@]}" --name "$CNAME-bench-ctrl-$n" $(in_cluster vc-controller) \
-			"$REPO/vc-controller-manager:latest" $(ctrl_args "$hp"))"
+			--entrypoint /usr/local/bin/vc-controller "$REPO/vc-controller-manager:latest" $(ctrl_args "$hp"))"
 		hp=$(free_port)
 		# shellcheck disable=SC2046 # the flags are words
 		T[ctrl_host]+=" $(start_time "bench-ctrl-host-$n" "http://127.0.0.1:$hp/healthz" "" \

@@ -165,6 +165,97 @@ static void test_klog_flags_always_accepted(void **state)
 	vc_log_set_verbosity(0);
 }
 
+/* The log lines of a test, joined by "\n". */
+static char logged[2048];
+
+static void capture(void *ctx, int level, const char *line)
+{
+	size_t n = strlen(logged);
+
+	(void)ctx;
+	(void)level;
+	snprintf(logged + n, sizeof(logged) - n, "%s\n", line);
+}
+
+static const struct vc_flag noeffect_table[] = {
+	{ "port", VC_FLAG_INT, "8443", 1, 65535, offsetof(struct cfg, workers), "port" },
+	{ "sharding-configmap", VC_FLAG_NOEFFECT, NULL, 0, 0, 0, "no effect" },
+	{ "csi-storage", VC_FLAG_NOEFFECT_BOOL, NULL, 0, 0, 0, "no effect" },
+};
+
+/* Volcano's flags Caldera does not implement: accepted, one warning each, values still checked. */
+static void test_noeffect_flags(void **state)
+{
+	const char *argv[] = { "prog",		"--sharding-configmap=a", "--csi-storage",
+			       "--port=9443",	"--sharding-configmap",	  "b",
+			       "--vmodule=x=2", "--skip_headers=false" };
+	const char *bad[] = { "prog", "--csi-storage=maybe" };
+	const char *missing[] = { "prog", "--sharding-configmap" };
+	struct vc_error err;
+	struct cfg c;
+
+	(void)state;
+	logged[0] = '\0';
+	vc_log_set_sink(capture, NULL);
+	assert_int_equal(vc_flags_parse(noeffect_table, VC_ARRAY_SIZE(noeffect_table), &c,
+					(int)VC_ARRAY_SIZE(argv), (char **)argv, NULL, &err),
+			 0);
+	vc_log_set_sink(NULL, NULL);
+	assert_int_equal(c.workers, 9443);
+	/* Once per flag, in the order given; klog's rarer flags too. */
+	assert_non_null(strstr(logged,
+			       "msg=\"flag --sharding-configmap has no effect in Caldera\"\n"
+			       "ts="));
+	assert_null(strstr(strstr(logged, "--sharding-configmap") + 1, "--sharding-configmap"));
+	assert_non_null(strstr(logged, "msg=\"flag --csi-storage has no effect in Caldera\""));
+	assert_non_null(strstr(logged, "msg=\"flag --vmodule has no effect in Caldera\""));
+	assert_non_null(strstr(logged, "msg=\"flag --skip_headers has no effect in Caldera\""));
+	vc_error_clear(&err);
+	assert_int_equal(vc_flags_parse(noeffect_table, VC_ARRAY_SIZE(noeffect_table), &c, 2,
+					(char **)bad, NULL, &err),
+			 VC_EINVAL);
+	assert_string_equal(err.text, "invalid argument \"maybe\" for \"--csi-storage\" flag: "
+				      "strconv.ParseBool: parsing \"maybe\": invalid syntax");
+	assert_int_equal(vc_flags_parse(noeffect_table, VC_ARRAY_SIZE(noeffect_table), &c, 2,
+					(char **)missing, NULL, &err),
+			 VC_EINVAL);
+	assert_string_equal(err.text, "flag needs an argument: --sharding-configmap");
+	/* Unknown flags still fail. */
+	assert_int_equal(vc_flags_parse(noeffect_table, VC_ARRAY_SIZE(noeffect_table), &c, 2,
+					(char **)(const char *[]){ "prog", "--sharding-config" },
+					NULL, &err),
+			 VC_EINVAL);
+	assert_string_equal(err.text, "unknown flag: --sharding-config");
+}
+
+/* Positional arguments (Volcano's Deployments pass "2>&1"): ignored with a warning each. */
+static void test_positional(void **state)
+{
+	const char *argv[] = { "prog", "--port=1", "2>&1", "x" };
+	const char *late[] = { "prog", "2>&1", "--port=2" };
+	struct vc_error err;
+	struct cfg c;
+	int first;
+
+	(void)state;
+	logged[0] = '\0';
+	vc_log_set_sink(capture, NULL);
+	assert_int_equal(vc_flags_parse(small, 1, &c, 4, (char **)argv, &first, &err), 0);
+	assert_int_equal(first, 2);
+	assert_int_equal(vc_flags_positional(4, (char **)argv, first, &err), 2);
+	assert_int_equal(vc_flags_positional(4, (char **)argv, 4, &err), 0);
+	vc_log_set_sink(NULL, NULL);
+	assert_non_null(strstr(logged, "level=warn"));
+	assert_non_null(strstr(logged, "msg=\"ignoring an argument\" arg=\"2>&1\"\n"));
+	assert_non_null(strstr(logged, "msg=\"ignoring an argument\" arg=\"x\"\n"));
+	/* A flag after an argument is refused. */
+	assert_int_equal(vc_flags_parse(small, 1, &c, 3, (char **)late, &first, &err), 0);
+	assert_int_equal(first, 1);
+	vc_error_clear(&err);
+	assert_int_equal(vc_flags_positional(3, (char **)late, first, &err), VC_EINVAL);
+	assert_string_equal(err.text, "flags must come before arguments: --port=2");
+}
+
 struct listcfg {
 	struct vc_flag_list nodes;
 };
@@ -269,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_double_dash_ends_flags),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_klog_flags_always_accepted),
+		cmocka_unit_test(test_noeffect_flags),
+		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_repeatable_flag),
 		cmocka_unit_test(test_help_and_usage),
 		cmocka_unit_test(test_flag_list_split),

@@ -121,17 +121,10 @@ static void test_errors(void **state)
 	struct vc_error err;
 
 	(void)state;
-	expect_error("actions: allocate\nbogus: 1\n", VC_EINVALID,
-		     "unknown key 'bogus' in scheduler configuration");
-	expect_error("actions: \"enqueue, shuffle\"\n", VC_EINVALID, "unknown action 'shuffle'");
-	expect_error("actions: allocate\ntiers:\n- plugins:\n  - name: sla\n", VC_EINVALID,
-		     "unknown plugin 'sla'");
 	expect_error("actions: allocate\ntiers:\n- plugins: []\n", VC_EINVALID,
 		     "tiers[0] has no plugins");
 	expect_error("tiers:\n- plugins:\n  - name: gang\n    enableJobReady: maybe\n", VC_EINVALID,
 		     "plugin 'gang': enableJobReady must be a boolean");
-	expect_error("tiers:\n- plugins:\n  - name: gang\n    argument: {}\n", VC_EINVALID,
-		     "plugin 'gang': unknown key 'argument'");
 	expect_error("tiers:\n- plugins:\n  - name: gang\n    arguments: 3\n", VC_EINVALID,
 		     "plugin 'gang': arguments must be a mapping");
 	expect_error("actions: [allocate]\n", VC_EINVALID, "actions must be a string");
@@ -155,6 +148,111 @@ static void test_errors(void **state)
 	assert_int_equal(c.nactions, 2);
 	assert_string_equal(c.actions[1], "preempt");
 	assert_false(c.tiers[0].plugins[0].enabled[SCHED_ENABLE_OVERUSED]);
+	sched_conf_release(&c);
+}
+
+/* Parse text, which must succeed, and compare the skipped entries with want (NULL-terminated). */
+static void expect_skipped(const char *text, const char *const *want, struct sched_conf *c)
+{
+	struct vc_error err;
+	size_t i;
+
+	assert_int_equal(parse(text, c, &err), 0);
+	for (i = 0; want[i]; i++) {
+		assert_true(i < c->nskipped);
+		assert_string_equal(c->skipped[i], want[i]);
+	}
+	assert_int_equal(c->nskipped, i);
+}
+
+/*
+ * Volcano's leniency: what this scheduler does not know is skipped and listed, the rest is
+ * used. (These were errors before; each former case is here.)
+ */
+static void test_soft_fail(void **state)
+{
+	static const char *const bogus_key[] = { "unknown key 'bogus' in scheduler configuration",
+						 NULL };
+	static const char *const shuffle[] = { "unknown action 'shuffle'", NULL };
+	static const char *const sla[] = { "unknown plugin 'sla'", NULL };
+	static const char *const argument[] = { "plugin 'gang': unknown key 'argument'", NULL };
+	static const char *const volcano_head[] = {
+		"unknown plugin 'capacity'",
+		"unknown plugin 'deviceshare'",
+		"unknown plugin 'network-topology-aware'",
+		"plugin 'binpack': argument 'binpack.nosuch' is not used",
+		"plugin 'nodeorder': argument 'podaffinity.weight' is not used",
+		NULL,
+	};
+	static const char *const none[] = { NULL };
+	struct sched_conf c;
+
+	(void)state;
+	expect_skipped("actions: allocate\nbogus: 1\n", bogus_key, &c);
+	assert_int_equal(c.nactions, 1);
+	sched_conf_release(&c);
+
+	/* An unknown action: the others run, in order. */
+	expect_skipped("actions: \"enqueue, shuffle, allocate\"\n", shuffle, &c);
+	assert_int_equal(c.nactions, 2);
+	assert_string_equal(c.actions[0], "enqueue");
+	assert_string_equal(c.actions[1], "allocate");
+	sched_conf_release(&c);
+
+	/* An unknown plugin alone in its tier: the tier goes too. */
+	expect_skipped("actions: allocate\ntiers:\n- plugins:\n  - name: sla\n"
+		       "- plugins:\n  - name: gang\n",
+		       sla, &c);
+	assert_int_equal(c.ntiers, 1);
+	assert_string_equal(c.tiers[0].plugins[0].name, "gang");
+	sched_conf_release(&c);
+
+	expect_skipped("tiers:\n- plugins:\n  - name: gang\n    argument: {}\n", argument, &c);
+	assert_int_equal(c.ntiers, 1);
+	assert_non_null(sched_conf_plugin(&c, "gang"));
+	sched_conf_release(&c);
+
+	/* Volcano HEAD's plugins and arguments this scheduler lacks, beside ones it has. */
+	expect_skipped("actions: \"enqueue, allocate, backfill\"\n"
+		       "tiers:\n"
+		       "- plugins:\n"
+		       "  - name: priority\n"
+		       "  - name: gang\n"
+		       "    enablePreemptable: false\n"
+		       "  - name: capacity\n"
+		       "    enableHierarchy: true\n"
+		       "- plugins:\n"
+		       "  - name: deviceshare\n"
+		       "    arguments:\n"
+		       "      deviceshare.VGPUEnable: true\n"
+		       "  - name: network-topology-aware\n"
+		       "    arguments:\n"
+		       "      weight: 10\n"
+		       "  - name: binpack\n"
+		       "    arguments:\n"
+		       "      binpack.weight: 10\n"
+		       "      binpack.resources: nvidia.com/gpu\n"
+		       "      binpack.resources.nvidia.com/gpu: 2\n"
+		       "      binpack.nosuch: 1\n"
+		       "  - name: nodeorder\n"
+		       "    arguments:\n"
+		       "      leastrequested.weight: 1\n"
+		       "      podaffinity.weight: 2\n",
+		       volcano_head, &c);
+	assert_int_equal(c.nactions, 3);
+	assert_int_equal(c.ntiers, 2);
+	assert_int_equal(c.tiers[0].nplugins, 2);
+	assert_int_equal(c.tiers[1].nplugins, 2);
+	assert_false(sched_conf_plugin(&c, "gang")->enabled[SCHED_ENABLE_PREEMPTABLE]);
+	assert_int_equal(sched_arg_int(sched_conf_plugin(&c, "binpack"), "binpack.weight", 1), 10);
+	assert_null(sched_conf_plugin(&c, "capacity"));
+	sched_conf_release(&c);
+
+	/* Every argument a plugin here reads is known: nothing skipped. */
+	expect_skipped("tiers:\n- plugins:\n  - name: overcommit\n    arguments:\n"
+		       "      overcommit-factor: 1.5\n  - name: task-topology\n    arguments:\n"
+		       "      task-topology.weight: 3\n",
+		       none, &c);
 	sched_conf_release(&c);
 }
 
@@ -197,9 +295,8 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default),
-		cmocka_unit_test(test_helm),
-		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_default),	       cmocka_unit_test(test_helm),
+		cmocka_unit_test(test_errors),	       cmocka_unit_test(test_soft_fail),
 		cmocka_unit_test(test_alloc_failures),
 	};
 

@@ -946,6 +946,34 @@ static void test_pod_condition(void **state)
 		    "\"2023-11-14T20:00:00Z\"}]}}");
 }
 
+/* Volcano's RBAC (pods/status: update only): the condition is PUT into the cached pod. */
+static void test_pod_condition_forbidden_patch(void **state)
+{
+	const json_t *b;
+	char buf[1024];
+
+	(void)state;
+	one_pending_pod();
+	script = task_result;
+	want_message = "0/1 nodes are unavailable: 1 Insufficient cpu.";
+	want_nominated = "n1";
+	fake_fail_call(&fk, 'P', "pods", "status", VC_EFORBIDDEN, "pods \"p-0\" is forbidden");
+	new_runtime();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "P pods ns/p-0/status; U pods ns/p-0/status");
+	b = fk.calls[1].body;
+	assert_string_equal(vc_json_get_str(b, "kind"), "Pod");
+	assert_string_equal(json_string_value(vc_json_path(b, "metadata.resourceVersion")), "5");
+	assert_string_equal(json_string_value(vc_json_path(b, "status.phase")), "Pending");
+	assert_string_equal(json_string_value(vc_json_path(b, "status.nominatedNodeName")), "n1");
+	expect_json(vc_json_path(b, "status.conditions"),
+		    "[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":"
+		    "\"Unschedulable\",\"message\":\"0/1 nodes are unavailable: 1 Insufficient "
+		    "cpu.\",\"lastTransitionTime\":\"" NOW0 "\"}]");
+	assert_non_null(vc_json_path(b, "spec.containers"));
+}
+
 static void test_pod_condition_gated(void **state)
 {
 	json_t *pod = pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1");
@@ -1023,6 +1051,49 @@ static void test_queue_status(void **state)
 	want_gpu = 0;
 	cycle();
 	assert_int_equal(fk.ncalls, 0);
+}
+
+/*
+ * Volcano's ClusterRole volcano-scheduler grants queues/status `update` only: a Forbidden patch
+ * turns Queue status writes into PUTs of the cached Queue, from then on.
+ */
+static void test_queue_status_forbidden_patch(void **state)
+{
+	json_t *q = queue_obj("default", "3");
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(
+		vc_json_set_path_new(q, "status.allocated",
+				     json_pack("{s:s, s:s}", "cpu", "1", "example.com/foo", "2")),
+		0);
+	put(ctx.queues, q);
+	script = queue_result;
+	want_cpu = 2000;
+	want_gpu = 0;
+	fake_fail_call(&fk, 'P', "queues", "status", VC_EFORBIDDEN,
+		       "queues.scheduling.volcano.sh \"default\" is forbidden");
+	new_runtime();
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "P queues default/status; U queues default/status");
+	assert_string_equal(vc_json_get_str(fk.calls[1].body, "kind"), "Queue");
+	assert_string_equal(
+		json_string_value(vc_json_path(fk.calls[1].body, "metadata.resourceVersion")), "3");
+	expect_json(vc_json_path(fk.calls[1].body, "status.allocated"),
+		    "{\"cpu\":\"2\",\"memory\":\"1Gi\"}");
+
+	/* The next change goes straight to a PUT. */
+	fake_reset_calls(&fk);
+	q = queue_obj("default", "4");
+	assert_int_equal(vc_json_set_path_new(q, "status.allocated",
+					      json_pack("{s:s, s:s}", "cpu", "2", "memory", "1Gi")),
+			 0);
+	put(ctx.queues, q);
+	want_cpu = 3000;
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "U queues default/status");
 }
 
 /* ---- evictions ------------------------------------------------------------------------------- */
@@ -1141,6 +1212,27 @@ static void test_default_queues(void **state)
 	assert_int_equal(fk.ncalls, 0);
 }
 
+/* Volcano's RBAC (queues/status: update only): the new queue is opened by a PUT. */
+static void test_default_queues_forbidden_patch(void **state)
+{
+	char buf[512];
+	int i;
+
+	(void)state;
+	del(ctx.queues, "default");
+	new_runtime();
+	fake_fail_call(&fk, 'P', "queues", "status", VC_EFORBIDDEN,
+		       "queues.scheduling.volcano.sh \"default\" is forbidden");
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "C queues default; P queues default/status; "
+				 "U queues default/status");
+	i = fake_find_call(&fk, 'U', "queues", "default", "status");
+	assert_string_equal(json_string_value(vc_json_path(fk.calls[i].body, "status.state")),
+			    "Open");
+	assert_string_equal(vc_json_get_str(fk.calls[i].body, "kind"), "Queue");
+}
+
 static void test_default_queues_retried(void **state)
 {
 	char buf[512];
@@ -1197,8 +1289,9 @@ static void test_conf_reload(void **state)
 	sched_runtime_stats(rt, &st);
 	assert_int_equal(st.conf_reloads, 1);
 
-	/* Invalid: logged, the previous configuration stays. */
-	write_conf("actions: \"enqueue, allocate, backfill\"\nbogus: 1\n");
+	/* Invalid (an unknown key is only skipped; a value of the wrong type does not parse):
+	 * logged, the previous configuration stays. */
+	write_conf("actions: [enqueue, allocate, backfill]\nbogus: 1\n");
 	cycle();
 	cycle();
 	assert_int_equal(last_conf->nactions, 3);
@@ -1217,6 +1310,7 @@ static void test_conf_reload(void **state)
 
 static void test_conf_invalid_at_start(void **state)
 {
+	struct sched_runtime_stats st;
 	struct vc_error err;
 	int fd;
 
@@ -1225,11 +1319,86 @@ static void test_conf_invalid_at_start(void **state)
 	fd = mkstemp(conf_path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_conf("bogus: 1\n");
+	write_conf("actions: [allocate]\n");
 	cfg.conf_path = conf_path;
-	assert_int_not_equal(sched_runtime_new(&ctx, &cfg, &rt, &err), 0);
-	assert_null(rt);
-	assert_non_null(strstr(err.text, "invalid scheduler configuration"));
+	/* As Volcano: a file that does not parse at start leaves Volcano's default in use. */
+	assert_int_equal(sched_runtime_new(&ctx, &cfg, &rt, &err), 0);
+	assert_non_null(rt);
+	sched_runtime_stats(rt, &st);
+	assert_int_equal(st.conf_errors, 1);
+	cycle();
+	assert_int_equal(last_conf->nactions, 3);
+	assert_string_equal(last_conf->actions[0], "enqueue");
+	unlink(conf_path);
+}
+
+/*
+ * Skipped entries and a file that does not parse are reported: a gauge, a counter and a Warning
+ * Event on the scheduler's Pod, written by the scheduler's own recorder (source volcano, as
+ * Volcano's scheduler Events) rather than ctx's.
+ */
+static void test_conf_reported(void **state)
+{
+	struct vc_events_config ecfg = { .component = "volcano" };
+	struct vc_events *own = NULL;
+	struct vc_metrics *m = vc_metrics_new();
+	double v = -1;
+	const json_t *b = NULL;
+	int fd, i;
+
+	(void)state;
+	assert_non_null(m);
+	setenv("POD_NAME", "volcano-scheduler-0", 1);
+	setenv("POD_NAMESPACE", "volcano-system", 1);
+	assert_int_equal(vc_events_new(kube, &ecfg, &own, NULL), 0);
+	snprintf(conf_path, sizeof(conf_path), "/tmp/test_sched_runtime_XXXXXX");
+	fd = mkstemp(conf_path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_conf("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+		   "  - name: capacity\n  - name: deviceshare\n");
+	cfg.conf_path = conf_path;
+	cfg.metrics = m;
+	cfg.events = own;
+	new_runtime();
+	assert_int_equal(vc_metric_value(rt->m_conf_skipped, NULL, &v), 0);
+	assert_true(v == 2);
+	(void)vc_events_process(own);
+	for (i = 0; i < fk.ncalls; i++)
+		if (!strcmp(fk.calls[i].resource, "events") && fk.calls[i].verb == 'C')
+			b = fk.calls[i].body;
+	assert_non_null(b);
+	assert_string_equal(vc_json_get_str(b, "reason"), "ConfigurationSkipped");
+	assert_string_equal(vc_json_get_str(b, "type"), "Warning");
+	assert_string_equal(json_string_value(vc_json_path(b, "source.component")), "volcano");
+	assert_string_equal(json_string_value(vc_json_path(b, "involvedObject.name")),
+			    "volcano-scheduler-0");
+	assert_string_equal(json_string_value(vc_json_path(b, "metadata.namespace")),
+			    "volcano-system");
+	assert_non_null(strstr(vc_json_get_str(b, "message"),
+			       "2 entries skipped: unknown plugin 'capacity'; unknown plugin "
+			       "'deviceshare'"));
+	cycle();
+	assert_int_equal(last_conf->nactions, 2);
+
+	/* A file that does not parse: counted, the configuration stays. */
+	write_conf("actions: [enqueue]\n");
+	cycle();
+	assert_int_equal(last_conf->nactions, 2);
+	assert_int_equal(vc_metric_value(rt->m_conf_errors, NULL, &v), 0);
+	assert_true(v == 1);
+	(void)vc_events_process(own);
+	assert_string_equal(vc_json_get_str(fk.calls[fk.ncalls - 1].body, "reason"),
+			    "InvalidConfiguration");
+
+	sched_runtime_free(rt);
+	rt = NULL;
+	vc_events_free(own);
+	vc_metrics_free(m);
+	cfg.metrics = NULL;
+	cfg.events = NULL;
+	unsetenv("POD_NAME");
+	unsetenv("POD_NAMESPACE");
 	unlink(conf_path);
 }
 
@@ -2306,14 +2475,20 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_podgroup_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_podgroup_error_retried_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_condition_forbidden_patch, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_gated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_status_forbidden_patch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_queues, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_queues_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_queues_forbidden_patch, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_conf_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conf_invalid_at_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conf_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reject_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ready_event_needs_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
