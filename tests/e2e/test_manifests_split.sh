@@ -55,7 +55,13 @@ start() {
 	kc=$(kubeconfig_of "$3")
 	mapfile -t a < <(flags_of "$2" "$kc" "$1")
 	printf '%s\n' "${a[@]}" | grep -qx -- '--leader-elect=true' || fail "$2 runs without leader election"
-	start_daemon "$1" "$CONTROLLER" "${a[@]}"
+	# vc-scheduler is the same program started by that name (the scheduler's role and flags).
+	local bin=$CONTROLLER
+	if [ "$2" = vc-scheduler ]; then
+		bin=$E2E_DIR/bin/vc-scheduler
+		mkdir -p "$E2E_DIR/bin" && ln -sf "$CONTROLLER" "$bin"
+	fi
+	start_daemon "$1" "$bin" "${a[@]}"
 }
 holder() { kube -n $NS get lease "$1" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null | grep .; }
 leader_log() { grep -l 'msg="became the leader"' "$E2E_DIR"/daemons/"$1"*.log 2>/dev/null; }
