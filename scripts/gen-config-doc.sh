@@ -11,11 +11,17 @@ fi
 build=${1:-build}
 out=docs/configuration.md
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
 
-section() { # binary title text
+links=$(mktemp -d)
+trap 'rm -f "$tmp"; rm -rf "$links"' EXIT
+
+section() { # binary title text [program]: program is binary started by another name (its role)
 	bin=$build/$1
 	[ -x "$bin" ] || { echo "gen-config-doc: $bin is missing (run make)" >&2; exit 1; }
+	if [ -n "${4:-}" ]; then
+		ln -sf "$(cd "$(dirname "$bin")" && pwd)/$1" "$links/$4"
+		bin=$links/$4
+	fi
 	printf '\n## %s\n\n%s\n\n```\n' "$2" "$3"
 	"$bin" --help | sed -e 's/[[:space:]]*$//'
 	printf '```\n'
@@ -36,6 +42,8 @@ The scheduler's configuration file (`--scheduler-conf`) is described in
 [scheduler.md](scheduler.md); the webhook's certificates in [webhook.md](webhook.md).
 HEAD
 	section vc-controller "vc-controller" "The job, podgroup, queue and gc controllers and the bundled scheduler (Volcano's vc-controller-manager and vc-scheduler in one process)."
+	section vc-controller "vc-controller-manager" "The same program started as \`vc-controller-manager\` (the name of its link in the image): the controllers alone, with the flags of Volcano's vc-controller-manager." vc-controller-manager
+	section vc-controller "vc-scheduler" "The same program started as \`vc-scheduler\`: the scheduler alone, with the flags of Volcano's vc-scheduler." vc-scheduler
 	section vc-webhook "vc-webhook" "The admission webhooks (Volcano's vc-webhook-manager)."
 	section vcctl "vcctl" "The command line (also installed as the kubectl plugin \`kubectl-vc\`), Volcano's verbs and flags."
 	for verb in "job run" "job list" "job view" "job suspend" "job resume" "job delete" \
