@@ -177,8 +177,10 @@ static void test_put_enomem(void **state)
 }
 
 /* A set's items: their own keys (found by name), hashed like a string map's keys. */
+#define ITEM_NAME 16
+
 struct item {
-	char name[16];
+	char name[ITEM_NAME];
 };
 
 static uint64_t item_hash(const void *key)
@@ -189,6 +191,15 @@ static uint64_t item_hash(const void *key)
 static bool item_eq(const void *stored, const void *key)
 {
 	return strcmp(((const struct item *)stored)->name, key) == 0;
+}
+
+/* Name items[0..n-1] prefix0, prefix1, ... */
+static void name_items(struct item *items, size_t n, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		snprintf(items[i].name, ITEM_NAME, "%s%zu", prefix, i);
 }
 
 static void test_set(void **state)
@@ -268,11 +279,10 @@ static void test_reserve(void **state)
 	assert_int_equal(vc_hmap_reserve(&m, 1), 0);
 	assert_int_equal(m.cap, 256);
 	/* Reserved room takes insertions without allocating. */
+	name_items(items, 100, "i");
 	vc_alloc_fail_after(0);
-	for (i = 0; i < 100; i++) {
-		snprintf(items[i].name, sizeof(items[i].name), "i%zu", i);
+	for (i = 0; i < 100; i++)
 		assert_int_equal(vc_hmap_insert(&m, item_hash(items[i].name), NULL, &items[i]), 0);
-	}
 	vc_alloc_fail_reset();
 	assert_int_equal(vc_hmap_count(&m), 100);
 	assert_int_equal(m.cap, 256);
@@ -295,13 +305,12 @@ static void test_set_map_same_order(void **state)
 	int present[N] = { 0 };
 	struct vc_hmap set, map;
 	unsigned seed = 777;
-	size_t i, round, p1, p2, ps, pm;
+	size_t round, p1, p2, ps, pm;
 	const void *k;
 	void *v, *vm;
 
 	(void)state;
-	for (i = 0; i < N; i++)
-		snprintf(items[i].name, sizeof(items[i].name), "item-%zu", i);
+	name_items(items, N, "item-");
 	vc_hmap_init_set(&set, item_hash, item_eq);
 	vc_hmap_init_str(&map);
 	for (round = 0; round < 30000; round++) {
@@ -351,8 +360,7 @@ static void test_insert_reserve_enomem(void **state)
 	int i, rc, own;
 
 	(void)state;
-	for (i = 0; i < 20; i++)
-		snprintf(items[i].name, sizeof(items[i].name), "k%d", i);
+	name_items(items, 20, "k");
 	for (own = 0; own < 2; own++) {
 		for (n = 0;; n++) {
 			rc = 0;
@@ -405,10 +413,9 @@ static void test_remove_at_shrink_enomem(void **state)
 
 	(void)state;
 	vc_hmap_init_set(&m, item_hash, item_eq);
-	for (i = 0; i < 64; i++) {
-		snprintf(items[i].name, sizeof(items[i].name), "r%zu", i);
+	name_items(items, 64, "r");
+	for (i = 0; i < 64; i++)
 		assert_int_equal(vc_hmap_insert(&m, item_hash(items[i].name), NULL, &items[i]), 0);
-	}
 	assert_int_equal(m.cap, 128);
 	vc_alloc_fail_after(0);
 	for (i = 0; i < 60; i++)
