@@ -56,16 +56,10 @@ static bool str_eq(const void *stored, const void *key)
 	return strcmp(stored, key) == 0;
 }
 
-/* A map's slot: the set slot, then the value. */
-struct kv_slot {
-	struct vc_hmap_slot s;
-	void *val;
-};
-
 void vc_hmap_init(struct vc_hmap *m, vc_hmap_hash_fn *hash, vc_hmap_eq_fn *eq)
 {
 	memset(m, 0, sizeof(*m));
-	m->stride = sizeof(struct kv_slot);
+	m->stride = sizeof(struct vc_hmap_kv_slot);
 	m->hash = hash;
 	m->eq = eq;
 }
@@ -96,7 +90,7 @@ static struct vc_hmap_slot *slot(const struct vc_hmap *m, size_t i)
 
 static void **val_ref(const struct vc_hmap *m, size_t i)
 {
-	return m->set ? &slot(m, i)->key : &((struct kv_slot *)slot(m, i))->val;
+	return m->set ? &slot(m, i)->key : &((struct vc_hmap_kv_slot *)slot(m, i))->val;
 }
 
 size_t vc_hmap_find(const struct vc_hmap *m, uint64_t hash, const void *key)
@@ -227,7 +221,7 @@ void *vc_hmap_get(const struct vc_hmap *m, const void *key)
 
 int vc_hmap_insert(struct vc_hmap *m, uint64_t hash, const void *key, void *val)
 {
-	struct kv_slot s = { .s.hash = hash, .val = val };
+	struct vc_hmap_kv_slot s = { .s.hash = hash, .val = val };
 	size_t cap;
 
 	if (hmap_cap_for(m, m->count + 1, &cap))
@@ -308,22 +302,4 @@ bool vc_hmap_remove(struct vc_hmap *m, const void *key, void **val)
 		*val = vc_hmap_at(m, i);
 	vc_hmap_remove_at(m, i);
 	return true;
-}
-
-bool vc_hmap_next(const struct vc_hmap *m, size_t *pos, const void **key, void **val)
-{
-	size_t i;
-
-	for (i = *pos; i < m->cap; i++) {
-		if (!slot(m, i)->key)
-			continue;
-		if (key)
-			*key = slot(m, i)->key;
-		if (val)
-			*val = vc_hmap_at(m, i);
-		*pos = i + 1;
-		return true;
-	}
-	*pos = m->cap;
-	return false;
 }

@@ -9,9 +9,11 @@
  * map that sees millions of updates never degrades), load factor at most 3/4, capacity a power
  * of two that doubles on growth and halves when the map becomes sparse. Keys are either C
  * strings the map copies and owns (vc_hmap_init_str) or caller pointers hashed and compared by
- * caller functions (vc_hmap_init), which the map borrows. Iteration order follows the slots: it
- * depends on the hash, the insertion history and the capacity, so a caller whose output order
- * is visible must sort. Not thread-safe: callers lock.
+ * caller functions (vc_hmap_init), which the map borrows; or the map is a set of caller items
+ * that are their own keys (vc_hmap_init_set: 16-byte slots, the informer cache's tables).
+ * Iteration order follows the slots: it depends on the hash, the insertion history and the
+ * capacity, so a caller whose output order is visible must sort (or, like vc_cache, keep that
+ * history). Not thread-safe: callers lock.
  */
 #ifndef VC_HASH_H
 #define VC_HASH_H
@@ -41,11 +43,16 @@ typedef bool vc_hmap_eq_fn(const void *stored, const void *key);
 
 /*
  * A set's slot (16 bytes); a map's slot is this followed by the value (24 bytes). Private to
- * vc_hash.c: callers use the functions below.
+ * vc_hash.c and the inline vc_hmap_next: callers use the functions.
  */
 struct vc_hmap_slot {
 	uint64_t hash;
 	void *key; /* NULL: empty; in a set the item itself */
+};
+
+struct vc_hmap_kv_slot {
+	struct vc_hmap_slot s;
+	void *val;
 };
 
 struct vc_hmap {
@@ -103,7 +110,30 @@ void vc_hmap_clear(struct vc_hmap *m, void (*free_val)(void *val));
  * and value (either out pointer may be NULL). The map must not change during an iteration,
  * except through vc_hmap_remove of the entry just yielded followed by a restart at *pos = 0.
  */
-bool vc_hmap_next(const struct vc_hmap *m, size_t *pos, const void **key, void **val);
+static inline bool vc_hmap_next(const struct vc_hmap *m, size_t *pos, const void **key, void **val)
+{
+	const struct vc_hmap_slot *s;
+	size_t i;
+
+	if (*pos >= m->cap) {
+		*pos = m->cap;
+		return false;
+	}
+	/* Inline, stepping through the slots by address: this loop is every cache list's. */
+	s = (const struct vc_hmap_slot *)((const char *)m->slots + *pos * m->stride);
+	for (i = *pos; i < m->cap; i++, s = (const void *)((const char *)s + m->stride)) {
+		if (!s->key)
+			continue;
+		if (key)
+			*key = s->key;
+		if (val)
+			*val = m->set ? s->key : ((const struct vc_hmap_kv_slot *)s)->val;
+		*pos = i + 1;
+		return true;
+	}
+	*pos = m->cap;
+	return false;
+}
 
 /*
  * Slot-level access, for callers that keep an item's hash and want neither to recompute it nor
