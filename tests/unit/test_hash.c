@@ -177,7 +177,7 @@ static void test_put_enomem(void **state)
 }
 
 /* A set's items: their own keys (found by name), hashed like a string map's keys. */
-#define ITEM_NAME 16
+#define ITEM_NAME 32
 
 struct item {
 	char name[ITEM_NAME];
