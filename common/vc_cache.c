@@ -2,11 +2,12 @@
  * vc_cache.c - the informer's store: a hash map of immutable objects plus secondary indexes. The
  * staged relists (vc_cache_stage_*, vc_cache_changes_*) are in vc_cache_stage.c.
  *
- * Everything is open-addressing hash tables with linear probing and backward-shift deletion (no
- * tombstones, so a table that sees millions of updates never degrades). There are three kinds:
- * the main table (key -> entry), one table per index (value -> ivalue) and, inside each ivalue,
- * a set of the entries filed under it (hashed by address). An entry remembers the index values
- * it was filed under, so removing it never calls an index function and never fails.
+ * Everything is sets of vc_hash.h's struct vc_hmap (open addressing, linear probing,
+ * backward-shift deletion, so a table that sees millions of updates never degrades). There are
+ * three kinds: the main table (entries by key), one table per index (ivalues by value) and,
+ * inside each ivalue, a set of the entries filed under it (hashed by address). An entry remembers
+ * the index values it was filed under, so removing it never calls an index function and never
+ * fails.
  *
  * Writes build whatever they need before they touch shared state and undo their own partial
  * work when an allocation fails, so a failed write leaves the cache as it was.
@@ -22,7 +23,7 @@
 #include "vc_json.h"
 #include "vc_log.h"
 
-/* ---- hash tables --------------------------------------------------------------------------- */
+/* ---- hash functions ------------------------------------------------------------------------ */
 
 /* FNV-1a over the bytes of s, finalized so that every bit reaches the low bits used as index. */
 static uint64_t hash_str(const char *s)
@@ -30,117 +31,14 @@ static uint64_t hash_str(const char *s)
 	return vc_hash_mix64(vc_fnv1a64(s));
 }
 
+static uint64_t hash_key(const void *key)
+{
+	return hash_str(key);
+}
+
 static uint64_t hash_ptr(const void *p)
 {
 	return vc_hash_mix64((uint64_t)(uintptr_t)p);
-}
-
-static size_t tbl_find(const struct table *t, uint64_t hash, tbl_eq_fn *eq, const void *key)
-{
-	size_t mask, i;
-
-	if (!t->cap)
-		return NO_POS;
-	mask = t->cap - 1;
-	for (i = hash & mask; t->slots[i].item; i = (i + 1) & mask)
-		if (t->slots[i].hash == hash && eq(t->slots[i].item, key))
-			return i;
-	return NO_POS;
-}
-
-static void tbl_place(struct slot *slots, size_t cap, uint64_t hash, void *item)
-{
-	size_t mask = cap - 1, i;
-
-	for (i = hash & mask; slots[i].item; i = (i + 1) & mask)
-		;
-	slots[i].hash = hash;
-	slots[i].item = item;
-}
-
-static int tbl_resize(struct table *t, size_t cap)
-{
-	struct slot *s;
-	size_t i;
-
-	if (cap == 0) {
-		vc_free(t->slots);
-		t->slots = NULL;
-		t->cap = 0;
-		return 0;
-	}
-	s = vc_calloc(cap, sizeof(*s));
-	if (!s)
-		return VC_ENOMEM;
-	for (i = 0; i < t->cap; i++)
-		if (t->slots[i].item)
-			tbl_place(s, cap, t->slots[i].hash, t->slots[i].item);
-	vc_free(t->slots);
-	t->slots = s;
-	t->cap = cap;
-	return 0;
-}
-
-/* Make room for n items in all (load factor at most 3/4). */
-int vc_cache_tbl_reserve(struct table *t, size_t n)
-{
-	size_t cap = t->cap ? t->cap : TBL_MIN_CAP;
-
-	while (n > cap / 4 * 3) {
-		if (cap > SIZE_MAX / 2 / sizeof(struct slot))
-			return VC_ENOMEM;
-		cap *= 2;
-	}
-	return cap == t->cap ? 0 : tbl_resize(t, cap);
-}
-
-/* Insert an item whose key is not in the table yet. */
-static int tbl_insert(struct table *t, uint64_t hash, void *item)
-{
-	int rc = vc_cache_tbl_reserve(t, t->count + 1);
-
-	if (rc)
-		return rc;
-	tbl_place(t->slots, t->cap, hash, item);
-	t->count++;
-	return 0;
-}
-
-/*
- * Remove the item in slot pos, shifting later members of its probe run back so that lookups
- * never need tombstones. A table that became sparse shrinks when memory allows; when it does
- * not, it simply stays large.
- */
-void vc_cache_tbl_remove_at(struct table *t, size_t pos)
-{
-	size_t mask = t->cap - 1, i = pos, j = pos, k;
-
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!t->slots[j].item)
-			break;
-		k = t->slots[j].hash & mask;
-		/* The item at j may stay if its home k lies cyclically in (i, j]. */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		t->slots[i] = t->slots[j];
-		i = j;
-	}
-	t->slots[i].item = NULL;
-	t->slots[i].hash = 0;
-	t->count--;
-	if (t->count == 0)
-		(void)tbl_resize(t, 0);
-	else if (t->cap > TBL_MIN_CAP && t->count < t->cap / 8)
-		(void)tbl_resize(t, t->cap / 2);
-}
-
-static void tbl_release(struct table *t)
-{
-	vc_free(t->slots);
-	t->slots = NULL;
-	t->cap = 0;
-	t->count = 0;
 }
 
 /* ---- entries, index values, stores ---------------------------------------------------------- */
@@ -164,6 +62,15 @@ static bool ivalue_eq(const void *item, const void *key)
 static bool ptr_eq(const void *item, const void *key)
 {
 	return item == key;
+}
+
+void vc_cache_store_init(struct store *st)
+{
+	size_t i;
+
+	vc_hmap_init_set(&st->entries, hash_key, entry_eq);
+	for (i = 0; i < MAX_INDEXES; i++)
+		vc_hmap_init_set(&st->values[i], hash_key, ivalue_eq);
 }
 
 static size_t *ent_off(const struct entry *e)
@@ -203,6 +110,11 @@ static void json_free_str(char *s)
 		return;
 	json_get_alloc_funcs(NULL, &free_fn);
 	free_fn(s);
+}
+
+static void entry_free(void *e)
+{
+	vc_cache_entry_free(e);
 }
 
 void vc_cache_entry_free(struct entry *e)
@@ -429,16 +341,16 @@ static void default_on_mutation(void *ctx, const char *key)
 }
 
 /* File e under value v of one index. */
-static int ivalue_add(struct table *values, const char *v, struct entry *e)
+static int ivalue_add(struct vc_hmap *values, const char *v, struct entry *e)
 {
 	uint64_t h = hash_str(v);
-	size_t i = tbl_find(values, h, ivalue_eq, v), len;
+	size_t i = vc_hmap_find(values, h, v), len;
 	struct ivalue *iv;
 	int rc;
 
-	if (i != NO_POS) {
-		iv = values->slots[i].item;
-		return tbl_insert(&iv->members, hash_ptr(e), e);
+	if (i != VC_HMAP_NONE) {
+		iv = vc_hmap_at(values, i);
+		return vc_hmap_insert(&iv->members, hash_ptr(e), NULL, e);
 	}
 	len = strlen(v);
 	iv = vc_calloc(1, sizeof(*iv) + len + 1);
@@ -446,36 +358,37 @@ static int ivalue_add(struct table *values, const char *v, struct entry *e)
 		return VC_ENOMEM;
 	memcpy(iv->value, v, len + 1);
 	iv->hash = h;
-	rc = tbl_insert(&iv->members, hash_ptr(e), e);
+	vc_hmap_init_set(&iv->members, hash_ptr, ptr_eq);
+	rc = vc_hmap_insert(&iv->members, hash_ptr(e), NULL, e);
 	if (rc)
 		goto out_free;
-	rc = tbl_insert(values, h, iv);
+	rc = vc_hmap_insert(values, h, NULL, iv);
 	if (rc)
 		goto out_members;
 	return 0;
 out_members:
-	tbl_release(&iv->members);
+	vc_hmap_release(&iv->members, NULL);
 out_free:
 	vc_free(iv);
 	return rc;
 }
 
-static void ivalue_del(struct table *values, const char *v, struct entry *e)
+static void ivalue_del(struct vc_hmap *values, const char *v, struct entry *e)
 {
 	uint64_t h = hash_str(v);
-	size_t i = tbl_find(values, h, ivalue_eq, v), j;
+	size_t i = vc_hmap_find(values, h, v), j;
 	struct ivalue *iv;
 
-	if (i == NO_POS)
+	if (i == VC_HMAP_NONE)
 		return;
-	iv = values->slots[i].item;
-	j = tbl_find(&iv->members, hash_ptr(e), ptr_eq, e);
-	if (j != NO_POS)
-		vc_cache_tbl_remove_at(&iv->members, j);
-	if (iv->members.count)
+	iv = vc_hmap_at(values, i);
+	j = vc_hmap_find(&iv->members, hash_ptr(e), e);
+	if (j != VC_HMAP_NONE)
+		vc_hmap_remove_at(&iv->members, j);
+	if (vc_hmap_count(&iv->members))
 		return;
-	vc_cache_tbl_remove_at(values, i);
-	tbl_release(&iv->members);
+	vc_hmap_remove_at(values, i);
+	vc_hmap_release(&iv->members, NULL);
 	vc_free(iv);
 }
 
@@ -519,31 +432,23 @@ static int entry_index(const struct vc_cache *c, struct store *st, struct entry 
 void vc_cache_store_release(const struct vc_cache *c, struct store *st, bool free_entries)
 {
 	size_t i, k;
+	void *iv;
 
 	for (i = 0; i < c->nidx; i++) {
-		for (k = 0; k < st->values[i].cap; k++) {
-			struct ivalue *iv = st->values[i].slots[k].item;
-
-			if (!iv)
-				continue;
-			tbl_release(&iv->members);
-			vc_free(iv);
-		}
-		tbl_release(&st->values[i]);
+		for (k = 0; vc_hmap_next(&st->values[i], &k, NULL, &iv);)
+			vc_hmap_release(&((struct ivalue *)iv)->members, NULL);
+		vc_hmap_release(&st->values[i], vc_free);
 	}
-	if (free_entries)
-		for (k = 0; k < st->entries.cap; k++)
-			vc_cache_entry_free(st->entries.slots[k].item);
-	tbl_release(&st->entries);
+	vc_hmap_release(&st->entries, free_entries ? entry_free : NULL);
 }
 
 struct entry *vc_cache_store_get(const struct store *st, const char *key, size_t *pos)
 {
-	size_t i = tbl_find(&st->entries, hash_str(key), entry_eq, key);
+	size_t i = vc_hmap_find(&st->entries, hash_str(key), key);
 
 	if (pos)
 		*pos = i;
-	return i == NO_POS ? NULL : st->entries.slots[i].item;
+	return i == VC_HMAP_NONE ? NULL : vc_hmap_at(&st->entries, i);
 }
 
 /* ---- the cache ------------------------------------------------------------------------------ */
@@ -573,6 +478,7 @@ int vc_cache_new(const struct vc_cache_opts *opts, struct vc_cache **out)
 	c = vc_calloc(1, sizeof(*c));
 	if (!c)
 		return VC_ENOMEM;
+	vc_cache_store_init(&c->st);
 	if (opts) {
 		for (i = 0; i < opts->nindexes; i++) {
 			c->idx[i].name = opts->indexes[i].name;
@@ -649,9 +555,9 @@ int vc_cache_upsert(struct vc_cache *c, json_t *obj, json_t **old)
 		goto out_unlock;
 	if (prev) {
 		vc_cache_entry_unindex(c, &c->st, prev);
-		c->st.entries.slots[pos].item = e; /* same key, same hash */
+		vc_hmap_set_at(&c->st.entries, pos, e); /* same key, same hash */
 	} else {
-		rc = tbl_insert(&c->st.entries, e->hash, e);
+		rc = vc_hmap_insert(&c->st.entries, e->hash, NULL, e);
 		if (rc) {
 			vc_cache_entry_unindex(c, &c->st, e);
 			goto out_unlock;
@@ -701,7 +607,7 @@ int vc_cache_delete(struct vc_cache *c, const char *key, json_t **old)
 		}
 	}
 	vc_cache_entry_unindex(c, &c->st, e);
-	vc_cache_tbl_remove_at(&c->st.entries, pos);
+	vc_hmap_remove_at(&c->st.entries, pos);
 	c->gen++;
 	pthread_rwlock_unlock(&c->lock);
 	if (old && !c->packed) {
@@ -865,9 +771,9 @@ int vc_cache_store_build(const struct vc_cache *c, struct entry **ents, size_t n
 			/* A key listed twice: the later object wins. */
 			vc_cache_entry_unindex(c, ns, prev);
 			prev->pos = NO_POS;
-			ns->entries.slots[pos].item = e;
+			vc_hmap_set_at(&ns->entries, pos, e);
 		} else {
-			rc = tbl_insert(&ns->entries, e->hash, e);
+			rc = vc_hmap_insert(&ns->entries, e->hash, NULL, e);
 			if (rc) {
 				vc_cache_entry_unindex(c, ns, e);
 				return rc;
@@ -891,7 +797,7 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 	}
 	if (!c || (n && !objs))
 		return VC_EINVAL;
-	memset(&ns, 0, sizeof(ns));
+	vc_cache_store_init(&ns);
 	if (n) {
 		ents = vc_calloc(n, sizeof(struct entry *));
 		if (out)
@@ -907,23 +813,20 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 			goto out_free;
 		ents[i]->pos = i;
 	}
-	rc = vc_cache_tbl_reserve(&ns.entries, n);
+	rc = vc_hmap_reserve(&ns.entries, n);
 	if (rc)
 		goto out_free;
 
 	pthread_rwlock_wrlock(&c->lock);
-	for (k = 0; c->check && k < c->st.entries.cap; k++)
-		if (c->st.entries.slots[k].item)
-			vc_cache_check_entry(c, c->st.entries.slots[k].item);
+	for (k = 0; c->check && (prev = vc_cache_store_next(&c->st, &k));)
+		vc_cache_check_entry(c, prev);
 	rc = vc_cache_store_build(c, ents, n, &ns);
 	if (rc)
 		goto out_rollback;
 	/* The keys that vanished, sorted. */
-	for (k = 0; k < c->st.entries.cap; k++) {
-		prev = c->st.entries.slots[k].item;
-		if (prev && !vc_cache_store_get(&ns, prev->key, NULL))
+	for (k = 0; (prev = vc_cache_store_next(&c->st, &k));)
+		if (!vc_cache_store_get(&ns, prev->key, NULL))
 			ngone++;
-	}
 	if (ngone && out) {
 		gone = vc_calloc(ngone, sizeof(struct entry *));
 		grown = vc_realloc(d, (n + ngone) * sizeof(*d));
@@ -932,11 +835,9 @@ int vc_cache_replace(struct vc_cache *c, json_t *const *objs, size_t n, struct v
 			goto out_rollback;
 		}
 		d = grown;
-		for (k = 0, i = 0; k < c->st.entries.cap; k++) {
-			prev = c->st.entries.slots[k].item;
-			if (prev && !vc_cache_store_get(&ns, prev->key, NULL))
+		for (k = 0, i = 0; (prev = vc_cache_store_next(&c->st, &k));)
+			if (!vc_cache_store_get(&ns, prev->key, NULL))
 				gone[i++] = prev;
-		}
 		qsort(gone, ngone, sizeof(struct entry *), vc_cache_cmp_entry_key);
 	}
 	if (out) {
@@ -994,7 +895,7 @@ out_nomem_deltas:
 out_rollback:
 	vc_cache_store_release(c, &ns, false);
 	pthread_rwlock_unlock(&c->lock);
-	memset(&ns, 0, sizeof(ns));
+	vc_cache_store_init(&ns);
 out_free:
 	vc_cache_store_release(c, &ns, false);
 	for (i = 0; ents && i < n; i++)
@@ -1032,7 +933,7 @@ size_t vc_cache_count(struct vc_cache *c)
 	if (!c)
 		return 0;
 	pthread_rwlock_rdlock(&c->lock);
-	n = c->st.entries.count;
+	n = vc_hmap_count(&c->st.entries);
 	pthread_rwlock_unlock(&c->lock);
 	return n;
 }
@@ -1051,20 +952,17 @@ void vc_objs_release(struct vc_objs *o)
 }
 
 /* Take a reference to every entry of set t (entries, or an ivalue's members) into out. */
-static int collect(const struct vc_cache *c, const struct table *t, struct vc_objs *out)
+static int collect(const struct vc_cache *c, const struct vc_hmap *t, struct vc_objs *out)
 {
 	size_t k, n = 0;
+	void *e;
 
-	if (!t->count)
+	if (!vc_hmap_count(t))
 		return 0;
-	out->items = vc_calloc(t->count, sizeof(json_t *));
+	out->items = vc_calloc(vc_hmap_count(t), sizeof(json_t *));
 	if (!out->items)
 		return VC_ENOMEM;
-	for (k = 0; k < t->cap; k++) {
-		const struct entry *e = t->slots[k].item;
-
-		if (!e)
-			continue;
+	for (k = 0; vc_hmap_next(t, &k, NULL, &e);) {
 		out->items[n] = entry_read(c, e);
 		if (!out->items[n]) {
 			out->count = n;
@@ -1119,9 +1017,9 @@ int vc_cache_by_index(struct vc_cache *c, const char *index, const char *value, 
 	if (i == NO_POS)
 		return VC_ENOENT;
 	pthread_rwlock_rdlock(&c->lock);
-	pos = tbl_find(&c->st.values[i], hash_str(value), ivalue_eq, value);
-	if (pos != NO_POS) {
-		iv = c->st.values[i].slots[pos].item;
+	pos = vc_hmap_find(&c->st.values[i], hash_str(value), value);
+	if (pos != VC_HMAP_NONE) {
+		iv = vc_hmap_at(&c->st.values[i], pos);
 		rc = collect(c, &iv->members, out);
 	}
 	pthread_rwlock_unlock(&c->lock);
@@ -1139,10 +1037,10 @@ size_t vc_cache_index_count(struct vc_cache *c, const char *index, const char *v
 	if (i == NO_POS)
 		return 0;
 	pthread_rwlock_rdlock(&c->lock);
-	pos = tbl_find(&c->st.values[i], hash_str(value), ivalue_eq, value);
-	if (pos != NO_POS) {
-		iv = c->st.values[i].slots[pos].item;
-		n = iv->members.count;
+	pos = vc_hmap_find(&c->st.values[i], hash_str(value), value);
+	if (pos != VC_HMAP_NONE) {
+		iv = vc_hmap_at(&c->st.values[i], pos);
+		n = vc_hmap_count(&iv->members);
 	}
 	pthread_rwlock_unlock(&c->lock);
 	return n;
@@ -1190,28 +1088,21 @@ int vc_cache_keys(struct vc_cache *c, struct vc_cache_keys *out)
 	if (!c)
 		return VC_EINVAL;
 	pthread_rwlock_rdlock(&c->lock);
-	if (!c->st.entries.count)
+	if (!vc_hmap_count(&c->st.entries))
 		goto out_unlock;
 	/* One block: the pointers, then the strings. */
-	size = c->st.entries.count * sizeof(char *);
-	for (k = 0; k < c->st.entries.cap; k++) {
-		e = c->st.entries.slots[k].item;
-		if (e)
-			size += strlen(e->key) + 1;
-	}
+	size = vc_hmap_count(&c->st.entries) * sizeof(char *);
+	for (k = 0; (e = vc_cache_store_next(&c->st, &k));)
+		size += strlen(e->key) + 1;
 	out->items = vc_malloc(size);
 	if (!out->items) {
 		pthread_rwlock_unlock(&c->lock);
 		return VC_ENOMEM;
 	}
-	p = (char *)(out->items + c->st.entries.count);
-	for (k = 0; k < c->st.entries.cap; k++) {
-		size_t len;
+	p = (char *)(out->items + vc_hmap_count(&c->st.entries));
+	for (k = 0; (e = vc_cache_store_next(&c->st, &k));) {
+		size_t len = strlen(e->key) + 1;
 
-		e = c->st.entries.slots[k].item;
-		if (!e)
-			continue;
-		len = strlen(e->key) + 1;
 		memcpy(p, e->key, len);
 		out->items[n++] = p;
 		p += len;

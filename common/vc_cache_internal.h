@@ -1,6 +1,7 @@
 /*
- * vc_cache_internal.h - the cache's tables, entries and store, shared by vc_cache.c (the table,
- * writes, full relists, reads) and vc_cache_stage.c (staged relists). Private to those two files.
+ * vc_cache_internal.h - the cache's entries and store (sets of struct vc_hmap), shared by
+ * vc_cache.c (the store, writes, full relists, reads) and vc_cache_stage.c (staged relists).
+ * Private to those two files.
  */
 #ifndef VC_CACHE_INTERNAL_H
 #define VC_CACHE_INTERNAL_H
@@ -9,28 +10,16 @@
 
 #include <pthread.h>
 
+#include "vc_hash.h"
+
 /* An index function's values for one object may not exceed this many bytes in total. */
 #define INDEX_VALUES_MAX ((size_t)1 << 20)
 #define MAX_INDEXES	 16
-#define TBL_MIN_CAP	 8
 #define NO_POS		 SIZE_MAX
 #define SNAPSHOT_FLAGS	 (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
 #define PACK_FLAGS	 JSON_COMPACT
 #define UNPACK_FLAGS	 JSON_ALLOW_NUL
 #define PACK_SCRATCH	 8192 /* bytes of stack a packed write serializes into first */
-
-struct slot {
-	uint64_t hash;
-	void *item; /* NULL: empty */
-};
-
-struct table {
-	struct slot *slots;
-	size_t cap; /* 0 or a power of two */
-	size_t count;
-};
-
-typedef bool tbl_eq_fn(const void *item, const void *key);
 
 struct entry {
 	json_t *obj;	/* the cache's reference; NULL in a packed cache */
@@ -54,14 +43,14 @@ struct entry {
 
 /* One value of one index, and the set of entries filed under it. */
 struct ivalue {
-	struct table members; /* entries, hashed by address */
+	struct vc_hmap members; /* set of entries, hashed by address */
 	uint64_t hash;
 	char value[];
 };
 
 struct store {
-	struct table entries;		  /* key -> struct entry */
-	struct table values[MAX_INDEXES]; /* per index: value -> struct ivalue */
+	struct vc_hmap entries;		    /* set of struct entry, by key */
+	struct vc_hmap values[MAX_INDEXES]; /* per index: set of struct ivalue, by value */
 };
 
 struct cache_index {
@@ -82,10 +71,6 @@ struct vc_cache {
 	void *mutation_ctx;
 };
 
-/* Make room for n items in all (load factor at most 3/4). */
-int vc_cache_tbl_reserve(struct table *t, size_t n);
-/* Remove the item in slot pos (see vc_cache.c: backward-shift deletion, shrinking). */
-void vc_cache_tbl_remove_at(struct table *t, size_t pos);
 /* A packed entry's object, freshly parsed; NULL only when memory runs out. */
 json_t *vc_cache_entry_load(const struct entry *e);
 void vc_cache_entry_free(struct entry *e);
@@ -93,8 +78,18 @@ void vc_cache_entry_free(struct entry *e);
 int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out);
 void vc_cache_check_entry(const struct vc_cache *c, const struct entry *e);
 void vc_cache_entry_unindex(const struct vc_cache *c, struct store *st, struct entry *e);
+/* An empty store: no allocation. */
+void vc_cache_store_init(struct store *st);
+/* The next entry of st's table from *pos (start at 0), in slot order, or NULL at the end. */
+static inline struct entry *vc_cache_store_next(const struct store *st, size_t *pos)
+{
+	void *e;
+
+	return vc_hmap_next(&st->entries, pos, NULL, &e) ? e : NULL;
+}
 /* Free st's tables and value sets; its entries too when free_entries is set. */
 void vc_cache_store_release(const struct vc_cache *c, struct store *st, bool free_entries);
+/* The entry under key, or NULL; *pos (may be NULL) receives its slot or VC_HMAP_NONE. */
 struct entry *vc_cache_store_get(const struct store *st, const char *key, size_t *pos);
 /* qsort comparator of struct entry * by key. */
 int vc_cache_cmp_entry_key(const void *a, const void *b);

@@ -100,15 +100,14 @@ int vc_cache_stage_commit(struct vc_cache_staging *st, struct vc_cache_changes *
 		return VC_EINVAL;
 	c = st->c;
 	n = st->n;
-	memset(&ns, 0, sizeof(ns));
-	rc = vc_cache_tbl_reserve(&ns.entries, n);
+	vc_cache_store_init(&ns);
+	rc = vc_hmap_reserve(&ns.entries, n);
 	if (rc)
 		goto out_abort;
 
 	pthread_rwlock_wrlock(&c->lock);
-	for (k = 0; c->check && k < c->st.entries.cap; k++)
-		if (c->st.entries.slots[k].item)
-			vc_cache_check_entry(c, c->st.entries.slots[k].item);
+	for (k = 0; c->check && (prev = vc_cache_store_next(&c->st, &k));)
+		vc_cache_check_entry(c, prev);
 	rc = vc_cache_store_build(c, st->ents, n, &ns);
 	if (rc)
 		goto out_rollback;
@@ -117,11 +116,9 @@ int vc_cache_stage_commit(struct vc_cache_staging *st, struct vc_cache_changes *
 		for (i = 0; i < n; i++)
 			if (st->ents[i]->pos != NO_POS && !st->ents[i]->unchanged)
 				nch++;
-		for (k = 0; k < c->st.entries.cap; k++) {
-			prev = c->st.entries.slots[k].item;
-			if (prev && !vc_cache_store_get(&ns, prev->key, NULL))
+		for (k = 0; (prev = vc_cache_store_next(&c->st, &k));)
+			if (!vc_cache_store_get(&ns, prev->key, NULL))
 				ngone++;
-		}
 		ch = vc_calloc(1, sizeof(*ch) + (nch + ngone) * sizeof(struct change));
 		if (ngone)
 			gone = vc_calloc(ngone, sizeof(struct entry *));
@@ -129,11 +126,9 @@ int vc_cache_stage_commit(struct vc_cache_staging *st, struct vc_cache_changes *
 			rc = VC_ENOMEM;
 			goto out_rollback;
 		}
-		for (k = 0, i = 0; i < ngone && k < c->st.entries.cap; k++) {
-			prev = c->st.entries.slots[k].item;
-			if (prev && !vc_cache_store_get(&ns, prev->key, NULL))
+		for (k = 0, i = 0; i < ngone && (prev = vc_cache_store_next(&c->st, &k));)
+			if (!vc_cache_store_get(&ns, prev->key, NULL))
 				gone[i++] = prev;
-		}
 		if (ngone)
 			qsort(gone, ngone, sizeof(struct entry *), vc_cache_cmp_entry_key);
 	}
@@ -162,11 +157,9 @@ int vc_cache_stage_commit(struct vc_cache_staging *st, struct vc_cache_changes *
 	}
 	pthread_rwlock_unlock(&c->lock);
 	/* The old store's entries no change refers to, and its tables, outside the lock. */
-	for (k = 0; k < old.entries.cap; k++) {
-		prev = old.entries.slots[k].item;
-		if (prev && !prev->kept)
+	for (k = 0; (prev = vc_cache_store_next(&old, &k));)
+		if (!prev->kept)
 			vc_cache_entry_free(prev);
-	}
 	vc_cache_store_release(c, &old, false);
 	for (i = 0; i < n; i++)
 		if (st->ents[i]->pos == NO_POS)
@@ -256,7 +249,7 @@ size_t vc_cache_changes_drop_failed(struct vc_cache_changes *ch)
 		if (!ch->items[i].failed || !e || vc_cache_store_get(&c->st, e->key, &pos) != e)
 			continue;
 		vc_cache_entry_unindex(c, &c->st, e);
-		vc_cache_tbl_remove_at(&c->st.entries, pos);
+		vc_hmap_remove_at(&c->st.entries, pos);
 		ch->items[i].new = NULL;
 		ch->items[i].failed = false;
 		vc_cache_entry_free(e);
