@@ -57,7 +57,8 @@ die() {
 
 # --- the tools ------------------------------------------------------------------------------------
 
-TOOLS=(buildah skopeo mmdebstrap binutils)
+# podman and runc: `make test-image` runs the images with them.
+TOOLS=(buildah skopeo mmdebstrap binutils podman runc)
 [ "$(id -u)" -eq 0 ] || die "run as root: buildah's rootless mode needs subordinate IDs this script does not set up"
 missing=()
 for p in "${TOOLS[@]}"; do
