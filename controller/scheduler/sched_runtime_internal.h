@@ -47,6 +47,7 @@ struct srt_map {
 	bool sorted_ok;
 };
 
+/* An empty map sized for hint entries; 0 or VC_ENOMEM (the map is empty and usable either way). */
 int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val)) VC_WARN_UNUSED;
 void srt_map_release(struct srt_map *m);
 void *srt_map_get(const struct srt_map *m, const char *key);

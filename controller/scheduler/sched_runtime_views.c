@@ -18,11 +18,11 @@
 
 int srt_map_init(struct srt_map *m, size_t hint, void (*free_val)(void *val))
 {
-	(void)hint; /* vc_hmap sizes itself on insertion */
 	memset(m, 0, sizeof(*m));
 	vc_hmap_init_str(&m->h);
 	m->free_val = free_val;
-	return 0;
+	/* Sized for hint entries up front (an empty map either way when this fails). */
+	return vc_hmap_reserve(&m->h, hint);
 }
 
 static void map_free_val(const struct srt_map *m, void *val)

@@ -132,6 +132,7 @@ int sched_snapshot_place(struct sched_snapshot *s)
 	int rc = 0;
 
 	sched_name_index_init(&m);
+	rc = vc_hmap_reserve(&m.map, s->nnodes);
 	for (i = 0; i < s->nnodes && rc == 0; i++)
 		rc = sched_name_index_put(&m, s->nodes[i]->name, (uint32_t)i);
 	for (i = 0; i < s->njobs && rc == 0; i++) {
