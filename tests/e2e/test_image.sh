@@ -34,27 +34,14 @@ fi
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
-REPO=${IMAGE_REPO:-localhost/caldera}
-IMAGES=(vc-controller-manager vc-scheduler vc-webhook-manager)
 STARTS=${E2E_IMAGE_STARTS:-5}
 NS=volcano-system
-SA_MOUNT=/var/run/secrets/kubernetes.io/serviceaccount
 CNAME=caldera-e2e-$$ # prefix of the containers' names
-# What a restricted pod gets; the ulimits and runc because this machine's podman needs them.
-PODMAN_RUN=(podman run --rm --pull never --runtime runc --network host --read-only
-	--cap-drop all --security-opt no-new-privileges
-	--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
-
-command -v podman >/dev/null || fail "podman is missing (apt-get install podman runc)"
-[ "$(id -u)" -eq 0 ] || fail "run as root: the images are in root's containers-storage"
+# shellcheck source=tests/e2e/image_lib.sh
+. "$(dirname "$0")/image_lib.sh"
 
 step "the images"
-for i in "${IMAGES[@]}"; do
-	podman image exists "$REPO/$i:latest" || {
-		"$E2E_ROOT/scripts/image.sh" >&2 || fail "scripts/image.sh failed"
-		break
-	}
-done
+images_ensure
 # layers IMAGE: the first two layers of the image.
 layers() { podman image inspect --format '{{index .RootFS.Layers 0}} {{index .RootFS.Layers 1}}' "$REPO/$1:latest"; }
 for i in "${IMAGES[@]}"; do
@@ -77,28 +64,7 @@ pass "3 images sharing 2 layers (vc-webhook-manager: +1, admission init), user 6
 # --- the cluster, the RBAC, the credentials --------------------------------------------------------
 
 e2e_cluster_up --rbac
-# The containers go with the test: after the daemons (their podman run) are stopped, whatever is
-# left of them is removed by name. _e2e_exit ends with exit: that exit removes them.
-_image_cleanup() {
-	local ids
-	ids=$(podman ps -aq --filter "name=^$CNAME-" 2>/dev/null) || return 0
-	# shellcheck disable=SC2086 # the IDs are words
-	# shellcheck disable=SC2086 # the IDs are words
-	[ -z "$ids" ] || podman rm -f --time 2 $ids >/dev/null 2>&1 || true
-}
-_image_exit() {
-	local rc=$?
-	set +e # the status is set again below for _e2e_exit
-	# shellcheck disable=SC2317 # called by _e2e_exit's exit
-	exit() {
-		unset -f exit
-		_image_cleanup
-		builtin exit "$@"
-	}
-	(builtin exit "$rc")
-	_e2e_exit
-}
-trap _image_exit EXIT
+images_trap
 
 kube apply -f "$E2E_ROOT/crds" >/dev/null || fail "kubectl apply -f crds failed"
 established() { kube wait --for condition=established --timeout=5s crd --all; }

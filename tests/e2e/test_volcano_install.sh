@@ -61,49 +61,21 @@ fi
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
-REPO=${IMAGE_REPO:-localhost/caldera}
 INSTALL=${VOLCANO_INSTALL:-/work/shared/volcano/volcano-development.yaml}
 NS=volcano-system
-SA_MOUNT=/var/run/secrets/kubernetes.io/serviceaccount
 CNAME=caldera-vi-$$ # prefix of the containers' names
-PODMAN_RUN=(podman run --rm --pull never --runtime runc --network host --read-only
-	--cap-drop all --security-opt no-new-privileges
-	--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+# shellcheck source=tests/e2e/image_lib.sh
+. "$(dirname "$0")/image_lib.sh"
 
-command -v podman >/dev/null || fail "podman is missing (apt-get install podman runc)"
 command -v jq >/dev/null || fail "jq is missing"
-[ "$(id -u)" -eq 0 ] || fail "run as root: the images are in root's containers-storage"
 [ -r "$INSTALL" ] || fail "no $INSTALL (VOLCANO_INSTALL)"
 
 step "the images"
-for i in vc-controller-manager vc-scheduler vc-webhook-manager; do
-	podman image exists "$REPO/$i:latest" || {
-		IMAGE_REPO=$REPO "$E2E_ROOT/scripts/image.sh" >&2 || fail "scripts/image.sh failed"
-		break
-	}
-done
+images_ensure
 pass "$REPO/{vc-controller-manager,vc-scheduler,vc-webhook-manager}:latest"
 
 e2e_cluster_up --rbac
-_vi_cleanup() {
-	local ids
-	ids=$(podman ps -aq --filter "name=^$CNAME-" 2>/dev/null) || return 0
-	# shellcheck disable=SC2086 # the IDs are words
-	[ -z "$ids" ] || podman rm -f --time 2 $ids >/dev/null 2>&1 || true
-}
-_vi_exit() {
-	local rc=$?
-	set +e
-	# shellcheck disable=SC2317 # called by _e2e_exit's exit
-	exit() {
-		unset -f exit
-		_vi_cleanup
-		builtin exit "$@"
-	}
-	(builtin exit "$rc")
-	_e2e_exit
-}
-trap _vi_exit EXIT
+images_trap
 
 step "Volcano's install with the images swapped"
 YAML=$E2E_DIR/volcano-development.yaml
