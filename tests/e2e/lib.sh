@@ -190,22 +190,28 @@ expect_fail_with() {
 
 # --- daemons -----------------------------------------------------------------------------------
 
-# The start time (clock ticks since boot) of process PID: with the PID, it names one process
-# for good, so a recycled PID is never signalled.
-_proc_start() {
+# _proc_stat PID: "STATE START" of process PID from one read of /proc/PID/stat (a zombie
+# reaped between two reads must not look alive); START, in clock ticks since boot, names one
+# process for good with the PID, so a recycled PID is never signalled.
+_proc_stat() {
 	local stat fields
 	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
 	stat=${stat##*) } # the command name may hold spaces and parentheses
 	read -ra fields <<<"$stat"
-	echo "${fields[19]}" # field 22 of proc_pid_stat(5); fields[0] is field 3
+	echo "${fields[0]} ${fields[19]}" # fields 3 and 22 of proc_pid_stat(5)
+}
+_proc_start() {
+	local st
+	st=$(_proc_stat "$1") || return 1
+	echo "${st#* }"
 }
 
-# _daemon_alive PIDFILE: its process is alive and is the one that was started.
+# _daemon_alive PIDFILE: its process is alive (not a zombie) and is the one that was started.
 _daemon_alive() {
-	local pid start now
+	local pid start st
 	read -r pid start <"$1" 2>/dev/null || return 1
-	now=$(_proc_start "$pid") || return 1
-	[ "$now" = "$start" ] && [ "$(awk '{ print $3 }' "/proc/$pid/stat")" != Z ]
+	st=$(_proc_stat "$pid") || return 1
+	[ "${st#* }" = "$start" ] && [ "${st%% *}" != Z ]
 }
 
 # _daemon_stop PIDFILE: TERM, wait up to 10 s, KILL; prints and returns the exit status when it
@@ -214,12 +220,12 @@ _daemon_stop() {
 	local f=$1 pid start rc=0
 	read -r pid start <"$f" 2>/dev/null || return 0
 	if _daemon_alive "$f"; then
-		kill -TERM "$pid" 2>/dev/null
+		kill -TERM "$pid" 2>/dev/null || true
 		for _ in $(seq 1 100); do
 			_daemon_alive "$f" || break
 			sleep 0.1
 		done
-		_daemon_alive "$f" && kill -KILL "$pid" 2>/dev/null
+		! _daemon_alive "$f" || kill -KILL "$pid" 2>/dev/null || true
 	fi
 	wait "$pid" 2>/dev/null || rc=$?
 	rm -f "$f"
