@@ -18,7 +18,8 @@
 #                for workers, nothing for other tasks; no marker
 #
 # Volcano v1.7 has neither plugin (both came later), so these expectations follow the spec and
-# could not be checked against Volcano v1.7 with E2E_IMPL=volcano.
+# could not be checked against Volcano v1.7: under E2E_IMPL=volcano its admission refuses the
+# first job with "unable to find job plugin: ray;".
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
