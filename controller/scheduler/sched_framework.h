@@ -120,6 +120,13 @@ struct sched_ssn_node {
 	uint32_t index;
 	double *alloc, *idle, *used, *releasing, *pipelined; /* ssn->ndims each (live) */
 	int64_t max_pods;				     /* allocatable pods, 0 = unlimited */
+	/*
+	 * Tasks of n->tasks evicted in this session: they stay on the node (Releasing) but no
+	 * longer count as its pods for the pod-number predicate, as Volcano's predicates plugin
+	 * drops a pod from its node on the eviction's deallocate event (docs/volcano/scheduler.md
+	 * §3.4, §4.7).
+	 */
+	uint32_t nevicted;
 	double nz_cpu, nz_mem; /* Kubernetes' non-zero requests of the non-Pipelined tasks */
 	bool plain;	       /* not unschedulable and no taints: cheap predicates */
 	/*
