@@ -47,6 +47,7 @@ static const struct vcctl_flag run_flags[] = {
 
 static const struct vcctl_flag list_flags[] = {
 	COMMON_FLAGS,
+	FL('q', "queue", VC_FLAG_STRING, "", queue, "list job with specified queue name"),
 	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
 	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
 	   "list job with specified scheduler name"),
@@ -85,6 +86,16 @@ static const struct vcctl_flag queue_operate_flags[] = {
 
 static const struct vcctl_flag queue_list_flags[] = { COMMON_FLAGS };
 
+/* Volcano HEAD's pod list. */
+static const struct vcctl_flag pod_list_flags[] = {
+	COMMON_FLAGS,
+	FL('q', "queue", VC_FLAG_STRING, "", queue, "list pod with specified queue name"),
+	FL('j', "job", VC_FLAG_STRING, "", job, "list pod with specified job name"),
+	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of pod"),
+	FL(0, "all-namespaces", VC_FLAG_BOOL, "false", all_namespaces,
+	   "list pods in all namespaces"),
+};
+
 struct vcctl_verb {
 	const char *group; /* NULL: a root-level command (version) */
 	const char *name;
@@ -111,6 +122,8 @@ static const struct vcctl_verb verbs[] = {
 	VERB("queue", "get", VCCTL_QUEUE_GET, "get a queue", queue_name_flags),
 	VERB("queue", "list", VCCTL_QUEUE_LIST, "lists all the queue", queue_list_flags),
 	VERB("queue", "operate", VCCTL_QUEUE_OPERATE, "operate queue", queue_operate_flags),
+	VERB("pod", "list", VCCTL_POD_LIST, "list pod information created by vcjob",
+	     pod_list_flags),
 	{ NULL, "version", VCCTL_VERSION_CMD, "Print the version information", NULL, 0 },
 };
 
@@ -118,6 +131,7 @@ static const struct {
 	const char *name, *short_help;
 } groups[] = {
 	{ "job", "vcctl command line operation job" },
+	{ "pod", "vcctl command line operation pod" },
 	{ "queue", "Queue Operations" },
 };
 
@@ -323,18 +337,36 @@ int vcctl_parse(int argc, char **argv, struct vcctl_opts *o, struct vc_error *er
 
 /* ---- help --------------------------------------------------------------------------------- */
 
+static const char *flag_name(const struct vcctl_verb *v, size_t i)
+{
+	return v && i < v->nflags ? v->flags[i].f.name : "help";
+}
+
+/*
+ * The flags of v (none: only help) in pflag's FlagUsages layout: sorted by long name, help
+ * among them, the descriptions in one column set by the widest left part.
+ */
 static void flag_usages(const struct vcctl_verb *v, const char *help_for, FILE *out)
 {
+	size_t order[24];
 	char left[64];
-	size_t i, width = 0;
+	size_t i, j, n = (v ? v->nflags : 0) + 1, width = 0;
 	int pass;
 
-	/* Two passes: the widest left part sets the column, as pflag's FlagUsages does. */
+	if (n > VC_ARRAY_SIZE(order))
+		n = VC_ARRAY_SIZE(order);
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && strcmp(flag_name(v, order[j - 1]), flag_name(v, i)) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i <= (v ? v->nflags : 0); i++) {
-			const struct vcctl_flag *f = v && i < v->nflags ? &v->flags[i] : NULL;
+		for (j = 0; j < n; j++) {
+			const struct vcctl_flag *f;
 			const char *type = "";
 
+			i = order[j];
+			f = v && i < v->nflags ? &v->flags[i] : NULL;
 			if (f && f->f.type == VC_FLAG_STRING)
 				type = " string";
 			else if (f && f->f.type == VC_FLAG_INT)
@@ -401,12 +433,17 @@ void vcctl_usage(const struct vcctl_opts *o, FILE *out)
 
 static bool is_job_cmd(enum vcctl_cmd c)
 {
-	return c >= VCCTL_JOB_RUN && c <= VCCTL_JOB_DELETE;
+	return c >= VCCTL_JOB_RUN && c <= VCCTL_JOB_EXPLAIN;
 }
 
 static bool is_queue_cmd(enum vcctl_cmd c)
 {
 	return c >= VCCTL_QUEUE_CREATE && c <= VCCTL_QUEUE_GET;
+}
+
+static bool is_pod_cmd(enum vcctl_cmd c)
+{
+	return c == VCCTL_POD_LIST;
 }
 
 int vcctl_check(const struct vcctl_opts *o, struct vc_error *err)
@@ -428,6 +465,8 @@ int vcctl_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out, stru
 		return vcctl_job_exec(o, kube, out, err);
 	if (is_queue_cmd(o->cmd))
 		return vcctl_queue_exec(o, kube, out, err);
+	if (is_pod_cmd(o->cmd))
+		return vcctl_pod_exec(o, kube, out, err);
 	return vc_error_set(err, VC_EINVAL, "nothing to run");
 }
 

@@ -302,8 +302,7 @@ void vcctl_human_duration(int64_t ns, char *buf, size_t len)
 	}
 }
 
-/* TranslateTimestampSince: "<unknown>" for a missing time. */
-static void since(const json_t *ts, int64_t now_ns, char *buf, size_t len)
+void vcctl_since(const json_t *ts, int64_t now_ns, char *buf, size_t len)
 {
 	int64_t sec;
 	int32_t nsec;
@@ -325,23 +324,40 @@ static const char *str_or_empty(const json_t *obj, const char *key)
 	return s ? s : "";
 }
 
+/* Volcano HEAD's filterJobs: --queue, --scheduler and --selector (a part of the name). */
+static bool job_shown(const json_t *job, const struct vcctl_opts *o)
+{
+	const json_t *spec = json_object_get(job, "spec");
+	const char *name = str_or_empty(json_object_get(job, "metadata"), "name");
+
+	if (!blank(o->queue) && strcmp(o->queue, str_or_empty(spec, "queue")) != 0)
+		return false;
+	if (!blank(o->scheduler) && strcmp(o->scheduler, str_or_empty(spec, "schedulerName")) != 0)
+		return false;
+	return !o->selector || strstr(name, o->selector);
+}
+
 int vcctl_print_jobs(const json_t *list, const struct vcctl_opts *o, FILE *out)
 {
 	const json_t *items = json_object_get(list, "items"), *job;
 	int name_w = (int)strlen("Name"), ns_w = (int)strlen("Namespace");
-	size_t i;
+	size_t i, shown = 0;
 
-	if (!json_array_size(items)) {
-		fprintf(out, "No resources found\n");
-		return 0;
-	}
+	/* HEAD filters before it measures: the widths and the empty case see only these jobs. */
 	json_array_foreach (items, i, job) {
 		const json_t *meta = json_object_get(job, "metadata");
 		int n = (int)strlen(str_or_empty(meta, "name"));
 		int s = (int)strlen(str_or_empty(meta, "namespace"));
 
+		if (!job_shown(job, o))
+			continue;
+		shown++;
 		name_w = n > name_w ? n : name_w;
 		ns_w = s > ns_w ? s : ns_w;
+	}
+	if (!shown) {
+		fprintf(out, "No resources found\n");
+		return 0;
 	}
 	name_w += 3;
 	ns_w += 3;
@@ -361,10 +377,7 @@ int vcctl_print_jobs(const json_t *list, const struct vcctl_opts *o, FILE *out)
 		int64_t replicas = 0;
 		size_t k;
 
-		if (!blank(o->scheduler) &&
-		    strcmp(o->scheduler, str_or_empty(spec, "schedulerName")) != 0)
-			continue;
-		if (o->selector && !strstr(name, o->selector))
+		if (!job_shown(job, o))
 			continue;
 		json_array_foreach (tasks, k, t) {
 			replicas += vc_json_get_int(t, "replicas", 0);
@@ -626,7 +639,7 @@ int vcctl_print_job(const json_t *job, FILE *out)
 	wl(out, 1, "Generation:        \t%lld\n",
 	   (long long)vc_json_get_int(meta, "generation", 0));
 	wl(out, 1, "Resource Version:  \t%s\n", str_or_empty(meta, "resourceVersion"));
-	wl(out, 1, "Self Link:         \t%s\n", str_or_empty(meta, "selfLink"));
+	/* Volcano HEAD no longer prints the Self Link line (metadata.selfLink is gone). */
 	wl(out, 1, "UID:               \t%s\n", str_or_empty(meta, "uid"));
 
 	wl(out, 0, "Spec:\n");
@@ -669,10 +682,11 @@ void vcctl_print_events(const json_t *events, const char *job_name, int64_t now_
 			int64_t count = vc_json_get_int(e, "count", 0);
 			size_t mlen;
 
-			since(json_object_get(e, "firstTimestamp"), now_ns, first, sizeof(first));
+			vcctl_since(json_object_get(e, "firstTimestamp"), now_ns, first,
+				    sizeof(first));
 			if (count > 1) {
-				since(json_object_get(e, "lastTimestamp"), now_ns, last,
-				      sizeof(last));
+				vcctl_since(json_object_get(e, "lastTimestamp"), now_ns, last,
+					    sizeof(last));
 				snprintf(interval, sizeof(interval), "%s (x%lld over %s)", last,
 					 (long long)count, first);
 			} else {

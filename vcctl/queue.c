@@ -52,17 +52,20 @@ void vcctl_print_queues(const json_t *queues, const json_t *podgroups, FILE *out
 	const json_t *q;
 	size_t i;
 
-	fprintf(out, "%-25s%-8s%-8s%-8s%-8s%-8s%-8s%-8s\n", "Name", "Weight", "State", "Inqueue",
-		"Pending", "Running", "Unknown", "Completed");
+	/* Volcano HEAD's layout: the Parent column after State, as in `queue get`. */
+	fprintf(out, "%-25s%-8s%-8s%-8s%-8s%-8s%-8s%-8s%-8s\n", "Name", "Weight", "State", "Parent",
+		"Inqueue", "Pending", "Running", "Unknown", "Completed");
 	json_array_foreach (json_object_get(queues, "items"), i, q) {
 		const char *name = str_or_empty(json_object_get(q, "metadata"), "name");
+		const json_t *spec = json_object_get(q, "spec");
 		struct pg_stats st;
 
 		count_podgroups(podgroups, name, &st);
-		fprintf(out, "%-25s%-8d%-8s%-8d%-8d%-8d%-8d%-8d\n", name,
-			(int)vc_json_get_int(json_object_get(q, "spec"), "weight", 0),
-			str_or_empty(json_object_get(q, "status"), "state"), st.inqueue, st.pending,
-			st.running, st.unknown, st.completed);
+		fprintf(out, "%-25s%-8d%-8s%-8s%-8d%-8d%-8d%-8d%-8d\n", name,
+			(int)vc_json_get_int(spec, "weight", 0),
+			str_or_empty(json_object_get(q, "status"), "state"),
+			str_or_empty(spec, "parent"), st.inqueue, st.pending, st.running,
+			st.unknown, st.completed);
 	}
 }
 

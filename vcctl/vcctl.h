@@ -1,8 +1,9 @@
 /*
  * vcctl.h - Volcano's command line (vcctl, also run as the kubectl plugin `kubectl vc`).
  *
- * The verbs, flags, messages and table layouts are those of Volcano's pkg/cli (job run, list,
- * view, suspend, resume, delete; queue create, delete, operate, list, get; version). Flags use
+ * The verbs, flags, messages and table layouts are those of Volcano HEAD's pkg/cli (job run,
+ * list, view, suspend, resume, delete; queue create, delete, operate, list, get; pod list;
+ * version), and `job explain`, Caldera's own. Flags use
  * pflag's syntax, shorthands included (`-N name`, `-Nname`, `-N=name`, `--name=name`), and each
  * command has its own flag table, as with cobra, so `-n` is --namespace for jobs but --name for
  * queues. Positional arguments are accepted and ignored (cobra's default for leaf commands).
@@ -37,11 +38,13 @@ enum vcctl_cmd {
 	VCCTL_JOB_SUSPEND,
 	VCCTL_JOB_RESUME,
 	VCCTL_JOB_DELETE,
+	VCCTL_JOB_EXPLAIN,
 	VCCTL_QUEUE_CREATE,
 	VCCTL_QUEUE_DELETE,
 	VCCTL_QUEUE_OPERATE,
 	VCCTL_QUEUE_LIST,
 	VCCTL_QUEUE_GET,
+	VCCTL_POD_LIST,
 	VCCTL_VERSION_CMD,
 };
 
@@ -49,7 +52,7 @@ enum vcctl_cmd {
 struct vcctl_opts {
 	enum vcctl_cmd cmd;
 	const char *prog;  /* "vcctl", or "kubectl vc" when run as kubectl-vc */
-	const char *group; /* "job", "queue", "version" or NULL (the root) */
+	const char *group; /* "job", "queue", "pod", "version" or NULL (the root) */
 	const char *verb;  /* "run", "list", ... or NULL */
 	const char *master;
 	const char *kubeconfig;
@@ -63,6 +66,8 @@ struct vcctl_opts {
 	const char *selector;
 	const char *state;
 	const char *action;
+	const char *queue; /* job list -q, pod list -q */
+	const char *job;   /* pod list -j */
 	int min;
 	int replicas;
 	int weight;
@@ -113,10 +118,11 @@ int vcctl_command_new(const json_t *target, const char *api_version, const char 
 		      const char *ns, const char *action, json_t **out, struct vc_error *err);
 
 /*
- * The `job list` table for the JobList list (borrowed), filtered by o->scheduler and
+ * The `job list` table for the JobList list (borrowed), filtered by o->queue, o->scheduler and
  * o->selector (a substring of the name), with a Namespace column when o->all_namespaces.
- * Creation dates are in the local time zone, as Go prints them. "No resources found" when the
- * list is empty. Returns 0 or VC_ENOMEM.
+ * As in Volcano HEAD, the filters come first: the name and namespace columns are as wide as the
+ * jobs shown need, and "No resources found" is printed when no job is left. Creation dates are
+ * in the local time zone, as Go prints them. Returns 0 or VC_ENOMEM.
  */
 int vcctl_print_jobs(const json_t *list, const struct vcctl_opts *o, FILE *out);
 
@@ -130,16 +136,29 @@ int vcctl_print_job(const json_t *job, FILE *out);
 void vcctl_print_events(const json_t *events, const char *job_name, int64_t now_ns, FILE *out);
 
 /*
- * The `queue list` table: each Queue of the QueueList queues with the PodGroup counts by phase
- * (Inqueue, Pending, Running, Unknown, Completed) of the PodGroupList podgroups (may be NULL).
+ * The `queue list` table: each Queue of the QueueList queues with its spec.parent and the
+ * PodGroup counts by phase (Inqueue, Pending, Running, Unknown, Completed) of the PodGroupList
+ * podgroups (may be NULL), in Volcano HEAD's layout (the columns of `queue get`).
  */
 void vcctl_print_queues(const json_t *queues, const json_t *podgroups, FILE *out);
 
 /* The `queue get` table for one Queue, with its Parent column. */
 void vcctl_print_queue(const json_t *queue, const json_t *podgroups, FILE *out);
 
+/*
+ * The `pod list` table of the PodList pods (borrowed), in Volcano HEAD's layout: Name, Ready,
+ * Status, Restart, Age, each column as wide as its longest value plus 8. Status and Restart
+ * follow kubectl's pod printer (waiting/terminated reasons, Init:x/y, Terminating, restarts
+ * with the age of the last one); ages are relative to now_ns.
+ */
+void vcctl_print_pods(const json_t *pods, int64_t now_ns, FILE *out);
+
 /* Kubernetes' HumanDuration (kubectl's ages): "5s", "3m20s", "2d3h", "<invalid>". */
 void vcctl_human_duration(int64_t ns, char *buf, size_t len);
+
+/* Volcano's TranslateTimestampSince: the age of the time ts at now_ns, "<unknown>" when ts
+ * is missing or not a time. */
+void vcctl_since(const json_t *ts, int64_t now_ns, char *buf, size_t len);
 
 /*
  * Check o's input that needs no server, with Volcano's messages: a missing name ("job name
@@ -163,6 +182,8 @@ int vcctl_job_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 int vcctl_queue_check(const struct vcctl_opts *o, struct vc_error *err);
 int vcctl_queue_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 		     struct vc_error *err);
+int vcctl_pod_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
+		   struct vc_error *err);
 
 /*
  * The whole program: parse, configure a client from --kubeconfig/--master ($KUBECONFIG,

@@ -90,6 +90,7 @@ struct call {
 	char resource[32];
 	char ns[64];
 	char name[64];
+	char selector[128]; /* a LIST's label selector */
 	json_t *body;
 };
 
@@ -148,8 +149,10 @@ static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
 	json_t *o;
 
 	(void)ctx;
-	(void)opts;
 	record("LIST", r, ns, NULL, NULL);
+	if (opts && opts->label_selector && fk.n <= MAX_CALLS)
+		snprintf(fk.calls[fk.n - 1].selector, sizeof(fk.calls[0].selector), "%s",
+			 opts->label_selector);
 	if (fk.fail_rc)
 		return vc_error_set(err, fk.fail_rc, "injected failure");
 	snprintf(key, sizeof(key), "%s/%s", r->resource, ns ? ns : "");
@@ -432,18 +435,37 @@ static void test_usage(void **state)
 	assert_string_equal(
 		cap_text(&c),
 		"operate queue\n\nUsage:\n  vcctl queue operate [flags]\n\nFlags:\n"
-		"  -s, --master string       the address of apiserver\n"
-		"  -k, --kubeconfig string   (optional) absolute path to the kubeconfig file\n"
-		"  -n, --name string         the name of queue\n"
-		"  -w, --weight int          the weight of the queue\n"
 		"  -a, --action string       operate action to queue, valid actions are open, "
 		"close, update\n"
-		"  -h, --help                help for operate\n");
+		"  -h, --help                help for operate\n"
+		"  -k, --kubeconfig string   (optional) absolute path to the kubeconfig file\n"
+		"  -s, --master string       the address of apiserver\n"
+		"  -n, --name string         the name of queue\n"
+		"  -w, --weight int          the weight of the queue\n");
+	cap_close(&c);
+	/* pflag sorts the flags by their long name, help among them. */
+	assert_int_equal(PARSE(&o, &err, "vcctl", "pod", "list", "--help"), VCCTL_HELP);
+	vcctl_usage(&o, cap_open(&c));
+	assert_string_equal(
+		cap_text(&c),
+		"list pod information created by vcjob\n\nUsage:\n  vcctl pod list [flags]\n\n"
+		"Flags:\n"
+		"      --all-namespaces      list pods in all namespaces\n"
+		"  -h, --help                help for list\n"
+		"  -j, --job string          list pod with specified job name\n"
+		"  -k, --kubeconfig string   (optional) absolute path to the kubeconfig file\n"
+		"  -s, --master string       the address of apiserver\n"
+		"  -n, --namespace string    the namespace of pod (default \"default\")\n"
+		"  -q, --queue string        list pod with specified queue name\n");
 	cap_close(&c);
 	assert_int_equal(PARSE(&o, &err, "kubectl-vc", "job"), VCCTL_HELP);
 	vcctl_usage(&o, cap_open(&c));
 	assert_non_null(strstr(cap_text(&c), "Usage:\n  kubectl vc job [command]\n"));
 	assert_non_null(strstr(cap_text(&c), "  suspend     abort a job\n"));
+	cap_close(&c);
+	assert_int_equal(PARSE(&o, &err, "vcctl"), VCCTL_HELP);
+	vcctl_usage(&o, cap_open(&c));
+	assert_non_null(strstr(cap_text(&c), "  pod         vcctl command line operation pod\n"));
 	cap_close(&c);
 }
 
@@ -567,7 +589,8 @@ static const char JOBS[] =
 	"{\"replicas\":2}]},\"status\":{\"state\":{\"phase\":\"Running\"},\"minAvailable\":3,"
 	"\"pending\":1,\"running\":2,\"succeeded\":0,\"failed\":0,\"retryCount\":4}},"
 	"{\"metadata\":{\"name\":\"x\",\"namespace\":\"long-namespace-name\"},"
-	"\"spec\":{\"schedulerName\":\"other\",\"tasks\":[{\"replicas\":5}]},\"status\":{}}]}";
+	"\"spec\":{\"schedulerName\":\"other\",\"queue\":\"q1\",\"tasks\":[{\"replicas\":5}]},"
+	"\"status\":{}}]}";
 
 static void test_print_jobs(void **state)
 {
@@ -589,16 +612,41 @@ static void test_print_jobs(void **state)
 		"0         0           0         0           0         \n");
 	cap_close(&c);
 
-	/* All namespaces, and the --scheduler filter (the widths still count every job). */
+	/*
+	 * All namespaces, and the --scheduler filter: Volcano HEAD filters first, so the widths
+	 * count only the jobs shown (v1.7 counted every job).
+	 */
 	assert_int_equal(
 		PARSE(&o, &err, "vcctl", "job", "list", "--all-namespaces", "-S", "volcano"), 0);
 	assert_int_equal(vcctl_print_jobs(jobs, &o, cap_open(&c)), 0);
 	assert_string_equal(
 		cap_text(&c),
-		"Namespace             Name           Creation       Phase       JobType     "
+		"Namespace   Name           Creation       Phase       JobType     "
 		"Replicas    Min   Pending   Running   Succeeded   Failed    Unknown     RetryCount\n"
-		"default               tf-benchmark   2024-05-31     Running     Tensorflow  3      "
+		"default     tf-benchmark   2024-05-31     Running     Tensorflow  3      "
 		"     3     1         2         0           0         0           4         \n");
+	cap_close(&c);
+
+	/* -q/--queue: the jobs whose spec.queue is that queue. */
+	assert_int_equal(PARSE(&o, &err, "vcctl", "job", "list", "-q", "q1"), 0);
+	assert_string_equal(o.queue, "q1");
+	assert_int_equal(vcctl_print_jobs(jobs, &o, cap_open(&c)), 0);
+	assert_string_equal(
+		cap_text(&c),
+		"Name   Creation       Phase       JobType     Replicas    Min   Pending   "
+		"Running   Succeeded   Failed    Unknown     RetryCount\n"
+		"x      0001-01-01                 Batch       5           0     0         "
+		"0         0           0         0           0         \n");
+	cap_close(&c);
+
+	/* Filters that leave nothing: Volcano HEAD's "No resources found", no header. */
+	assert_int_equal(PARSE(&o, &err, "vcctl", "job", "list", "--queue", "nope"), 0);
+	assert_int_equal(vcctl_print_jobs(jobs, &o, cap_open(&c)), 0);
+	assert_string_equal(cap_text(&c), "No resources found\n");
+	cap_close(&c);
+	assert_int_equal(PARSE(&o, &err, "vcctl", "job", "list", "-S", "kube-batch"), 0);
+	assert_int_equal(vcctl_print_jobs(jobs, &o, cap_open(&c)), 0);
+	assert_string_equal(cap_text(&c), "No resources found\n");
 	cap_close(&c);
 
 	/* --selector matches a part of the name. */
@@ -639,12 +687,12 @@ static void test_print_queues(void **state)
 	vcctl_print_queues(queues, pgs, cap_open(&c));
 	assert_string_equal(
 		cap_text(&c),
-		"Name                     Weight  State   Inqueue Pending Running Unknown "
-		"Completed\n"
-		"default                  1       Open    0       1       0       0       "
-		"1       \n"
-		"q1                       3       Closed  1       0       2       0       "
-		"0       \n");
+		"Name                     Weight  State   Parent  Inqueue Pending Running "
+		"Unknown Completed\n"
+		"default                  1       Open            0       1       0       "
+		"0       1       \n"
+		"q1                       3       Closed  root    1       0       2       "
+		"0       0       \n");
 	cap_close(&c);
 	vcctl_print_queue(json_array_get(json_object_get(queues, "items"), 1), pgs, cap_open(&c));
 	assert_string_equal(
@@ -709,7 +757,6 @@ static void test_print_job(void **state)
 			    "  Generate Name:     \t\n"
 			    "  Generation:        \t2\n"
 			    "  Resource Version:  \t77\n"
-			    "  Self Link:         \t\n"
 			    "  UID:               \tuid-tf\n"
 			    "Spec:\n"
 			    "  Min Available:     \t3\n"
@@ -1019,10 +1066,10 @@ static void test_main_queue_commands(void **state)
 	assert_int_equal(json_object_set_new(fk.lists, "podgroups/", J(PGS)), 0);
 	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "list"), 0);
 	assert_string_equal(
-		o.buf, "Name                     Weight  State   Inqueue Pending Running Unknown "
-		       "Completed\n"
-		       "q1                       3       Open    1       0       2       0       "
-		       "0       \n");
+		o.buf, "Name                     Weight  State   Parent  Inqueue Pending Running "
+		       "Unknown Completed\n"
+		       "q1                       3       Open            1       0       2       "
+		       "0       0       \n");
 	cap_close(&o);
 	cap_close(&e);
 	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "get", "-n", "q1"), 0);
@@ -1043,6 +1090,138 @@ static void test_main_queue_commands(void **state)
 	cap_close(&o);
 	cap_close(&e);
 	fk.fail_rc = 0;
+}
+
+/* ---- pods --------------------------------------------------------------------------------- */
+
+static const char PODS[] =
+	"{\"items\":["
+	/* running and ready */
+	"{\"metadata\":{\"name\":\"tf-ps-0\",\"creationTimestamp\":\"2024-06-01T11:56:40Z\"},"
+	"\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+	"\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],"
+	"\"containerStatuses\":[{\"name\":\"c\",\"ready\":true,\"restartCount\":0,"
+	"\"state\":{\"running\":{}}}]}},"
+	/* waiting for the scheduler */
+	"{\"metadata\":{\"name\":\"tf-worker-0\",\"creationTimestamp\":\"2024-06-01T11:59:55Z\"},"
+	"\"spec\":{\"containers\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
+	"\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
+	"\"status\":\"False\",\"reason\":\"Unschedulable\"}]}},"
+	/* crash looping: the waiting reason, restarts with the last termination's age */
+	"{\"metadata\":{\"name\":\"tf-worker-1\",\"creationTimestamp\":\"2024-06-01T11:00:00Z\"},"
+	"\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+	"\"status\":{\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"c\",\"ready\":false,"
+	"\"restartCount\":3,\"state\":{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},"
+	"\"lastState\":{\"terminated\":{\"exitCode\":1,"
+	"\"finishedAt\":\"2024-06-01T11:59:30Z\"}}}]}},"
+	/* an init container still running; no creation time */
+	"{\"metadata\":{\"name\":\"init-pod\"},"
+	"\"spec\":{\"initContainers\":[{\"name\":\"init\"}],\"containers\":[{\"name\":\"c\"}]},"
+	"\"status\":{\"phase\":\"Pending\",\"initContainerStatuses\":[{\"name\":\"init\","
+	"\"state\":{\"running\":{}}}]}},"
+	/* succeeded, being deleted: a terminal phase is not Terminating */
+	"{\"metadata\":{\"name\":\"done\",\"creationTimestamp\":\"2024-05-30T12:00:00Z\","
+	"\"deletionTimestamp\":\"2024-06-01T12:00:00Z\"},"
+	"\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+	"\"status\":{\"phase\":\"Succeeded\",\"containerStatuses\":[{\"name\":\"c\","
+	"\"state\":{\"terminated\":{\"reason\":\"Completed\",\"exitCode\":0}}}]}},"
+	/* running, being deleted */
+	"{\"metadata\":{\"name\":\"bye\",\"creationTimestamp\":\"2024-06-01T11:59:00Z\","
+	"\"deletionTimestamp\":\"2024-06-01T12:00:00Z\"},"
+	"\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+	"\"status\":{\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"c\",\"ready\":true,"
+	"\"state\":{\"running\":{}}}]}},"
+	/* scheduling gates */
+	"{\"metadata\":{\"name\":\"gated\",\"creationTimestamp\":\"2024-06-01T11:59:00Z\"},"
+	"\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+	"\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
+	"\"status\":\"False\",\"reason\":\"SchedulingGated\"}]}}"
+	"]}";
+
+static void test_print_pods(void **state)
+{
+	json_t *pods = J(PODS);
+	struct capture c;
+	char want[2048];
+
+	(void)state;
+	/* Each column is as wide as its longest value plus 8 (Volcano HEAD's PrintPods). */
+#define ROW "%-19s%-11s%-24s%-19s%-17s\n"
+	snprintf(want, sizeof(want), ROW ROW ROW ROW ROW ROW ROW ROW, "Name", "Ready", "Status",
+		 "Restart", "Age", "tf-ps-0", "1/1", "Running", "0", "3m20s", "tf-worker-0", "0/2",
+		 "Pending", "0", "5s", "tf-worker-1", "0/1", "CrashLoopBackOff", "3 (30s ago)",
+		 "60m", "init-pod", "0/1", "Init:0/1", "0", "<unknown>", "done", "0/1", "Completed",
+		 "0", "2d", "bye", "1/1", "Terminating", "0", "60s", "gated", "0/1",
+		 "SchedulingGated", "0", "60s");
+#undef ROW
+	vcctl_print_pods(pods, NOW_NS, cap_open(&c));
+	assert_string_equal(cap_text(&c), want);
+	cap_close(&c);
+	json_decref(pods);
+}
+
+static const char QPODS[] =
+	"{\"items\":["
+	"{\"metadata\":{\"name\":\"a\",\"labels\":{\"volcano.sh/job-name\":\"tf\","
+	"\"volcano.sh/queue-name\":\"q1\"}},\"spec\":{\"containers\":[]},\"status\":{}},"
+	"{\"metadata\":{\"name\":\"b\",\"annotations\":{\"scheduling.volcano.sh/queue-name\":"
+	"\"q1\"}},\"spec\":{\"containers\":[]},\"status\":{}},"
+	"{\"metadata\":{\"name\":\"c\",\"labels\":{\"volcano.sh/queue-name\":\"q2\"}},"
+	"\"spec\":{\"containers\":[]},\"status\":{}},"
+	"{\"metadata\":{\"name\":\"d\",\"labels\":{\"volcano.sh/queue-name\":\"q1\"},"
+	"\"annotations\":{\"scheduling.volcano.sh/queue-name\":\"q1\"}},"
+	"\"spec\":{\"containers\":[]},\"status\":{}}]}";
+
+static void test_main_pod_list(void **state)
+{
+	struct capture o, e;
+
+	(void)state;
+	/* Every vcjob's pods: those with the job-name label. */
+	assert_int_equal(MAIN(&o, &e, "vcctl", "pod", "list"), 0);
+	assert_string_equal(o.buf, "No resources found\n");
+	assert_int_equal(fk.n, 1);
+	assert_string_equal(fk.calls[0].resource, "pods");
+	assert_string_equal(fk.calls[0].ns, "default");
+	assert_string_equal(fk.calls[0].selector, "volcano.sh/job-name");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	assert_int_equal(json_object_set_new(fk.lists, "pods/ml", J(QPODS)), 0);
+	assert_int_equal(MAIN(&o, &e, "vcctl", "pod", "list", "-j", "tf", "-n", "ml"), 0);
+	assert_string_equal(fk.calls[0].ns, "ml");
+	assert_string_equal(fk.calls[0].selector, "volcano.sh/job-name in (tf)");
+	assert_true(!strncmp(o.buf, "Name     Ready      Status  Restart  Age", 40));
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	/* -j and -q: the job's pods must be in that queue. */
+	assert_int_equal(
+		MAIN(&o, &e, "vcctl", "pod", "list", "-j", "tf", "-n", "ml", "--queue", "q3"), 1);
+	assert_string_equal(e.buf, "Failed to list pod: the input vcjob tf does not match the "
+				   "queue q3\n");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	/* -q alone: the queue-name label, then pods with only the queue annotation, once each. */
+	assert_int_equal(MAIN(&o, &e, "vcctl", "pod", "list", "-q", "q1", "-n", "ml"), 0);
+	assert_string_equal(fk.calls[0].selector, "");
+	assert_string_equal(o.buf, "Name     Ready      Status  Restart  Age              \n"
+				   "a        0/0                0        <unknown>        \n"
+				   "d        0/0                0        <unknown>        \n"
+				   "b        0/0                0        <unknown>        \n");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	assert_int_equal(MAIN(&o, &e, "vcctl", "pod", "list", "--all-namespaces"), 0);
+	assert_string_equal(fk.calls[0].ns, "");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
 }
 
 /* ---- allocation failures ------------------------------------------------------------------ */
@@ -1115,6 +1294,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_print_jobs, setup, teardown),
 		cmocka_unit_test(test_print_queues),
 		cmocka_unit_test(test_human_duration),
+		cmocka_unit_test(test_print_pods),
+		cmocka_unit_test_setup_teardown(test_main_pod_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_job, setup, teardown),
 		cmocka_unit_test(test_print_events),
 		cmocka_unit_test_setup_teardown(test_main_job_commands, setup, teardown),
