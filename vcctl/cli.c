@@ -112,6 +112,8 @@ struct vcctl_verb {
 
 static const struct vcctl_verb verbs[] = {
 	VERB("job", "delete", VCCTL_JOB_DELETE, "delete a job", job_name_flags),
+	VERB("job", "explain", VCCTL_JOB_EXPLAIN, "explain why a job is not running",
+	     job_name_flags),
 	VERB("job", "list", VCCTL_JOB_LIST, "list job information", list_flags),
 	VERB("job", "resume", VCCTL_JOB_RESUME, "resume a job", job_name_flags),
 	VERB("job", "run", VCCTL_JOB_RUN, "run job by parameters from the command line", run_flags),
@@ -191,7 +193,7 @@ static bool takes_value(const struct vcctl_flag *f)
  * positional arguments are dropped. outv has room for 2 * argc entries.
  */
 static int translate(const struct vcctl_verb *v, int argc, char **argv, int start, char **outv,
-		     int *outc, struct vc_error *err)
+		     int *outc, const char **first_arg, struct vc_error *err)
 {
 	int i, n = 1;
 
@@ -199,8 +201,11 @@ static int translate(const struct vcctl_verb *v, int argc, char **argv, int star
 	for (i = start; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--"))
+		if (!strcmp(a, "--")) {
+			if (!*first_arg && i + 1 < argc)
+				*first_arg = argv[i + 1];
 			break; /* the rest is positional */
+		}
 		if (a[0] == '-' && a[1] == '-') {
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -253,6 +258,8 @@ static int translate(const struct vcctl_verb *v, int argc, char **argv, int star
 			continue;
 		}
 		/* a positional argument: cobra's leaf commands accept and ignore them */
+		if (!*first_arg)
+			*first_arg = a;
 	}
 	*outc = n;
 	return 0;
@@ -262,6 +269,7 @@ static int parse_flags(const struct vcctl_verb *v, int argc, char **argv, int st
 		       struct vcctl_opts *o, struct vc_error *err)
 {
 	struct vc_flag table[16];
+	const char *first_arg = NULL;
 	char **outv;
 	int outc = 0, rc;
 	size_t i;
@@ -271,12 +279,15 @@ static int parse_flags(const struct vcctl_verb *v, int argc, char **argv, int st
 	outv = vc_calloc((size_t)argc * 2 + 2, sizeof(*outv));
 	if (!outv)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	rc = translate(v, argc, argv, start, outv, &outc, err);
+	rc = translate(v, argc, argv, start, outv, &outc, &first_arg, err);
 	if (!rc) {
 		for (i = 0; i < v->nflags; i++)
 			table[i] = v->flags[i].f;
 		rc = vc_flags_parse(table, v->nflags, o, outc, outv, NULL, err);
 	}
+	/* job explain NAME: the positional name, unless --name gave one. */
+	if (!rc && o->cmd == VCCTL_JOB_EXPLAIN && first_arg && (!o->name || !*o->name))
+		o->name = first_arg;
 	vc_free(outv);
 	return rc;
 }
@@ -403,8 +414,9 @@ void vcctl_usage(const struct vcctl_opts *o, FILE *out)
 	size_t i;
 
 	if (v) {
-		fprintf(out, "%s\n\nUsage:\n  %s %s%s%s [flags]\n\nFlags:\n", v->short_help,
-			o->prog, v->group ? v->group : "", v->group ? " " : "", v->name);
+		fprintf(out, "%s\n\nUsage:\n  %s %s%s%s%s [flags]\n\nFlags:\n", v->short_help,
+			o->prog, v->group ? v->group : "", v->group ? " " : "", v->name,
+			v->cmd == VCCTL_JOB_EXPLAIN ? " [NAME]" : "");
 		flag_usages(v, v->name, out);
 		return;
 	}

@@ -160,6 +160,12 @@ int vcctl_job_check(const struct vcctl_opts *o, struct vc_error *err)
 					    "job name (specified by --name or -N) is mandatory to "
 					    "view a particular job");
 		return 0;
+	case VCCTL_JOB_EXPLAIN:
+		if (blank(o->name))
+			return vc_error_set(err, VC_EINVAL,
+					    "job name (NAME, --name or -N) is mandatory to explain "
+					    "a job");
+		return 0;
 	case VCCTL_JOB_SUSPEND:
 	case VCCTL_JOB_RESUME:
 	case VCCTL_JOB_DELETE:
@@ -833,6 +839,8 @@ int vcctl_job_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 		return rc;
 	case VCCTL_JOB_VIEW:
 		return job_view(o, kube, out, err);
+	case VCCTL_JOB_EXPLAIN:
+		return vcctl_job_explain(o, kube, out, err);
 	case VCCTL_JOB_SUSPEND:
 		return job_command(o, kube, "AbortJob", err);
 	case VCCTL_JOB_RESUME:
