@@ -602,7 +602,9 @@ static enum vcctl_why explain_not_enqueued(struct ex *x)
 		w = VCCTL_WHY_NOT_ENQUEUED;
 	}
 	detail(x, "%s status.phase: %s", x->pg,
-	       str_or_empty(json_object_get(x->in->podgroup, "status"), "phase"));
+	       blank(vc_json_get_str(json_object_get(x->in->podgroup, "status"), "phase"))
+		       ? "(none)"
+		       : vc_json_get_str(json_object_get(x->in->podgroup, "status"), "phase"));
 	resources_str(minres, res, sizeof(res));
 	detail(x, "%s spec.minResources: %s", x->pg, res);
 	if (json_object_get(qspec, "capability")) {
@@ -621,23 +623,30 @@ static enum vcctl_why explain_not_enqueued(struct ex *x)
 	return w;
 }
 
-/* Pending pods' PodScheduled messages, each with its histogram; returns how many. */
+/*
+ * Pending pods' PodScheduled messages, each with its histogram, at most max: those the
+ * scheduler found no node for (reason Unschedulable, they carry the node errors) first, then
+ * the others (Schedulable: placed in a gang that did not complete). Returns how many.
+ */
 static int unscheduled_pods(struct ex *x, int max)
 {
 	const json_t *p;
+	int n = 0, pass;
 	size_t i;
-	int n = 0;
 
-	json_array_foreach (json_object_get(x->in->pods, "items"), i, p) {
-		const json_t *c = pod_unscheduled(p);
+	for (pass = 0; pass < 2; pass++) {
+		json_array_foreach (json_object_get(x->in->pods, "items"), i, p) {
+			const json_t *c = pod_unscheduled(p);
+			bool unsched = c && !strcmp(str_or_empty(c, "reason"), "Unschedulable");
 
-		if (!c || n >= max)
-			continue;
-		detail(x, "Pod %s/%s status.conditions[type=PodScheduled]: %s: %s",
-		       meta_str(p, "namespace"), meta_str(p, "name"), str_or_empty(c, "reason"),
-		       str_or_empty(c, "message"));
-		histogram(x, vc_json_get_str(c, "message"));
-		n++;
+			if (!c || n >= max || unsched != (pass == 0))
+				continue;
+			detail(x, "Pod %s/%s status.conditions[type=PodScheduled]: %s: %s",
+			       meta_str(p, "namespace"), meta_str(p, "name"),
+			       str_or_empty(c, "reason"), str_or_empty(c, "message"));
+			histogram(x, vc_json_get_str(c, "message"));
+			n++;
+		}
 	}
 	return n;
 }
