@@ -10,10 +10,12 @@
  * rejection events); the tasks it depends on are ready; the gang fits. The first link that does
  * not hold is the answer. Every line names the object and the field it comes from.
  *
- * The facts behind each link: enqueue and its rejection messages (docs/volcano/scheduler.md
- * §3.1), the gang's conditions and FitError histogram (docs/volcano/scheduler.md §1.8, §2.2),
- * PodGroup phases (docs/volcano/scheduler.md §2.1), dependsOn readiness
- * (docs/volcano/job-controller.md §4.10), the job's events (docs/volcano/job-controller.md §1.5).
+ * The facts behind each link:
+ *   enqueue and its rejection messages (docs/volcano/scheduler.md §3.1);
+ *   the gang's conditions and FitError histogram (docs/volcano/scheduler.md §1.8, §2.2);
+ *   PodGroup phases (docs/volcano/scheduler.md §2.1);
+ *   dependsOn readiness (docs/volcano/job-controller.md §4.10);
+ *   the job's events (docs/volcano/job-controller.md §1.5).
  */
 #include "vcctl.h"
 

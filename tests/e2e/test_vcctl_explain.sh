@@ -21,6 +21,7 @@
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
+# shellcheck disable=SC2119 # the default nodes
 jobs_setup
 
 # explain JOB: vcctl job explain in the scenario's namespace.
