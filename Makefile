@@ -35,10 +35,12 @@ CTRL_OBJ := $(CTRL_SRC:%.c=$(BUILD)/obj/%.o)
 HOOK_OBJ := $(HOOK_SRC:%.c=$(BUILD)/obj/%.o)
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/obj/%.o)
 VCCTL_OBJ := $(VCCTL_SRC:%.c=$(BUILD)/obj/%.o)
+# vcctl under other names: the kubectl plugin and Volcano's single-command v* programs.
+VCCTL_LINKS := kubectl-vc vsub vjobs vqueues vcancel vsuspend vresume
 BINS     := $(if $(wildcard controller/main.c),$(BUILD)/vc-controller) \
             $(if $(wildcard webhook/main.c),$(BUILD)/vc-webhook) \
             $(if $(wildcard cluster/nodesim/main.c),$(BUILD)/vc-nodesim) \
-            $(if $(wildcard vcctl/main.c),$(BUILD)/vcctl $(BUILD)/kubectl-vc)
+            $(if $(wildcard vcctl/main.c),$(BUILD)/vcctl $(VCCTL_LINKS:%=$(BUILD)/%))
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -106,8 +108,9 @@ $(BUILD)/vc-nodesim: $(BUILD)/obj/cluster/nodesim/main.o $(SIM_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 $(BUILD)/vcctl: $(BUILD)/obj/vcctl/main.o $(VCCTL_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
-# The kubectl plugin (`kubectl vc ...` with build/ on PATH) is the same program.
-$(BUILD)/kubectl-vc: $(BUILD)/vcctl
+# The kubectl plugin (`kubectl vc ...` with build/ on PATH) and the v* programs (vsub, vjobs,
+# ...) are the same program, which looks at the name it runs under.
+$(VCCTL_LINKS:%=$(BUILD)/%): $(BUILD)/vcctl
 	ln -sf vcctl $@
 
 # Unit tests link every module library; the linker keeps what each test uses.

@@ -96,6 +96,53 @@ static const struct vcctl_flag pod_list_flags[] = {
 	   "list pods in all namespaces"),
 };
 
+/*
+ * Volcano's cmd/cli/v* binaries (pkg/cli/vsub, vjobs, vqueues, vcancel, vsuspend, vresume):
+ * there -N is the namespace and -n the name.
+ */
+static const struct vcctl_flag vsub_flags[] = {
+	COMMON_FLAGS,
+	FL('i', "image", VC_FLAG_STRING, "", image,
+	   "the container image of job, overwrite the value of 'VOLCANO_DEFAULT_IMAGE' (default "
+	   "\"busybox\")"),
+	FL('N', "namespace", VC_FLAG_STRING, "", namespace,
+	   "the namespace of job, overwrite the value of 'VOLCANO_DEFAULT_JOB_NAMESPACE' (default "
+	   "\"default\")"),
+	FL('n', "name", VC_FLAG_STRING, "", name, "the name of job"),
+	FL('m', "min", VC_FLAG_INT, "1", min, "the minimal available tasks of job"),
+	FL('r', "replicas", VC_FLAG_INT, "1", replicas, "the total tasks of job"),
+	FL('R', "requests", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", requests,
+	   "the resource request of the task"),
+	FL('L', "limits", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", limits,
+	   "the resource limit of the task"),
+	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
+	   "the scheduler for this job, overwrite the value of 'VOLCANO_SCHEDULER_NAME' (default "
+	   "\"volcano\")"),
+	FL('c', "command", VC_FLAG_STRING, "", command, "the command of of job"),
+};
+
+static const struct vcctl_flag vjob_name_flags[] = {
+	COMMON_FLAGS,
+	FL('N', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
+	FL('n', "name", VC_FLAG_STRING, "", name, "the name of job"),
+};
+
+static const struct vcctl_flag vjobs_flags[] = {
+	COMMON_FLAGS,
+	FL('N', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
+	FL('n', "name", VC_FLAG_STRING, "", name, "the name of job"),
+	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
+	   "list job with specified scheduler name"),
+	FL(0, "all-namespaces", VC_FLAG_BOOL, "false", all_namespaces,
+	   "list jobs in all namespaces"),
+	FL(0, "selector", VC_FLAG_STRING, "", selector, "fuzzy matching jobName"),
+};
+
+static const struct vcctl_flag vqueues_flags[] = {
+	COMMON_FLAGS,
+	FL('n', "name", VC_FLAG_STRING, "", name, "the name of queue"),
+};
+
 struct vcctl_verb {
 	const char *group; /* NULL: a root-level command (version) */
 	const char *name;
@@ -129,6 +176,32 @@ static const struct vcctl_verb verbs[] = {
 	{ NULL, "version", VCCTL_VERSION_CMD, "Print the version information", NULL, 0 },
 };
 
+/* The v* programs, by the name they run under; short_help is their cobra Long text. */
+static const struct vcctl_verb aliases[] = {
+	VERB(NULL, "vcancel", VCCTL_JOB_DELETE,
+	     "cancel a running, pending, or aborted volcano job with specified name in default or "
+	     "specified namespace",
+	     vjob_name_flags),
+	VERB(NULL, "vjobs", VCCTL_JOB_VIEW,
+	     "view information of a job with specified name or jobs from the same namespace",
+	     vjobs_flags),
+	VERB(NULL, "vqueues", VCCTL_QUEUE_GET,
+	     "view information of a volcano queue with specified name or queues from the same "
+	     "namespace",
+	     vqueues_flags),
+	VERB(NULL, "vresume", VCCTL_JOB_RESUME,
+	     "resume an aborted job with specified name in default or specified namespace",
+	     vjob_name_flags),
+	VERB(NULL, "vsub", VCCTL_JOB_RUN,
+	     "submit a job with specified name and arguments. yaml/json file is not accepted, you "
+	     "may refer to kubectl.",
+	     vsub_flags),
+	VERB(NULL, "vsuspend", VCCTL_JOB_SUSPEND,
+	     "suspend a running or pending job with specified name in default or specified "
+	     "namespace",
+	     vjob_name_flags),
+};
+
 static const struct {
 	const char *name, *short_help;
 } groups[] = {
@@ -152,10 +225,22 @@ static const char *group_help(const char *g)
 	return NULL;
 }
 
+static const struct vcctl_verb *alias_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < VC_ARRAY_SIZE(aliases); i++)
+		if (!strcmp(aliases[i].name, name))
+			return &aliases[i];
+	return NULL;
+}
+
 static const struct vcctl_verb *verb_of(const struct vcctl_opts *o)
 {
 	size_t i;
 
+	if (o->alias)
+		return alias_named(o->alias);
 	for (i = 0; i < VC_ARRAY_SIZE(verbs); i++)
 		if (verbs[i].cmd == o->cmd && o->cmd != VCCTL_NONE)
 			return &verbs[i];
@@ -292,6 +377,44 @@ static int parse_flags(const struct vcctl_verb *v, int argc, char **argv, int st
 	return rc;
 }
 
+/* An environment variable's value, or def when it is unset or empty. */
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+/* One of the v* programs: its flags from argv[1] on, and the defaults Volcano gives them. */
+static int parse_alias(const struct vcctl_verb *v, int argc, char **argv, struct vcctl_opts *o,
+		       struct vc_error *err)
+{
+	int rc;
+
+	o->prog = v->name;
+	o->alias = v->name;
+	o->verb = v->name;
+	o->cmd = v->cmd;
+	rc = parse_flags(v, argc, argv, 1, o, err);
+	if (rc)
+		return rc;
+	/* vjobs and vqueues without a name list. */
+	if (o->cmd == VCCTL_JOB_VIEW && (!o->name || !*o->name))
+		o->cmd = VCCTL_JOB_LIST;
+	if (o->cmd == VCCTL_QUEUE_GET && (!o->name || !*o->name))
+		o->cmd = VCCTL_QUEUE_LIST;
+	/* vsub's setDefaultArgs: the environment, then Volcano's defaults. */
+	if (o->cmd == VCCTL_JOB_RUN) {
+		if (!o->scheduler || !*o->scheduler)
+			o->scheduler = env_or("VOLCANO_SCHEDULER_NAME", "volcano");
+		if (!o->image || !*o->image)
+			o->image = env_or("VOLCANO_DEFAULT_IMAGE", "busybox");
+		if (!o->namespace || !*o->namespace)
+			o->namespace = env_or("VOLCANO_DEFAULT_JOB_NAMESPACE", "default");
+	}
+	return 0;
+}
+
 int vcctl_parse(int argc, char **argv, struct vcctl_opts *o, struct vc_error *err)
 {
 	const char *base;
@@ -307,6 +430,8 @@ int vcctl_parse(int argc, char **argv, struct vcctl_opts *o, struct vc_error *er
 	base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
 	o->prog = !strcmp(base, "kubectl-vc") ? "kubectl vc" : "vcctl";
+	if (alias_named(base))
+		return parse_alias(alias_named(base), argc, argv, o, err);
 	if (argc < 2 || is_help(argv[1]))
 		return VCCTL_HELP;
 	w = argv[1];
@@ -413,6 +538,11 @@ void vcctl_usage(const struct vcctl_opts *o, FILE *out)
 	const struct vcctl_verb *v = verb_of(o);
 	size_t i;
 
+	if (v && o->alias) {
+		fprintf(out, "%s\n\nUsage:\n  %s [flags]\n\nFlags:\n", v->short_help, v->name);
+		flag_usages(v, v->name, out);
+		return;
+	}
 	if (v) {
 		fprintf(out, "%s\n\nUsage:\n  %s %s%s%s%s [flags]\n\nFlags:\n", v->short_help,
 			o->prog, v->group ? v->group : "", v->group ? " " : "", v->name,
@@ -541,7 +671,9 @@ int vcctl_main(int argc, char **argv, struct vc_kube *kube, FILE *out, FILE *err
 		const struct vcctl_verb *v = verb_of(&o);
 
 		fprintf(errout, "Error: %s\n", err.text);
-		if (v)
+		if (o.alias)
+			fprintf(errout, "Run '%s --help' for usage.\n", o.alias);
+		else if (v)
 			fprintf(errout, "Run '%s %s %s --help' for usage.\n", o.prog, v->group,
 				v->name);
 		else if (o.group)
@@ -566,7 +698,11 @@ int vcctl_main(int argc, char **argv, struct vc_kube *kube, FILE *out, FILE *err
 	vc_kube_free(own);
 	if (rc) {
 		fflush(out);
-		fprintf(errout, "Failed to %s %s: %s\n", o.verb, o.group, err.text);
+		/* Volcano's CheckError names the command path below the root: none for v*. */
+		if (o.alias)
+			fprintf(errout, "Failed to: %s\n", err.text);
+		else
+			fprintf(errout, "Failed to %s %s: %s\n", o.verb, o.group, err.text);
 		return 1;
 	}
 	return 0;

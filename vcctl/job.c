@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "vc_alloc.h"
+#include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_quantity.h"
 #include "vc_time.h"
@@ -22,6 +23,11 @@
 #define GO_TIME_STR_MAX 64
 
 /* ---- resources and the Job of `job run` -------------------------------------------------- */
+
+static bool blank(const char *s)
+{
+	return !s || !*s;
+}
 
 int vcctl_parse_resources(const char *spec, json_t **out, struct vc_error *err)
 {
@@ -108,6 +114,23 @@ int vcctl_job_from_flags(const struct vcctl_opts *o, json_t **out, struct vc_err
 			"imagePullPolicy", "IfNotPresent", "restartPolicy", "Never");
 	if (!job)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	if (!blank(o->command)) {
+		json_t *task =
+			json_array_get(json_object_get(json_object_get(job, "spec"), "tasks"), 0);
+		json_t *c = json_array_get(
+			json_object_get(json_object_get(json_object_get(task, "template"), "spec"),
+					"containers"),
+			0);
+		json_t *argv = NULL;
+
+		rc = vcctl_split_command(o->command, &argv, err);
+		if (!rc && json_object_set_new(c, "command", argv))
+			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+		if (rc) {
+			json_decref(job);
+			return rc;
+		}
+	}
 	/* Go's omitempty: zero numbers and empty strings are not sent. */
 	{
 		json_t *spec = json_object_get(job, "spec");
@@ -126,15 +149,87 @@ int vcctl_job_from_flags(const struct vcctl_opts *o, json_t **out, struct vc_err
 	return 0;
 }
 
+int vcctl_split_command(const char *s, json_t **out, struct vc_error *err)
+{
+	struct vc_buf word;
+	json_t *argv;
+	bool in_word = false;
+	size_t i = 0;
+	int rc;
+
+	*out = NULL;
+	if (blank(s))
+		return 0;
+	argv = json_array();
+	if (!argv)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	vc_buf_init(&word, VCCTL_COMMAND_MAX);
+	while (s[i]) {
+		char c = s[i++], quote;
+
+		if (isspace((unsigned char)c)) {
+			if (in_word && json_array_append_new(argv, json_string(vc_buf_str(&word))))
+				goto nomem;
+			vc_buf_reset(&word);
+			in_word = false;
+			continue;
+		}
+		if (c == '#' && !in_word)
+			break; /* a comment to the end */
+		in_word = true;
+		if (c == '\\') {
+			if (!s[i]) {
+				rc = vc_error_set(err, VC_EINVAL,
+						  "EOF found after escape character");
+				goto fail;
+			}
+			if (vc_buf_addc(&word, s[i++]))
+				goto nomem;
+			continue;
+		}
+		if (c != '\'' && c != '"') {
+			if (vc_buf_addc(&word, c))
+				goto nomem;
+			continue;
+		}
+		for (quote = c; s[i] != quote; i++) {
+			if (quote == '"' && s[i] == '\\' && s[i + 1])
+				i++;
+			if (!s[i] || (quote == '"' && s[i] == '\\' && !s[i + 1])) {
+				rc = vc_error_set(err, VC_EINVAL,
+						  "EOF found when expecting closing quote");
+				goto fail;
+			}
+			if (vc_buf_addc(&word, s[i]))
+				goto nomem;
+		}
+		i++; /* the closing quote */
+	}
+	if (in_word && json_array_append_new(argv, json_string(vc_buf_str(&word))))
+		goto nomem;
+	vc_buf_release(&word);
+	*out = argv;
+	return 0;
+nomem:
+	rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+fail:
+	vc_buf_release(&word);
+	json_decref(argv);
+	return rc;
+}
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
-static bool blank(const char *s)
+/* vcancel: job delete under Volcano's single-command name. */
+static bool is_vcancel(const struct vcctl_opts *o)
 {
-	return !s || !*s;
+	return o->alias && !strcmp(o->alias, "vcancel");
 }
 
 int vcctl_job_check(const struct vcctl_opts *o, struct vc_error *err)
 {
+	json_t *cmd = NULL;
+
 	json_t *res = NULL;
 	int rc;
 
@@ -142,6 +237,10 @@ int vcctl_job_check(const struct vcctl_opts *o, struct vc_error *err)
 	case VCCTL_JOB_RUN:
 		if (blank(o->name) && blank(o->filename))
 			return vc_error_set(err, VC_EINVAL, "job name cannot be left blank");
+		rc = vcctl_split_command(o->command, &cmd, err);
+		json_decref(cmd);
+		if (rc)
+			return rc;
 		rc = vcctl_parse_resources(o->requests, &res, err);
 		json_decref(res);
 		res = NULL;
@@ -174,6 +273,7 @@ int vcctl_job_check(const struct vcctl_opts *o, struct vc_error *err)
 					    "job name is mandatory to %s a particular job",
 					    o->cmd == VCCTL_JOB_SUSPEND	 ? "suspend"
 					    : o->cmd == VCCTL_JOB_RESUME ? "resume"
+					    : is_vcancel(o)		 ? "cancel"
 									 : "delete");
 		return 0;
 	default:
@@ -848,7 +948,8 @@ int vcctl_job_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 	case VCCTL_JOB_DELETE:
 		rc = vc_kube_delete(kube, &vc_gvr_jobs, o->namespace, o->name, NULL, err);
 		if (!rc)
-			fprintf(out, "delete job %s successfully\n", o->name);
+			fprintf(out, "%s job %s successfully\n",
+				is_vcancel(o) ? "cancel" : "delete", o->name);
 		return rc;
 	default:
 		return vc_error_set(err, VC_EINVAL, "not a job command");

@@ -85,6 +85,37 @@ void vcctl_print_queue(const json_t *queue, const json_t *podgroups, FILE *out)
 		st.completed);
 }
 
+/*
+ * vqueues (Volcano's pkg/cli/vqueues): the older layout without Parent and Completed, counts
+ * from the Queue's own status; queue is one Queue, or a QueueList when list.
+ */
+static void print_vqueues(const json_t *queue, bool list, FILE *out)
+{
+	const json_t *q;
+	size_t i;
+
+	fprintf(out, "%-25s%-8s%-8s%-8s%-8s%-8s%-8s\n", "Name", "Weight", "State", "Inqueue",
+		"Pending", "Running", "Unknown");
+	for (i = 0; list ? i < json_array_size(json_object_get(queue, "items")) : i < 1; i++) {
+		const json_t *st;
+
+		q = list ? json_array_get(json_object_get(queue, "items"), i) : queue;
+		st = json_object_get(q, "status");
+		fprintf(out, "%-25s%-8d%-8s%-8d%-8d%-8d%-8d\n",
+			str_or_empty(json_object_get(q, "metadata"), "name"),
+			(int)vc_json_get_int(json_object_get(q, "spec"), "weight", 0),
+			str_or_empty(st, "state"), (int)vc_json_get_int(st, "inqueue", 0),
+			(int)vc_json_get_int(st, "pending", 0),
+			(int)vc_json_get_int(st, "running", 0),
+			(int)vc_json_get_int(st, "unknown", 0));
+	}
+}
+
+static bool is_vqueues(const struct vcctl_opts *o)
+{
+	return o->alias && !strcmp(o->alias, "vqueues");
+}
+
 int vcctl_queue_check(const struct vcctl_opts *o, struct vc_error *err)
 {
 	switch (o->cmd) {
@@ -192,8 +223,11 @@ int vcctl_queue_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out
 		rc = vc_kube_list(kube, &vc_gvr_queues, NULL, NULL, &queues, err);
 		if (rc)
 			return rc;
-		if (!json_array_size(json_object_get(queues, "items"))) {
-			fprintf(out, "No resources found\n");
+		if (!json_array_size(json_object_get(queues, "items")) || is_vqueues(o)) {
+			if (json_array_size(json_object_get(queues, "items")))
+				print_vqueues(queues, true, out);
+			else
+				fprintf(out, "No resources found\n");
 			json_decref(queues);
 			return 0;
 		}
@@ -210,6 +244,11 @@ int vcctl_queue_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out
 		rc = vc_kube_get(kube, &vc_gvr_queues, NULL, o->name, NULL, &queues, err);
 		if (rc)
 			return rc;
+		if (is_vqueues(o)) {
+			print_vqueues(queues, false, out);
+			json_decref(queues);
+			return 0;
+		}
 		vc_error_clear(&sub);
 		rc = vc_kube_list(kube, &vc_gvr_podgroups, NULL, NULL, &pgs, &sub);
 		if (rc)

@@ -66,8 +66,10 @@ struct vcctl_opts {
 	const char *selector;
 	const char *state;
 	const char *action;
-	const char *queue; /* job list -q, pod list -q */
-	const char *job;   /* pod list -j */
+	const char *queue;   /* job list -q, pod list -q */
+	const char *job;     /* pod list -j */
+	const char *command; /* vsub -c: the container's command, split as a shell would */
+	const char *alias;   /* "vsub", "vjobs", ...: run under one of Volcano's v* names */
 	int min;
 	int replicas;
 	int weight;
@@ -78,7 +80,10 @@ struct vcctl_opts {
 #define VCCTL_HELP 1
 
 /*
- * Parse argv (argv[0] is the program; its basename "kubectl-vc" makes prog "kubectl vc") into o:
+ * Parse argv (argv[0] is the program; its basename "kubectl-vc" makes prog "kubectl vc", and
+ * Volcano's single-command binaries vsub, vjobs, vqueues, vcancel, vsuspend and vresume run
+ * job run, job view (list without -n), queue get (list without -n), job delete, job suspend and
+ * job resume with their own flags, -N the namespace and -n the name) into o:
  * the group and verb words first, then the verb's flags with their Volcano defaults. Returns 0,
  * VCCTL_HELP, or VC_EINVAL with cobra's or pflag's wording in err: `unknown command "x" for
  * "vcctl job"`, `unknown flag: --x`, `unknown shorthand flag: 'x' in -x`, `flag needs an
@@ -106,6 +111,17 @@ int vcctl_parse_resources(const char *spec, json_t **out, struct vc_error *err);
  * vcctl_parse_resources for o->requests and o->limits; VC_ENOMEM.
  */
 int vcctl_job_from_flags(const struct vcctl_opts *o, json_t **out, struct vc_error *err);
+
+/* The longest vsub -c word. */
+#define VCCTL_COMMAND_MAX 65536
+
+/*
+ * vsub -c: split s into words as google/shlex does (blanks separate words; '...' keeps its text;
+ * "..." and a backslash escape the next character; a '#' starting a word comments out the rest)
+ * into *out, a new JSON array of strings (NULL when s is empty). VC_EINVAL with shlex's message
+ * ("EOF found when expecting closing quote", "EOF found after escape character"); VC_ENOMEM.
+ */
+int vcctl_split_command(const char *s, json_t **out, struct vc_error *err);
 
 /*
  * A bus.volcano.sh/v1alpha1 Command for action on the object target (borrowed; its

@@ -189,6 +189,31 @@ out=$(PATH="$E2E_DIR/bin:$PATH" kubectl vc job bogus 2>&1) && fail "kubectl vc j
 grep -qF 'unknown command "bogus" for "kubectl vc job"' <<<"$out" || fail "plugin name in errors" "$out"
 pass "kubectl vc behaves as vcctl"
 
+step "Volcano's v* programs (vcctl under another name)"
+for p in vsub vjobs vqueues vcancel vsuspend vresume; do
+	ln -sf "$VCCTL" "$E2E_DIR/bin/$p"
+done
+v() { PATH="$E2E_DIR/bin:$PATH" "$@" --kubeconfig "$KUBECONFIG"; }
+out=$(v vsub -n v-job -N e2e-other -c "sleep 'a while'" 2>&1) || fail "vsub failed" "$out"
+same "$out" "run job v-job successfully" "vsub output"
+same "$(kube get jobs.batch.volcano.sh v-job -n e2e-other -o jsonpath='{.spec.tasks[0].template.spec.containers[0].command}')" \
+	'["sleep","a while"]' "vsub -c"
+out=$(v vjobs -N e2e-other -n v-job 2>&1) || fail "vjobs -n failed" "$out"
+grep -qxF $'Name:       \tv-job' <<<"$out" || fail "vjobs -n shows the job" "$out"
+out=$(v vjobs -N e2e-other 2>&1) || fail "vjobs failed" "$out"
+grep -q '^v-job ' <<<"$out" || fail "vjobs lists the namespace's jobs" "$out"
+out=$(v vsuspend -N e2e-other -n v-job 2>&1) || fail "vsuspend failed" "$out"
+same "$(kube get commands.bus.volcano.sh -n e2e-other -o jsonpath='{range .items[*]}{.action}/{.target.name}{"\n"}{end}' | grep v-job)" \
+	"AbortJob/v-job" "vsuspend Command"
+out=$(v vqueues 2>&1) || fail "vqueues failed" "$out"
+same "$out" "No resources found" "vqueues before any queue exists"
+out=$(v vcancel -N e2e-other -n v-job 2>&1) || fail "vcancel failed" "$out"
+same "$out" "cancel job v-job successfully" "vcancel output"
+out=$(v vcancel 2>&1) && fail "vcancel without a name succeeded" "$out"
+same "$out" "Failed to: job name is mandatory to cancel a particular job" "vcancel error"
+kube delete commands.bus.volcano.sh -n e2e-other --all >/dev/null
+pass "vsub, vjobs, vsuspend, vqueues and vcancel run as Volcano's programs"
+
 step "errors"
 expect_fail_with 'Failed to view job: jobs.batch.volcano.sh "nope" not found' vc job view -N nope
 expect_fail_with 'Failed to suspend job: jobs.batch.volcano.sh "nope" not found' vc job suspend -N nope
@@ -217,6 +242,8 @@ same "$out" "No resources found" "queue list with no queues"
 vc_ok "queue create" queue create -n e2e-q -w 3 >/dev/null
 vc_ok "queue create (defaults)" queue create >/dev/null # Volcano's default name: test
 same "$(kube get queues.scheduling.volcano.sh e2e-q -o jsonpath='{.spec.weight}')" 3 "queue weight"
+out=$(PATH="$E2E_DIR/bin:$PATH" vqueues -n e2e-q --kubeconfig "$KUBECONFIG" 2>&1) || fail "vqueues -n failed" "$out"
+same "$out" "$(printf '%-25s%-8s%-8s%-8s%-8s%-8s%-8s\n%-25s%-8d%-8s%-8d%-8d%-8d%-8d' Name Weight State Inqueue Pending Running Unknown e2e-q 3 '' 0 0 0 0)" "vqueues -n"
 same "$(kube get queues.scheduling.volcano.sh test -o jsonpath='{.spec.weight}')" 1 "default weight"
 # PodGroups in e2e-q, by phase (the CRD has no status subresource: status is set at creation).
 for pg in r1:Running r2:Running p1:Pending i1:Inqueue c1:Completed; do

@@ -1611,6 +1611,137 @@ static void test_main_job_explain(void **state)
 	fk.fail_rc = 0;
 }
 
+/* ---- Volcano's v* programs ---------------------------------------------------------------- */
+
+static void test_split_command(void **state)
+{
+	struct vc_error err;
+	json_t *v = NULL;
+
+	(void)state;
+	assert_int_equal(vcctl_split_command("", &v, &err), 0);
+	assert_null(v);
+	assert_int_equal(
+		vcctl_split_command("  sh -c 'echo a  b' \"x\\\"y\" z\\ w '' # gone", &v, &err), 0);
+	assert_json(v, "[\"sh\",\"-c\",\"echo a  b\",\"x\\\"y\",\"z w\",\"\"]");
+	json_decref(v);
+	v = NULL;
+	assert_int_equal(vcctl_split_command("sleep 'x", &v, &err), VC_EINVAL);
+	assert_string_equal(err.text, "EOF found when expecting closing quote");
+	assert_int_equal(vcctl_split_command("sleep x\\", &v, &err), VC_EINVAL);
+	assert_string_equal(err.text, "EOF found after escape character");
+	assert_null(v);
+}
+
+static void test_main_aliases(void **state)
+{
+	struct capture o, e;
+
+	(void)state;
+	/* vsub: -N is the namespace, -n the name; -c the command; the environment's defaults. */
+	setenv("VOLCANO_DEFAULT_IMAGE", "alpine:3", 1);
+	assert_int_equal(MAIN(&o, &e, "/usr/local/bin/vsub", "-n", "j1", "-N", "ml", "-c",
+			      "sleep 'one day'"),
+			 0);
+	unsetenv("VOLCANO_DEFAULT_IMAGE");
+	assert_string_equal(o.buf, "run job j1 successfully\n");
+	assert_string_equal(fk.calls[0].ns, "ml");
+	{
+		const json_t *c = json_array_get(
+			json_object_get(
+				json_object_get(
+					json_object_get(
+						json_array_get(
+							json_object_get(
+								json_object_get(fk.calls[0].body,
+										"spec"),
+								"tasks"),
+							0),
+						"template"),
+					"spec"),
+				"containers"),
+			0);
+
+		assert_json(json_object_get(c, "command"), "[\"sleep\",\"one day\"]");
+		assert_string_equal(vc_json_get_str(c, "image"), "alpine:3");
+	}
+	assert_string_equal(
+		vc_json_get_str(json_object_get(fk.calls[0].body, "spec"), "schedulerName"),
+		"volcano");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	/* vcancel: job delete with its own words; CheckError names no command under the root. */
+	assert_int_equal(MAIN(&o, &e, "vcancel", "-N", "ml", "-n", "tf"), 0);
+	assert_string_equal(o.buf, "cancel job tf successfully\n");
+	assert_string_equal(fk.calls[0].verb, "DELETE");
+	cap_close(&o);
+	cap_close(&e);
+	assert_int_equal(MAIN(&o, &e, "vcancel"), 1);
+	assert_string_equal(e.buf, "Failed to: job name is mandatory to cancel a particular job\n");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	assert_int_equal(MAIN(&o, &e, "vsuspend", "-N", "ml", "-n", "tf"), 0);
+	assert_string_equal(vc_json_get_str(fk.calls[1].body, "action"), "AbortJob");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+	assert_int_equal(MAIN(&o, &e, "vresume", "--namespace", "ml", "--name", "tf"), 0);
+	assert_string_equal(vc_json_get_str(fk.calls[1].body, "action"), "ResumeJob");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	/* vjobs: view with -n, list without. */
+	assert_int_equal(MAIN(&o, &e, "vjobs", "-N", "ml", "-n", "tf"), 0);
+	assert_true(!strncmp(o.buf, "Name:       \ttf\n", 16));
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+	assert_int_equal(MAIN(&o, &e, "vjobs", "-N", "ml"), 0);
+	assert_string_equal(o.buf, "No resources found\n");
+	assert_string_equal(fk.calls[0].verb, "LIST");
+	assert_string_equal(fk.calls[0].ns, "ml");
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	/* vqueues: the queue's own status counters, in the older 7-column layout. */
+	assert_int_equal(MAIN(&o, &e, "vqueues", "-n", "q1"), 0);
+	assert_string_equal(o.buf,
+			    "Name                     Weight  State   Inqueue Pending Running "
+			    "Unknown \n"
+			    "q1                       3       Open    0       0       0       "
+			    "0       \n");
+	assert_int_equal(fk.n, 1);
+	cap_close(&o);
+	cap_close(&e);
+	reset_calls();
+
+	/* Help and usage errors under the program's own name. */
+	assert_int_equal(MAIN(&o, &e, "vcancel", "--help"), 0);
+	assert_string_equal(
+		o.buf,
+		"cancel a running, pending, or aborted volcano job with specified name in "
+		"default or specified namespace\n\nUsage:\n  vcancel [flags]\n\nFlags:\n"
+		"  -h, --help                help for vcancel\n"
+		"  -k, --kubeconfig string   (optional) absolute path to the kubeconfig file\n"
+		"  -s, --master string       the address of apiserver\n"
+		"  -n, --name string         the name of job\n"
+		"  -N, --namespace string    the namespace of job (default \"default\")\n");
+	cap_close(&o);
+	cap_close(&e);
+	assert_int_equal(MAIN(&o, &e, "vsub", "-f", "x.yaml"), 1);
+	assert_string_equal(e.buf, "Error: unknown shorthand flag: 'f' in -f\n"
+				   "Run 'vsub --help' for usage.\n");
+	cap_close(&o);
+	cap_close(&e);
+	assert_int_equal(fk.n, 0);
+}
+
 /* ---- allocation failures ------------------------------------------------------------------ */
 
 static void test_alloc_failures(void **state)
@@ -1662,6 +1793,18 @@ static void test_alloc_failures(void **state)
 		if (!rc)
 			break;
 		assert_int_equal(rc, 1);
+	}
+	for (n = 0;; n++) {
+		vc_alloc_fail_after(n);
+		rc = vcctl_split_command("sh -c 'echo hi' x", &v, &err);
+		vc_alloc_fail_reset();
+		if (!rc) {
+			json_decref(v);
+			v = NULL;
+			break;
+		}
+		assert_int_equal(rc, VC_ENOMEM);
+		assert_null(v);
 	}
 	/* pod list -q (a filtered copy of the list) and job explain (five reads) unwind too. */
 	assert_int_equal(json_object_set_new(fk.lists, "pods/ml", J(QPODS)), 0);
@@ -1723,6 +1866,8 @@ int main(void)
 		cmocka_unit_test(test_explain_gang),
 		cmocka_unit_test(test_explain_depends_on),
 		cmocka_unit_test_setup_teardown(test_main_job_explain, setup, teardown),
+		cmocka_unit_test(test_split_command),
+		cmocka_unit_test_setup_teardown(test_main_aliases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_job, setup, teardown),
 		cmocka_unit_test(test_print_events),
 		cmocka_unit_test_setup_teardown(test_main_job_commands, setup, teardown),
