@@ -96,7 +96,8 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 		"schedulerName",   "nodeName",	"nodeSelector",	     "affinity",
 		"tolerations",	   "priority",	"priorityClassName", "preemptionPolicy",
 		"schedulingGates", "overhead",	"containers",	     "initContainers",
-		"hostname",	   "subdomain", "restartPolicy",     NULL,
+		"hostname",	   "subdomain", "restartPolicy",     "resources",
+		NULL,
 	};
 	static const char *const status_keys[] = {
 		"phase",
