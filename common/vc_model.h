@@ -321,8 +321,8 @@ void vc_pod_view_release(struct vc_pod *pod);
  * regular containers plus restartable init containers (sidecars), or, when larger in a
  * dimension, each ordinary init container plus the sidecars started before it; a pod-level
  * request (spec.resources.requests) of cpu, memory or hugepages-<size> replaces that aggregate
- * for its resource; plus the pod overhead. req must be initialised; it is replaced on success only. A request that does not
- * parse gives VC_EINVALID naming the container and resource.
+ * for its resource; plus the pod overhead. req must be initialised; it is replaced on success only.
+ * A request that does not parse gives VC_EINVALID naming the container and resource.
  */
 int vc_pod_spec_request(const json_t *spec, struct vc_resource *req, struct vc_error *err);
 

@@ -207,7 +207,8 @@ int vc_node_prefs_new(const json_t *terms, struct vc_node_prefs **out, struct vc
 	p->n = 0;
 	vc_field_errors_init(&errs);
 	for (i = 0; i < n && !rc; i++) {
-		const json_t *pt = json_array_get(terms, i), *pref = json_object_get(pt, "preference");
+		const json_t *pt = json_array_get(terms, i),
+			     *pref = json_object_get(pt, "preference");
 		json_int_t w = json_integer_value(json_object_get(pt, "weight"));
 		struct vc_field_path ip = vc_field_path_index(NULL, (long)i);
 		struct vc_field_path pp = vc_field_path_child(&ip, "preference");

@@ -372,14 +372,14 @@ static void test_pod_request_rules(void **state)
  */
 static void test_pod_level_request(void **state)
 {
-	json_t *obj = load(
-		"{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"},"
-		"\"spec\":{\"overhead\":{\"cpu\":\"100m\"},"
-		"\"resources\":{\"requests\":{\"cpu\":\"3\",\"hugepages-2Mi\":\"4Mi\","
-		"\"nvidia.com/gpu\":\"7\"},\"limits\":{\"memory\":\"8Gi\"}},"
-		"\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"1\","
-		"\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\",\"hugepages-2Mi\":\"2Mi\"}}},"
-		"{\"name\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"500m\"}}}]}}");
+	json_t *obj =
+		load("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"},"
+		     "\"spec\":{\"overhead\":{\"cpu\":\"100m\"},"
+		     "\"resources\":{\"requests\":{\"cpu\":\"3\",\"hugepages-2Mi\":\"4Mi\","
+		     "\"nvidia.com/gpu\":\"7\"},\"limits\":{\"memory\":\"8Gi\"}},"
+		     "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"1\","
+		     "\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\",\"hugepages-2Mi\":\"2Mi\"}}},"
+		     "{\"name\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"500m\"}}}]}}");
 	json_t *mem_only = load("{\"spec\":{\"resources\":{\"requests\":{\"memory\":\"2Gi\"}},"
 				"\"containers\":[{\"name\":\"a\"}]}}");
 	json_t *bad = load("{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"x\"}},"

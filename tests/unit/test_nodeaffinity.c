@@ -39,10 +39,10 @@ static int64_t score(const char *terms, const char *labels, const char *name)
 	return s;
 }
 
-#define ZONE_A_80                                                                       \
+#define ZONE_A_80                                                                              \
 	"{\"weight\":80,\"preference\":{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":" \
 	"\"In\",\"values\":[\"a\"]}]}}"
-#define GPU_20                                                                          \
+#define GPU_20                                                                                \
 	"{\"weight\":20,\"preference\":{\"matchExpressions\":[{\"key\":\"gpu\",\"operator\":" \
 	"\"Exists\"}]}}"
 
