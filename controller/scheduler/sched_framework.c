@@ -393,6 +393,17 @@ int sched_ssn_predicate(struct sched_session *ssn, const struct sched_ssn_task *
 	return 0;
 }
 
+void sched_ssn_batch_scores(struct sched_session *ssn, const struct sched_ssn_task *t,
+			    const uint32_t *nodes, size_t n, double *scores)
+{
+	struct sched_session_priv *p = ssn->priv;
+	size_t i;
+
+	for (i = 0; i < p->nbatch; i++)
+		p->batch_slots[i]->cb.batch_node_order(p->batch_slots[i]->state, t, nodes, n,
+						       scores);
+}
+
 /* sched_ssn_node_score is in sched_select.c, next to its cache. */
 
 static size_t victims(struct sched_session *ssn, const struct sched_ssn_task *preemptor,

@@ -24,7 +24,7 @@
  *                                                     Permit -> true; no votes -> true
  *   job_starving           the first tier that registers any: AND of those; none -> false
  *   job_valid              the first plugin saying "not valid" wins
- *   node_order             scores summed
+ *   node_order             scores summed (batch_node_order too, over the candidates)
  *   preemptable/reclaimable (victim filters)  the intersection over every enabled filter,
  *                          whatever its tier (the REC of docs/volcano/scheduler.md §1.4); no filter
  * at all, or an empty intersection, means no victims on_allocate/on_deallocate, job_enqueued every
@@ -172,6 +172,12 @@ struct sched_callbacks {
 			 struct pred_result *out, bool *unresolvable);
 	double (*node_order)(void *st, const struct sched_ssn_task *t,
 			     const struct sched_ssn_node *n);
+	/*
+	 * Volcano's BatchNodeOrderFn: scores of t over nodes[0..n) at once, normalised over them
+	 * (docs/volcano/scheduler.md §4.8); add node i's score to scores[i]. Never cached.
+	 */
+	void (*batch_node_order)(void *st, const struct sched_ssn_task *t, const uint32_t *nodes,
+				 size_t n, double *scores);
 	bool (*job_ready)(void *st, const struct sched_ssn_job *j);
 	enum sched_vote (*job_pipelined)(void *st, const struct sched_ssn_job *j);
 	/* Fill out; out->valid false = the job is skipped by the actions. */

@@ -143,6 +143,13 @@ int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 uint32_t sched_best_node(struct sched_session *ssn, const struct sched_ssn_task *t,
 			 const uint32_t *cands, size_t n);
 
+/*
+ * The batch scores (batch_node_order) of t over nodes[0..n), added to scores[i]; nothing when
+ * no plugin has one.
+ */
+void sched_ssn_batch_scores(struct sched_session *ssn, const struct sched_ssn_task *t,
+			    const uint32_t *nodes, size_t n, double *scores);
+
 /* Start a predicate-cache scope (one job's pass in allocate). */
 void sched_cache_reset(struct sched_session *ssn);
 
@@ -199,6 +206,10 @@ struct sched_session_priv {
 	/* The slots with a predicate / node_order callback (hot loops). */
 	struct sched_plugin_slot **pred_slots, **score_slots;
 	size_t npred, nscore;
+	/* The slots with a batch_node_order callback. */
+	struct sched_plugin_slot **batch_slots;
+	size_t nbatch;
+	double *batch_scores; /* nnodes, when nbatch > 0 */
 	struct sched_result *res;
 	uint64_t rng;
 	uint32_t node_offset;

@@ -460,9 +460,22 @@ static uint32_t best_of(struct sched_session *ssn, const struct sched_ssn_task *
 	if (n == 1)
 		return cands[0];
 	p->score_calls += n;
+	if (p->nbatch > 0) {
+		/* The batch scores are normalised over the candidates: all of them first. */
+		for (i = 0; i < n; i++) {
+			const struct sched_class_entry *e = tab ? &tab[cands[i]] : NULL;
+
+			p->batch_scores[i] =
+				e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
+					? e->score
+					: node_score(ssn, t, tab, &ssn->nodes[cands[i]]);
+		}
+		sched_ssn_batch_scores(ssn, t, cands, n, p->batch_scores);
+	}
 	for (i = 0; i < n; i++) {
 		const struct sched_class_entry *e = tab ? &tab[cands[i]] : NULL;
-		double s = e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
+		double s = p->nbatch > 0 ? p->batch_scores[i]
+			   : e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
 				   ? e->score
 				   : node_score(ssn, t, tab, &ssn->nodes[cands[i]]);
 
