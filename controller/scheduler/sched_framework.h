@@ -104,7 +104,7 @@ struct sched_ssn_job {
 	double *min_res;  /* minResources, dense (zeros when has_min_res is false) */
 	bool has_min_res; /* spec.minResources is set */
 	uint32_t count[SCHED_TASK_STATUS_COUNT]; /* tasks per status (live) */
-	uint32_t pending_be;			 /* Pending best-effort tasks (live) */
+	uint32_t pending_be;			 /* Pending best-effort, ungated tasks (live) */
 	int64_t created;			 /* PodGroup creationTimestamp (ns), 0 unknown */
 	int64_t min_task_total;			 /* Σ minTaskMember */
 	bool roles_enforced;			 /* minMember >= Σ minTaskMember > 0 */

@@ -376,7 +376,11 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 			task_from_pod(ssn, t, &nodes);
 			j->count[t->t->status < SCHED_TASK_STATUS_COUNT ? t->t->status
 									: SCHED_TASK_UNKNOWN]++;
-			if (t->t->status == SCHED_TASK_PENDING && t->t->best_effort)
+			/*
+			 * A gated pod is never placed: it does not count toward minMember as a
+			 * pending best-effort task (the Rec of docs/volcano/scheduler.md §4.1).
+			 */
+			if (t->t->status == SCHED_TASK_PENDING && t->t->best_effort && !t->gated)
 				j->pending_be++;
 			if (sched_task_status_is_allocated(t->t->status))
 				for (d = 0; d < nd; d++)

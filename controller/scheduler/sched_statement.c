@@ -24,7 +24,7 @@ void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
 	if (j) {
 		j->count[old]--;
 		j->count[s]++;
-		if (t->t->best_effort) {
+		if (t->t->best_effort && !t->gated) {
 			if (old == SCHED_TASK_PENDING)
 				j->pending_be--;
 			if (s == SCHED_TASK_PENDING)
