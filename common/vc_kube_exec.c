@@ -737,6 +737,11 @@ int vc_kube_exec_run(const struct vc_kube_exec_config *e, const char *info, bool
 /* ---- the credential cache ------------------------------------------------------------------ */
 
 struct vc_kube_exec_auth {
+	/* The process-wide list of caches (client-go's globalCache), under auths_lock. */
+	struct vc_kube_exec_auth *next;
+	int users;  /* clients sharing this cache */
+	char *key;  /* what makes two configurations the same plugin for the same cluster */
+
 	pthread_mutex_t lock; /* everything below; held while the plugin runs */
 	struct vc_kube_exec_config *exec;
 	bool stdin_ok;
@@ -755,10 +760,61 @@ void vc_kube_exec_creds_put(struct vc_kube_exec_creds *c)
 	vc_free(c);
 }
 
+/*
+ * Clients made from the same kubeconfig user share one cache, as client-go's Authenticators are
+ * shared through its globalCache: a daemon with several clients runs the plugin once, not once
+ * per client.
+ */
+static pthread_mutex_t auths_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vc_kube_exec_auth *auths;
+
+/* Append a length-prefixed string (NULL: "-") to the key: no two configurations collide. */
+static int key_add(struct vc_buf *b, const char *s)
+{
+	return s ? vc_buf_addf(b, "%zu:%s;", strlen(s), s) : vc_buf_adds(b, "-;");
+}
+
+static char *auth_key(const struct vc_kube_exec_auth *a)
+{
+	const struct vc_kube_exec_config *e = a->exec;
+	struct vc_buf b;
+	int rc;
+	size_t i;
+
+	vc_buf_init(&b, 0);
+	rc = vc_buf_addf(&b, "%d;%d;%d;%" PRId64 ";", e->provide_cluster_info,
+			 (int)e->interactive_mode, a->stdin_ok, a->timeout_ns);
+	rc = rc ? rc : key_add(&b, e->api_version);
+	rc = rc ? rc : key_add(&b, e->command);
+	for (i = 0; !rc && e->args && e->args[i]; i++)
+		rc = key_add(&b, e->args[i]);
+	rc = rc ? rc : vc_buf_adds(&b, "|");
+	for (i = 0; !rc && e->env && e->env[i]; i++)
+		rc = key_add(&b, e->env[i]);
+	rc = rc ? rc : key_add(&b, e->install_hint);
+	rc = rc ? rc : key_add(&b, a->info[0]);
+	if (rc) {
+		vc_buf_release(&b);
+		return NULL;
+	}
+	return vc_buf_take(&b);
+}
+
+static void auth_destroy(struct vc_kube_exec_auth *a)
+{
+	vc_kube_exec_creds_put(a->cur);
+	vc_free(a->info[0]);
+	vc_free(a->info[1]);
+	vc_free(a->key);
+	vc_kube_exec_config_free(a->exec);
+	pthread_mutex_destroy(&a->lock);
+	vc_free(a);
+}
+
 int vc_kube_exec_auth_new(const struct vc_kube_config *cfg, struct vc_kube_exec_auth **out,
 			  struct vc_error *err)
 {
-	struct vc_kube_exec_auth *a;
+	struct vc_kube_exec_auth *a, *o;
 	int rc, i;
 
 	*out = NULL;
@@ -767,37 +823,63 @@ int vc_kube_exec_auth_new(const struct vc_kube_config *cfg, struct vc_kube_exec_
 	a = vc_calloc(1, sizeof(*a));
 	if (!a)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	pthread_mutex_init(&a->lock, NULL);
+	a->stdin_ok = cfg->exec_stdin;
+	a->timeout_ns = cfg->exec_timeout_ns;
 	rc = vc_kube_exec_config_dup(cfg->exec, &a->exec);
 	if (rc) {
-		vc_free(a);
+		auth_destroy(a);
 		return vc_error_set(err, rc, "out of memory");
 	}
 	for (i = 0; i < 2; i++) {
 		rc = vc_kube_exec_info(cfg, i == 1, &a->info[i], err);
 		if (rc) {
-			vc_free(a->info[0]);
-			vc_kube_exec_config_free(a->exec);
-			vc_free(a);
+			auth_destroy(a);
 			return rc;
 		}
 	}
-	a->stdin_ok = cfg->exec_stdin;
-	a->timeout_ns = cfg->exec_timeout_ns;
-	pthread_mutex_init(&a->lock, NULL);
+	a->key = auth_key(a);
+	if (!a->key) {
+		auth_destroy(a);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	pthread_mutex_lock(&auths_lock);
+	for (o = auths; o && strcmp(o->key, a->key); o = o->next)
+		;
+	if (o) {
+		o->users++;
+	} else {
+		a->users = 1;
+		a->next = auths;
+		auths = a;
+	}
+	pthread_mutex_unlock(&auths_lock);
+	if (o) {
+		auth_destroy(a);
+		a = o;
+	}
 	*out = a;
 	return 0;
 }
 
 void vc_kube_exec_auth_free(struct vc_kube_exec_auth *a)
 {
+	struct vc_kube_exec_auth **p;
+	bool last;
+
 	if (!a)
 		return;
-	vc_kube_exec_creds_put(a->cur);
-	vc_free(a->info[0]);
-	vc_free(a->info[1]);
-	vc_kube_exec_config_free(a->exec);
-	pthread_mutex_destroy(&a->lock);
-	vc_free(a);
+	pthread_mutex_lock(&auths_lock);
+	last = --a->users == 0;
+	if (last) {
+		for (p = &auths; *p && *p != a; p = &(*p)->next)
+			;
+		if (*p)
+			*p = a->next;
+	}
+	pthread_mutex_unlock(&auths_lock);
+	if (last)
+		auth_destroy(a);
 }
 
 /* Is c past its expirationTimestamp (client-go: now.After(exp))? */

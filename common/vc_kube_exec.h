@@ -99,12 +99,15 @@ void vc_kube_exec_creds_put(struct vc_kube_exec_creds *c);
 struct vc_kube_exec_auth;
 
 /*
- * A cache for cfg's plugin (cfg->exec must be set; cfg is copied). Nothing runs yet. VC_EINVAL
- * without cfg->exec, the errors of vc_kube_exec_info, VC_ENOMEM.
+ * The cache for cfg's plugin (cfg->exec must be set; cfg is copied). Nothing runs yet. Caches
+ * are shared in the process, as client-go's are: a second client with the same plugin (command,
+ * args, env, apiVersion, hint, modes, time limit) for the same cluster gets the same cache, so a
+ * daemon with several clients runs the plugin once. VC_EINVAL without cfg->exec, the errors of
+ * vc_kube_exec_info, VC_ENOMEM.
  */
 int vc_kube_exec_auth_new(const struct vc_kube_config *cfg, struct vc_kube_exec_auth **out,
 			  struct vc_error *err) VC_WARN_UNUSED;
-/* Free the cache; NULL is a no-op. No thread may be using it. */
+/* Let go of the cache (freed with its last client); NULL is a no-op. */
 void vc_kube_exec_auth_free(struct vc_kube_exec_auth *a);
 
 /*

@@ -541,6 +541,46 @@ static void test_cache(void **state)
 	vc_kube_exec_auth_free(a);
 }
 
+/* Clients of the same user share one cache (client-go's globalCache); others do not. */
+static void test_cache_shared(void **state)
+{
+	static char *args[] = { (char *)"other", NULL };
+	struct vc_kube_exec_config e = plugin(DATA "token.sh");
+	struct vc_kube_config cfg = { 0 };
+	struct vc_kube_exec_auth *a, *b, *c;
+	struct vc_kube_exec_creds *x, *y;
+	struct vc_error err;
+
+	(void)state;
+	cfg.server = (char *)"https://127.0.0.1:1";
+	cfg.exec = &e;
+	setenv("EXEC_COUNT_FILE", in_scratch("count"), 1);
+	assert_int_equal(vc_kube_exec_auth_new(&cfg, &a, &err), 0);
+	assert_int_equal(vc_kube_exec_auth_new(&cfg, &b, &err), 0);
+	assert_ptr_equal(a, b);
+	e.args = args;
+	assert_int_equal(vc_kube_exec_auth_new(&cfg, &c, &err), 0);
+	assert_ptr_not_equal(a, c);
+	x = vc_kube_exec_auth_get(a, &err);
+	y = vc_kube_exec_auth_get(b, &err);
+	assert_ptr_equal(x, y);
+	assert_int_equal(runs_of(in_scratch("count")), 1);
+	vc_kube_exec_creds_put(x);
+	vc_kube_exec_creds_put(y);
+	vc_kube_exec_auth_free(a);
+	/* b still works after a is gone. */
+	y = vc_kube_exec_auth_get(b, &err);
+	assert_string_equal(y->cred.token, "token-1");
+	vc_kube_exec_creds_put(y);
+	vc_kube_exec_auth_free(b);
+	vc_kube_exec_auth_free(c);
+	/* A new client after the last one went starts afresh. */
+	e.args = NULL;
+	assert_int_equal(vc_kube_exec_auth_new(&cfg, &a, &err), 0);
+	assert_int_equal(vc_kube_exec_auth_runs(a), 0);
+	vc_kube_exec_auth_free(a);
+}
+
 static void test_cache_failure(void **state)
 {
 	const char *count = in_scratch("count");
@@ -636,6 +676,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_threads, setup, teardown),
 	};
