@@ -38,7 +38,7 @@
 /* When an exec credential plugin may talk to the user (clientcmd's ExecInteractiveMode). */
 enum vc_kube_exec_interactive {
 	VC_KUBE_EXEC_NEVER,	   /* "Never": stdin is never handed to the plugin */
-	VC_KUBE_EXEC_IF_AVAILABLE, /* "IfAvailable": when stdin is a terminal the program may lend */
+	VC_KUBE_EXEC_IF_AVAILABLE, /* "IfAvailable": when stdin is a terminal it may lend */
 	VC_KUBE_EXEC_ALWAYS,	   /* "Always": the plugin fails unless it can be interactive */
 };
 
@@ -52,14 +52,14 @@ enum vc_kube_exec_interactive {
  * gke-gcloud-auth-plugin, kubelogin). The REST client runs it; see vc_kube_new.
  */
 struct vc_kube_exec_config {
-	char *api_version;	  /* VC_KUBE_EXEC_V1 or VC_KUBE_EXEC_V1BETA1 */
-	char *command;		  /* a name looked up in PATH, or a path (made absolute by the loader
-				     when relative, against the kubeconfig's folder) */
-	char **args;		  /* NULL-terminated; NULL when there are none */
-	char **env;		  /* "NAME=value" added to the plugin's environment, NULL-terminated;
-				     NULL when there are none */
-	char *install_hint;	  /* shown when command is not found (control characters dropped),
-				     or NULL */
+	char *api_version;  /* VC_KUBE_EXEC_V1 or VC_KUBE_EXEC_V1BETA1 */
+	char *command;	    /* a name looked up in PATH, or a path (made absolute by the loader
+			       when relative, against the kubeconfig's folder) */
+	char **args;	    /* NULL-terminated; NULL when there are none */
+	char **env;	    /* "NAME=value" added to the plugin's environment, NULL-terminated;
+			       NULL when there are none */
+	char *install_hint; /* shown when command is not found (control characters dropped),
+			       or NULL */
 	bool provide_cluster_info; /* KUBERNETES_EXEC_INFO carries spec.cluster */
 	enum vc_kube_exec_interactive interactive_mode;
 	char *cluster_config; /* the cluster's "client.authentication.k8s.io/exec" extension as JSON
@@ -67,35 +67,35 @@ struct vc_kube_exec_config {
 };
 
 /* How long one run of a credential plugin may take before it is killed. */
-#define VC_KUBE_EXEC_TIMEOUT_NS		    (60 * INT64_C(1000000000))
+#define VC_KUBE_EXEC_TIMEOUT_NS (60 * INT64_C(1000000000))
 /* ... when it may be talking to a person at the terminal. */
 #define VC_KUBE_EXEC_INTERACTIVE_TIMEOUT_NS (300 * INT64_C(1000000000))
 
 struct vc_kube_config {
-	char *server;		/* "https://host:port", no trailing slash */
-	char *ca_file;		/* PEM file of the server's CA, or NULL */
-	char *ca_data;		/* PEM bytes (certificate-authority-data, decoded), or NULL */
-	bool insecure;		/* insecure-skip-tls-verify */
-	char *token;		/* bearer token, or NULL */
-	char *token_file;	/* re-read when it changes (service-account rotation), or NULL */
-	char *client_cert_file; /* client certificate PEM file, or NULL */
-	char *client_cert_data; /* ... or PEM bytes */
-	char *client_key_file;	/* client key PEM file, or NULL */
-	char *client_key_data;	/* ... or PEM bytes */
-	int64_t token_expiry_ns;/* Unix ns from which token may no longer be sent (an oidc id-token's
-				   "exp" claim, less 10 s as client-go allows); 0 = never */
+	char *server;		 /* "https://host:port", no trailing slash */
+	char *ca_file;		 /* PEM file of the server's CA, or NULL */
+	char *ca_data;		 /* PEM bytes (certificate-authority-data, decoded), or NULL */
+	bool insecure;		 /* insecure-skip-tls-verify */
+	char *token;		 /* bearer token, or NULL */
+	char *token_file;	 /* re-read when it changes (service-account rotation), or NULL */
+	char *client_cert_file;	 /* client certificate PEM file, or NULL */
+	char *client_cert_data;	 /* ... or PEM bytes */
+	char *client_key_file;	 /* client key PEM file, or NULL */
+	char *client_key_data;	 /* ... or PEM bytes */
+	int64_t token_expiry_ns; /* Unix ns when token expires (an oidc id-token's "exp" claim;
+				    the client stops 10 s before, as client-go); 0 = never */
 	struct vc_kube_exec_config *exec; /* a credential plugin (unused when token or token_file
 					     is set, as in client-go), or NULL */
-	bool exec_stdin;	/* the program may lend its stdin to an interactive plugin (vcctl);
-				   daemons leave it false and are never interactive */
-	int64_t exec_timeout_ns;/* a plugin run's limit; 0 = VC_KUBE_EXEC_TIMEOUT_NS, or
-				   VC_KUBE_EXEC_INTERACTIVE_TIMEOUT_NS when interactive */
-	char *namespace;	/* the context's namespace, "default" when unset */
-	double qps;		/* client-side rate limit; <= 0 disables it */
-	int burst;		/* token bucket size */
-	int64_t timeout_ns;	/* per-request timeout (not for watches); 0 = 30 s */
-	char *user_agent;	/* e.g. "vc-controller/0.1"; NULL = "caldera" */
-	size_t max_body;	/* cap on one response body; 0 = VC_KUBE_MAX_BODY */
+	bool exec_stdin;	 /* the program may lend its stdin to an interactive plugin (vcctl);
+				    daemons leave it false and are never interactive */
+	int64_t exec_timeout_ns; /* a plugin run's limit; 0 = VC_KUBE_EXEC_TIMEOUT_NS, or
+				    VC_KUBE_EXEC_INTERACTIVE_TIMEOUT_NS when interactive */
+	char *namespace;	 /* the context's namespace, "default" when unset */
+	double qps;		 /* client-side rate limit; <= 0 disables it */
+	int burst;		 /* token bucket size */
+	int64_t timeout_ns;	 /* per-request timeout (not for watches); 0 = 30 s */
+	char *user_agent;	 /* e.g. "vc-controller/0.1"; NULL = "caldera" */
+	size_t max_body;	 /* cap on one response body; 0 = VC_KUBE_MAX_BODY */
 };
 
 /* client-go's defaults, which the loaders below put into qps and burst. */

@@ -28,10 +28,10 @@ extern char **environ;
 
 #define EXEC_INFO_ENV "KUBERNETES_EXEC_INFO"
 /* client-go's installHintVerboseHelp, shown with a plugin that is not installed. */
-#define INSTALL_HELP                                                                              \
-	"\n\nIt looks like you are trying to use a client-go credential plugin that is not "     \
-	"installed.\n\nTo learn more about this feature, consult the documentation available "   \
-	"at:\n      https://kubernetes.io/docs/reference/access-authn-authz/authentication/"     \
+#define INSTALL_HELP                                                                           \
+	"\n\nIt looks like you are trying to use a client-go credential plugin that is not "   \
+	"installed.\n\nTo learn more about this feature, consult the documentation available " \
+	"at:\n      https://kubernetes.io/docs/reference/access-authn-authz/authentication/"   \
 	"#client-go-credential-plugins"
 
 /* ---- configuration helpers ----------------------------------------------------------------- */
@@ -146,8 +146,8 @@ static int status_str(const json_t *status, const char *key, char **out, struct 
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return vc_error_set(err, VC_EPARSE, "decoding stdout: \"status.%s\" must be a string",
-				    key);
+		return vc_error_set(err, VC_EPARSE,
+				    "decoding stdout: \"status.%s\" must be a string", key);
 	if (json_string_length(v) == 0)
 		return 0;
 	*out = vc_strndup(json_string_value(v), json_string_length(v));
@@ -169,15 +169,17 @@ int vc_kube_exec_cred_parse(const char *data, size_t len, const char *api_versio
 	if (!data || !api_version)
 		return vc_error_set(err, VC_EINVAL, "invalid argument");
 	if (len > VC_KUBE_EXEC_MAX_OUTPUT)
-		return vc_error_set(err, VC_E2BIG, "exec plugin wrote more than %zu bytes to stdout",
+		return vc_error_set(err, VC_E2BIG,
+				    "exec plugin wrote more than %zu bytes to stdout",
 				    VC_KUBE_EXEC_MAX_OUTPUT);
 	rc = vc_json_parse(data, len, VC_KUBE_EXEC_MAX_OUTPUT, &doc, &jerr);
 	if (rc == VC_ENOMEM)
 		return vc_error_set(err, rc, "out of memory");
 	if (rc)
-		return vc_error_set(err, VC_EPARSE,
-				    "decoding stdout: couldn't get version/kind; json parse error: %s",
-				    jerr.text);
+		return vc_error_set(
+			err, VC_EPARSE,
+			"decoding stdout: couldn't get version/kind; json parse error: %s",
+			jerr.text);
 	if (!json_is_object(doc)) {
 		rc = vc_error_set(
 			err, VC_EPARSE,
@@ -198,7 +200,8 @@ int vc_kube_exec_cred_parse(const char *data, size_t len, const char *api_versio
 		goto out;
 	}
 	if (!json_string_length(version)) {
-		rc = vc_error_set(err, VC_EPARSE, "decoding stdout: Object 'apiVersion' is missing");
+		rc = vc_error_set(err, VC_EPARSE,
+				  "decoding stdout: Object 'apiVersion' is missing");
 		goto out;
 	}
 	/* Only the two versions client-go still registers know the kind ExecCredential. */
@@ -212,10 +215,11 @@ int vc_kube_exec_cred_parse(const char *data, size_t len, const char *api_versio
 		goto out;
 	}
 	if (!vc_str_eq(json_string_value(version), api_version)) {
-		rc = vc_error_set(err, VC_EINVALID,
-				  "exec plugin is configured to use API version %s, plugin returned "
-				  "version %s",
-				  api_version, json_string_value(version));
+		rc = vc_error_set(
+			err, VC_EINVALID,
+			"exec plugin is configured to use API version %s, plugin returned "
+			"version %s",
+			api_version, json_string_value(version));
 		goto out;
 	}
 	status = json_object_get(doc, "status");
@@ -270,15 +274,17 @@ int vc_kube_exec_cred_parse(const char *data, size_t len, const char *api_versio
 	}
 	/* Go's tls.X509KeyPair wording for input with no PEM block; OpenSSL checks the rest. */
 	if (c.client_cert && !strstr(c.client_cert, "-----BEGIN ")) {
-		rc = vc_error_set(err, VC_EINVALID,
-				  "failed parsing client key/certificate: tls: failed to find any PEM "
-				  "data in certificate input");
+		rc = vc_error_set(
+			err, VC_EINVALID,
+			"failed parsing client key/certificate: tls: failed to find any PEM "
+			"data in certificate input");
 		goto out;
 	}
 	if (c.client_key && !strstr(c.client_key, "-----BEGIN ")) {
-		rc = vc_error_set(err, VC_EINVALID,
-				  "failed parsing client key/certificate: tls: failed to find any PEM "
-				  "data in key input");
+		rc = vc_error_set(
+			err, VC_EINVALID,
+			"failed parsing client key/certificate: tls: failed to find any PEM "
+			"data in key input");
 		goto out;
 	}
 	*out = c;
@@ -289,7 +295,8 @@ out:
 	return rc;
 }
 
-/* ---- KUBERNETES_EXEC_INFO --------------------------------------------------------------------- */
+/* ---- KUBERNETES_EXEC_INFO ---------------------------------------------------------------------
+ */
 
 /* The whole of a CA file (PEM is small; 1 MiB is plenty). */
 static int read_ca_file(const char *path, struct vc_buf *b, struct vc_error *err)
@@ -301,9 +308,9 @@ static int read_ca_file(const char *path, struct vc_buf *b, struct vc_error *err
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		return vc_error_set(err, rc,
-				    "failed to load CA bundle for execProvider: cannot read '%s': %s",
-				    path, strerror(-rc));
+		return vc_error_set(
+			err, rc, "failed to load CA bundle for execProvider: cannot read '%s': %s",
+			path, strerror(-rc));
 	}
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
@@ -311,9 +318,10 @@ static int read_ca_file(const char *path, struct vc_buf *b, struct vc_error *err
 			continue;
 		if (n < 0) {
 			rc = -errno;
-			vc_error_set(err, rc,
-				     "failed to load CA bundle for execProvider: cannot read '%s': %s",
-				     path, strerror(-rc));
+			vc_error_set(
+				err, rc,
+				"failed to load CA bundle for execProvider: cannot read '%s': %s",
+				path, strerror(-rc));
 			break;
 		}
 		if (n == 0)
@@ -335,7 +343,6 @@ static json_t *exec_cluster(const struct vc_kube_config *cfg, struct vc_error *e
 	struct vc_buf ca;
 	json_t *cl, *conf = NULL;
 	char *b64 = NULL;
-	int rc = 0;
 
 	vc_buf_init(&ca, (size_t)1 << 20);
 	cl = json_pack("{s:s}", "server", cfg->server ? cfg->server : "");
@@ -344,12 +351,10 @@ static json_t *exec_cluster(const struct vc_kube_config *cfg, struct vc_error *e
 	if (cfg->insecure && json_object_set_new(cl, "insecure-skip-tls-verify", json_true()))
 		goto nomem;
 	if (cfg->ca_data) {
-		rc = vc_buf_adds(&ca, cfg->ca_data);
-		if (rc)
+		if (vc_buf_adds(&ca, cfg->ca_data))
 			goto nomem;
 	} else if (cfg->ca_file) {
-		rc = read_ca_file(cfg->ca_file, &ca, err);
-		if (rc)
+		if (read_ca_file(cfg->ca_file, &ca, err))
 			goto fail;
 	}
 	if (ca.len) {
@@ -358,10 +363,9 @@ static json_t *exec_cluster(const struct vc_kube_config *cfg, struct vc_error *e
 			goto nomem;
 	}
 	if (cfg->exec->cluster_config) {
-		rc = vc_json_parse_flags(cfg->exec->cluster_config,
-					 strlen(cfg->exec->cluster_config), 0, VC_JSON_PARSE_ANY,
-					 &conf, err);
-		if (rc)
+		if (vc_json_parse_flags(cfg->exec->cluster_config,
+					strlen(cfg->exec->cluster_config), 0, VC_JSON_PARSE_ANY,
+					&conf, err))
 			goto fail;
 		if (json_object_set_new(cl, "config", conf))
 			goto nomem;
@@ -370,9 +374,8 @@ static json_t *exec_cluster(const struct vc_kube_config *cfg, struct vc_error *e
 	vc_buf_release(&ca);
 	return cl;
 nomem:
-	rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+	vc_error_set(err, VC_ENOMEM, "out of memory");
 fail:
-	(void)rc;
 	vc_free(b64);
 	vc_buf_release(&ca);
 	json_decref(cl);
@@ -547,7 +550,8 @@ static int spawn(const struct vc_kube_exec_config *e, const char *info, bool int
 	argv = build_argv(e);
 	if (!argv || build_env(e, info, &envp, &info_entry)) {
 		vc_free(argv);
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
+		vc_error_set(err, VC_ENOMEM, "out of memory");
+		return VC_ENOMEM;
 	}
 	/* O_CLOEXEC: a plugin started by another thread at the same time must not hold it. */
 	if (pipe2(p, O_CLOEXEC)) {
@@ -692,8 +696,8 @@ int vc_kube_exec_run(const struct vc_kube_exec_config *e, const char *info, bool
 {
 	char dur[VC_DURATION_STR_MAX];
 	struct vc_buf b;
-	pid_t pid;
-	int rfd, rc, status = 0;
+	pid_t pid = -1;
+	int rfd = -1, rc, status = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!e || !e->command || !e->api_version || !info || timeout_ns <= 0)
@@ -710,8 +714,9 @@ int vc_kube_exec_run(const struct vc_kube_exec_config *e, const char *info, bool
 		vc_error_set(err, rc, "exec: executable %s did not finish within %s", e->command,
 			     dur);
 	} else if (rc == VC_E2BIG) {
-		vc_error_set(err, rc, "exec: executable %s: exec plugin wrote more than %zu bytes to "
-				      "stdout",
+		vc_error_set(err, rc,
+			     "exec: executable %s: exec plugin wrote more than %zu bytes to "
+			     "stdout",
 			     e->command, VC_KUBE_EXEC_MAX_OUTPUT);
 	} else if (rc == VC_ENOMEM) {
 		vc_error_set(err, rc, "out of memory");
@@ -739,8 +744,8 @@ int vc_kube_exec_run(const struct vc_kube_exec_config *e, const char *info, bool
 struct vc_kube_exec_auth {
 	/* The process-wide list of caches (client-go's globalCache), under auths_lock. */
 	struct vc_kube_exec_auth *next;
-	int users;  /* clients sharing this cache */
-	char *key;  /* what makes two configurations the same plugin for the same cluster */
+	int users; /* clients sharing this cache */
+	char *key; /* what makes two configurations the same plugin for the same cluster */
 
 	pthread_mutex_t lock; /* everything below; held while the plugin runs */
 	struct vc_kube_exec_config *exec;

@@ -24,11 +24,11 @@
 
 /* What a plugin returned (status of its ExecCredential). Strings are owned, NULL when absent. */
 struct vc_kube_exec_cred {
-	char *token;	     /* bearer token */
-	char *client_cert;   /* PEM */
-	char *client_key;    /* PEM */
-	int64_t expiry_ns;   /* status.expirationTimestamp as Unix ns; 0 = it does not expire */
-	bool has_expiry;     /* expirationTimestamp was given (it may be the epoch itself) */
+	char *token;	   /* bearer token */
+	char *client_cert; /* PEM */
+	char *client_key;  /* PEM */
+	int64_t expiry_ns; /* status.expirationTimestamp as Unix ns; 0 = it does not expire */
+	bool has_expiry;   /* expirationTimestamp was given (it may be the epoch itself) */
 };
 
 /* Wipe and free every string of c and zero it; NULL is a no-op. */

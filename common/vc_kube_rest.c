@@ -256,7 +256,8 @@ static void handle_put(struct rest_handle *h, bool temp)
  * own when the handle had a plugin's before. libcurl keeps the certificate in the connection's
  * TLS configuration, so a rotated certificate never reuses a connection made with the old one.
  */
-static CURLcode handle_cert(struct rest *r, struct rest_handle *h, const struct vc_kube_exec_creds *c)
+static CURLcode handle_cert(struct rest *r, struct rest_handle *h,
+			    const struct vc_kube_exec_creds *c)
 {
 	uint64_t want = c && c->cred.client_cert ? c->generation : 0;
 	struct curl_blob none = { NULL, 0, CURL_BLOB_COPY };
@@ -265,8 +266,8 @@ static CURLcode handle_cert(struct rest *r, struct rest_handle *h, const struct 
 	if (h->cert_gen == want)
 		return CURLE_OK;
 	if (want) {
-		cc = set_pem(h->easy, c->cred.client_cert, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERTTYPE,
-			     NULL, CURLOPT_SSLCERT);
+		cc = set_pem(h->easy, c->cred.client_cert, CURLOPT_SSLCERT_BLOB,
+			     CURLOPT_SSLCERTTYPE, NULL, CURLOPT_SSLCERT);
 		if (cc == CURLE_OK)
 			cc = set_pem(h->easy, c->cred.client_key, CURLOPT_SSLKEY_BLOB,
 				     CURLOPT_SSLKEYTYPE, NULL, CURLOPT_SSLKEY);
@@ -635,10 +636,11 @@ int vc_kube_rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_erro
 			retry = not_sent(x->cc) || (x->idempotent && broken(x->cc));
 		} else if (x->status == 401 && x->cred_gen && !reauth) {
 			/*
-			 * The plugin's credential was refused before its expirationTimestamp: drop it
-			 * and send the request once more with a fresh one (a 401 was not acted on, so
-			 * any verb may go again). Once per request: a plugin whose new credential is
-			 * refused too gives the 401 to the caller, and does not run in a loop.
+			 * The plugin's credential was refused before its expirationTimestamp: drop
+			 * it and send the request once more with a fresh one (a 401 was not acted
+			 * on, so any verb may go again). Once per request: a plugin whose new
+			 * credential is refused too gives the 401 to the caller, and does not run
+			 * in a loop.
 			 */
 			reauth = true;
 			retry = true;

@@ -27,7 +27,8 @@ struct rest_handle {
 	struct rest *owner;
 	struct rest_handle *prev, *next; /* the owner's list of per-thread handles */
 	bool busy;
-	uint64_t cert_gen; /* the exec credential whose client certificate the handle has; 0: cfg's */
+	uint64_t cert_gen; /* the exec credential whose client certificate the handle has; 0: cfg's
+			    */
 	char errbuf[CURL_ERROR_SIZE];
 };
 

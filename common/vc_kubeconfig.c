@@ -442,8 +442,9 @@ static int opt_strv(const json_t *obj, const char *key, const struct where *w, c
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_array(v))
-		return vc_error_set(err, VC_EPARSE, "%s \"%s\" in %s: \"%s\" must be a list of strings",
-				    w->kind, w->name, w->file, key);
+		return vc_error_set(err, VC_EPARSE,
+				    "%s \"%s\" in %s: \"%s\" must be a list of strings", w->kind,
+				    w->name, w->file, key);
 	n = json_array_size(v);
 	if (n == 0)
 		return 0;
@@ -550,9 +551,10 @@ static int parse_exec(const json_t *ex, const struct kc_file *f, const char *nam
 	env = json_object_get(ex, "env");
 	if (env && !json_is_null(env)) {
 		if (!json_is_array(env)) {
-			rc = vc_error_set(err, VC_EPARSE,
-					  "%s \"%s\" in %s: \"env\" must be a list of name and value",
-					  w.kind, name, f->path);
+			rc = vc_error_set(
+				err, VC_EPARSE,
+				"%s \"%s\" in %s: \"env\" must be a list of name and value", w.kind,
+				name, f->path);
 			goto fail;
 		}
 		if (json_array_size(env) &&
@@ -592,8 +594,8 @@ static int parse_exec(const json_t *ex, const struct kc_file *f, const char *nam
 	pci = json_object_get(ex, "provideClusterInfo");
 	if (pci && !json_is_null(pci) && !json_is_boolean(pci)) {
 		rc = vc_error_set(err, VC_EPARSE,
-				  "%s \"%s\" in %s: \"provideClusterInfo\" must be a boolean", w.kind,
-				  name, f->path);
+				  "%s \"%s\" in %s: \"provideClusterInfo\" must be a boolean",
+				  w.kind, name, f->path);
 		goto fail;
 	}
 	e->provide_cluster_info = json_is_true(pci);
@@ -601,7 +603,8 @@ static int parse_exec(const json_t *ex, const struct kc_file *f, const char *nam
 	if (rc)
 		goto fail;
 	if (!mode && !strcmp(e->api_version, VC_KUBE_EXEC_V1)) {
-		/* v1 has no default; v1beta1's is IfAvailable (clientcmd's SetDefaults_ExecConfig). */
+		/* v1 has no default; v1beta1's is IfAvailable (clientcmd's SetDefaults_ExecConfig).
+		 */
 		rc = vc_error_set(
 			err, VC_EINVALID,
 			"user \"%s\" in %s: interactiveMode must be specified for %s to use exec authentication plugin",
@@ -666,16 +669,18 @@ static int b64url_decode(const char *s, size_t n, char **out, struct vc_error *e
 	int rc;
 
 	*out = NULL;
-	if (!std)
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	if (!std) {
+		vc_error_set(err, VC_ENOMEM, "out of memory");
+		return VC_ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		std[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
 	/* Padding is not allowed in the raw form: '=' (and the standard alphabet) are errors. */
 	for (i = 0; i < n; i++) {
 		if (s[i] == '=' || s[i] == '+' || s[i] == '/') {
 			vc_free(std);
-			return vc_error_set(err, VC_EPARSE, "illegal base64 data at input byte %zu",
-					    i);
+			vc_error_set(err, VC_EPARSE, "illegal base64 data at input byte %zu", i);
+			return VC_EPARSE;
 		}
 	}
 	while (i % 4)
@@ -756,8 +761,8 @@ static int fill_auth_provider(struct vc_kube_config *cfg, const json_t *ap, cons
 			name, f->path);
 	if (!vc_str_eq(pname, "oidc"))
 		return vc_error_set(err, VC_EINVALID,
-				    "user \"%s\" in %s: no Auth Provider found for name \"%s\"", name,
-				    f->path, pname ? pname : "");
+				    "user \"%s\" in %s: no Auth Provider found for name \"%s\"",
+				    name, f->path, pname ? pname : "");
 	conf = json_object_get(ap, "config");
 	if (conf && !json_is_null(conf) && !json_is_object(conf))
 		return vc_error_set(err, VC_EPARSE, "%s \"%s\" in %s: \"config\" must be a mapping",
@@ -770,8 +775,9 @@ static int fill_auth_provider(struct vc_kube_config *cfg, const json_t *ap, cons
 	if (rc)
 		return rc;
 	if (!issuer)
-		return vc_error_set(err, VC_EINVALID, "user \"%s\" in %s: Must provide idp-issuer-url",
-				    name, f->path);
+		return vc_error_set(err, VC_EINVALID,
+				    "user \"%s\" in %s: Must provide idp-issuer-url", name,
+				    f->path);
 	if (!client)
 		return vc_error_set(err, VC_EINVALID, "user \"%s\" in %s: Must provide client-id",
 				    name, f->path);
@@ -839,8 +845,8 @@ static int fill_user(struct vc_kube_config *cfg, const json_t *u, const struct k
 	if (!cfg->token && !cfg->token_file && !cfg->client_cert_file && !cfg->client_cert_data &&
 	    !cfg->exec && json_object_get(u, "username"))
 		return vc_error_set(err, VC_EINVALID,
-				    "user \"%s\" in %s: basic authentication is not supported", name,
-				    f->path);
+				    "user \"%s\" in %s: basic authentication is not supported",
+				    name, f->path);
 	if (!(cfg->client_cert_file || cfg->client_cert_data) !=
 	    !(cfg->client_key_file || cfg->client_key_data))
 		return vc_error_set(

@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (!c.client_cert != !c.client_key)
 			abort();
-		if (c.client_cert && (!strstr(c.client_cert, "-----BEGIN ") ||
-				      !strstr(c.client_key, "-----BEGIN ")))
+		if (c.client_cert &&
+		    (!strstr(c.client_cert, "-----BEGIN ") || !strstr(c.client_key, "-----BEGIN ")))
 			abort();
 		if ((c.token && !*c.token) || (!c.has_expiry && c.expiry_ns))
 			abort();

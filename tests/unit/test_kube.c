@@ -2071,7 +2071,8 @@ static void test_exec_plugin_fails(void **state)
 	vc_kube_free(c);
 	c = kubeconfig_client(&m, exec_user("bad-json.sh"));
 	assert_int_equal(get(c, &err), VC_EPARSE);
-	assert_non_null(strstr(err.text, "bad-json.sh: decoding stdout: couldn't get version/kind"));
+	assert_non_null(
+		strstr(err.text, "bad-json.sh: decoding stdout: couldn't get version/kind"));
 	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
 	close(saved);
 	assert_int_equal(mock_nreqs(&m), 0);
@@ -2152,9 +2153,9 @@ static void test_exec_plugin_threads(void **state)
 }
 
 /* JWT segments: {"alg":"none"}, {"exp":1893456000,"sub":"ann"} and {"exp":1000000000}. */
-#define OIDC_USER(tok)                                                                  \
-	"    auth-provider:\n"                                                          \
-	"      name: oidc\n"                                                            \
+#define OIDC_USER(tok)         \
+	"    auth-provider:\n" \
+	"      name: oidc\n"   \
 	"      config: {idp-issuer-url: 'https://idp', client-id: k8s, id-token: " tok "}\n"
 #define JWT_VALID   "eyJhbGciOiJub25lIn0.eyJleHAiOjE4OTM0NTYwMDAsInN1YiI6ImFubiJ9.c2ln"
 #define JWT_EXPIRED "eyJhbGciOiJub25lIn0.eyJleHAiOjEwMDAwMDAwMDB9.c2ln"
@@ -2175,10 +2176,10 @@ static void test_oidc_id_token(void **state)
 	vc_kube_free(c);
 	c = kubeconfig_client(&m, OIDC_USER(JWT_EXPIRED));
 	assert_int_equal(get(c, &err), VC_EUNAUTHORIZED);
-	assert_string_equal(err.text,
-			    "the oidc id-token expired at 2001-09-09T01:46:40Z, and Caldera does not "
-			    "refresh it with the refresh-token: log in again to get a new id-token, "
-			    "or use an exec credential plugin such as kubelogin");
+	assert_string_equal(
+		err.text, "the oidc id-token expired at 2001-09-09T01:46:40Z, and Caldera does not "
+			  "refresh it with the refresh-token: log in again to get a new id-token, "
+			  "or use an exec credential plugin such as kubelogin");
 	assert_int_equal(mock_nreqs(&m), 1);
 	vc_kube_free(c);
 	mock_stop(&m);
@@ -2354,9 +2355,9 @@ int main(void)
 	pki_free();
 	{
 		static const char *const names[] = {
-			"ca.crt",     "user.crt",   "user.key",	  "token",	"namespace",
-			"empty-token", "kubeconfig", "count",	  "exec.crt",	"exec.key",
-			"exec.crt.2", "exec.key.2",
+			"ca.crt",    "user.crt",    "user.key",	  "token",
+			"namespace", "empty-token", "kubeconfig", "count",
+			"exec.crt",  "exec.key",    "exec.crt.2", "exec.key.2",
 		};
 		char p[128];
 		size_t i;

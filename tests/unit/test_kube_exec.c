@@ -85,11 +85,12 @@ static void test_parse(void **state)
 	expect_parse_error("{\"kind\":\"Pod\",\"apiVersion\":\"" V1 "\"}", V1, VC_EPARSE,
 			   "decoding stdout: no kind \"Pod\" is registered for version "
 			   "\"client.authentication.k8s.io/v1\"");
-	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":"
-			   "\"client.authentication.k8s.io/v1alpha1\",\"status\":{\"token\":\"t\"}}",
-			   VC_KUBE_EXEC_V1BETA1, VC_EPARSE,
-			   "decoding stdout: no kind \"ExecCredential\" is registered for version "
-			   "\"client.authentication.k8s.io/v1alpha1\"");
+	expect_parse_error(
+		"{\"kind\":\"ExecCredential\",\"apiVersion\":"
+		"\"client.authentication.k8s.io/v1alpha1\",\"status\":{\"token\":\"t\"}}",
+		VC_KUBE_EXEC_V1BETA1, VC_EPARSE,
+		"decoding stdout: no kind \"ExecCredential\" is registered for version "
+		"\"client.authentication.k8s.io/v1alpha1\"");
 	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
 			   "\"status\":{\"token\":\"t\"}}",
 			   VC_KUBE_EXEC_V1BETA1, VC_EINVALID,
@@ -109,18 +110,21 @@ static void test_parse(void **state)
 			   V1, VC_EINVALID, "exec plugin didn't return a token or cert/key pair");
 	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
 			   "\"status\":{\"token\":\"t\",\"clientKeyData\":\"-----BEGIN K\"}}",
-			   V1, VC_EINVALID, "exec plugin returned only certificate or key, not both");
-	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
-			   "\"status\":{\"clientCertificateData\":\"x\",\"clientKeyData\":\"y\"}}",
 			   V1, VC_EINVALID,
-			   "failed parsing client key/certificate: tls: failed to find any PEM data "
-			   "in certificate input");
-	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
-			   "\"status\":{\"clientCertificateData\":\"-----BEGIN C\","
-			   "\"clientKeyData\":\"y\"}}",
-			   V1, VC_EINVALID,
-			   "failed parsing client key/certificate: tls: failed to find any PEM data "
-			   "in key input");
+			   "exec plugin returned only certificate or key, not both");
+	expect_parse_error(
+		"{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
+		"\"status\":{\"clientCertificateData\":\"x\",\"clientKeyData\":\"y\"}}",
+		V1, VC_EINVALID,
+		"failed parsing client key/certificate: tls: failed to find any PEM data "
+		"in certificate input");
+	expect_parse_error(
+		"{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
+		"\"status\":{\"clientCertificateData\":\"-----BEGIN C\","
+		"\"clientKeyData\":\"y\"}}",
+		V1, VC_EINVALID,
+		"failed parsing client key/certificate: tls: failed to find any PEM data "
+		"in key input");
 	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
 			   "\"status\":[]}",
 			   V1, VC_EPARSE, "decoding stdout: \"status\" must be an object");
@@ -139,7 +143,8 @@ static void test_parse(void **state)
 	/* The token never shows in a message. */
 	expect_parse_error("{\"kind\":\"ExecCredential\",\"apiVersion\":\"" V1 "\","
 			   "\"status\":{\"token\":\"s3cr3t\",\"clientKeyData\":\"-----BEGIN\"}}",
-			   V1, VC_EINVALID, "exec plugin returned only certificate or key, not both");
+			   V1, VC_EINVALID,
+			   "exec plugin returned only certificate or key, not both");
 }
 
 static void test_parse_allocation_failures(void **state)
@@ -207,10 +212,11 @@ static void test_exec_info(void **state)
 	cfg.insecure = true;
 	e.cluster_config = NULL;
 	assert_int_equal(vc_kube_exec_info(&cfg, false, &info, &err), 0);
-	assert_string_equal(info, "{\"kind\":\"ExecCredential\",\"apiVersion\":"
-				  "\"client.authentication.k8s.io/v1\",\"spec\":{\"cluster\":{"
-				  "\"server\":\"https://10.0.0.1:6443\",\"insecure-skip-tls-verify\":"
-				  "true},\"interactive\":false}}");
+	assert_string_equal(info,
+			    "{\"kind\":\"ExecCredential\",\"apiVersion\":"
+			    "\"client.authentication.k8s.io/v1\",\"spec\":{\"cluster\":{"
+			    "\"server\":\"https://10.0.0.1:6443\",\"insecure-skip-tls-verify\":"
+			    "true},\"interactive\":false}}");
 	vc_free(info);
 
 	/* A CA file is read (client-go's dataFromSliceOrFile); one that is gone is an error. */
@@ -395,8 +401,7 @@ static void test_run(void **state)
 
 	/* A version the kubeconfig does not name. */
 	setenv("EXEC_API_VERSION", VC_KUBE_EXEC_V1BETA1, 1);
-	assert_int_equal(vc_kube_exec_run(&e, "{}", false, 10 * SEC, &r.cred, &r.err),
-			 VC_EINVALID);
+	assert_int_equal(vc_kube_exec_run(&e, "{}", false, 10 * SEC, &r.cred, &r.err), VC_EINVALID);
 	assert_string_equal(r.err.text, "exec: executable tests/data/exec/token.sh: exec plugin is "
 					"configured to use API version "
 					"client.authentication.k8s.io/v1, plugin returned version "
@@ -428,13 +433,13 @@ static void test_run_errors(void **state)
 	/* Not in PATH: client-go's words, its help, and the kubeconfig's hint. */
 	e.command = (char *)"caldera-no-such-plugin";
 	assert_int_equal(vc_kube_exec_run(&e, "{}", false, 10 * SEC, &c, &err), VC_ENOENT);
-	assert_string_equal(err.text,
-			    "exec: executable caldera-no-such-plugin not found\n\nIt looks like you "
-			    "are trying to use a client-go credential plugin that is not "
-			    "installed.\n\nTo learn more about this feature, consult the "
-			    "documentation available at:\n      "
-			    "https://kubernetes.io/docs/reference/access-authn-authz/authentication/"
-			    "#client-go-credential-plugins");
+	assert_string_equal(
+		err.text, "exec: executable caldera-no-such-plugin not found\n\nIt looks like you "
+			  "are trying to use a client-go credential plugin that is not "
+			  "installed.\n\nTo learn more about this feature, consult the "
+			  "documentation available at:\n      "
+			  "https://kubernetes.io/docs/reference/access-authn-authz/authentication/"
+			  "#client-go-credential-plugins");
 	e.install_hint = (char *)"Install it with: apt-get install caldera-plugin";
 	assert_int_equal(vc_kube_exec_run(&e, "{}", false, 10 * SEC, &c, &err), VC_ENOENT);
 	assert_true(vc_str_has_suffix(err.text, "#client-go-credential-plugins\n\nInstall it "

@@ -688,12 +688,12 @@ static void test_allocation_failures(void **state)
 
 /* ---- credential plugins ------------------------------------------------------------------- */
 
-#define PLUGIN_HEAD                                                                   \
-	"current-context: x\n"                                                        \
-	"contexts: [{name: x, context: {cluster: c, user: u}}]\n"                     \
-	"clusters: [{name: c, cluster: {server: 'https://h'}}]\n"                     \
-	"users:\n"                                                                    \
-	"- name: u\n"                                                                 \
+#define PLUGIN_HEAD                                               \
+	"current-context: x\n"                                    \
+	"contexts: [{name: x, context: {cluster: c, user: u}}]\n" \
+	"clusters: [{name: c, cluster: {server: 'https://h'}}]\n" \
+	"users:\n"                                                \
+	"- name: u\n"                                             \
 	"  user:\n"
 
 static const char exec_config[] =
@@ -834,8 +834,8 @@ static void test_exec_plugin_errors(void **state)
 		     NULL, VC_EINVALID,
 		     "user \"u\" in %s: exec plugin: invalid apiVersion "
 		     "\"client.authentication.k8s.io/v1alpha1\"");
-	expect_error(s, PLUGIN_HEAD "    exec: {command: aws, apiVersion: v1}\n", NULL,
-		     VC_EINVALID, "user \"u\" in %s: exec plugin: invalid apiVersion \"v1\"");
+	expect_error(s, PLUGIN_HEAD "    exec: {command: aws, apiVersion: v1}\n", NULL, VC_EINVALID,
+		     "user \"u\" in %s: exec plugin: invalid apiVersion \"v1\"");
 	expect_error(s,
 		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
 				 "client.authentication.k8s.io/v1}\n",
@@ -845,26 +845,29 @@ static void test_exec_plugin_errors(void **state)
 	expect_error(s,
 		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
 				 "client.authentication.k8s.io/v1, interactiveMode: Sometimes}\n",
-		     NULL, VC_EINVALID, "user \"u\" in %s: invalid interactiveMode for u: \"Sometimes\"");
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: invalid interactiveMode for u: \"Sometimes\"");
 	expect_error(s,
 		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
 				 "client.authentication.k8s.io/v1beta1, env: [{value: x}]}\n",
 		     NULL, VC_EINVALID,
 		     "user \"u\" in %s: env variable name must be specified for u to use exec "
 		     "authentication plugin");
-	expect_error(s,
-		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
-				 "client.authentication.k8s.io/v1beta1}\n"
-				 "    auth-provider: {name: oidc}\n",
-		     NULL, VC_EINVALID,
-		     "user \"u\" in %s: authProvider cannot be provided in combination with an exec "
-		     "plugin for u");
+	expect_error(
+		s,
+		PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+			    "client.authentication.k8s.io/v1beta1}\n"
+			    "    auth-provider: {name: oidc}\n",
+		NULL, VC_EINVALID,
+		"user \"u\" in %s: authProvider cannot be provided in combination with an exec "
+		"plugin for u");
 	expect_error(s, PLUGIN_HEAD "    exec: [aws]\n", NULL, VC_EPARSE,
 		     "user \"u\" in %s: \"exec\" must be a mapping");
 	expect_error(s,
 		     PLUGIN_HEAD "    exec: {command: [aws], apiVersion: "
 				 "client.authentication.k8s.io/v1beta1}\n",
-		     NULL, VC_EPARSE, "exec plugin of user \"u\" in %s: \"command\" must be a string");
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"command\" must be a string");
 	expect_error(s,
 		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
 				 "client.authentication.k8s.io/v1beta1, args: a}\n",
@@ -886,8 +889,9 @@ static void test_exec_plugin_errors(void **state)
 		     NULL, VC_EPARSE,
 		     "exec plugin of user \"u\" in %s: \"env\" must be a list of name and value");
 	expect_error(s,
-		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
-				 "client.authentication.k8s.io/v1beta1, provideClusterInfo: 'true'}\n",
+		     PLUGIN_HEAD
+		     "    exec: {command: aws, apiVersion: "
+		     "client.authentication.k8s.io/v1beta1, provideClusterInfo: 'true'}\n",
 		     NULL, VC_EPARSE,
 		     "exec plugin of user \"u\" in %s: \"provideClusterInfo\" must be a boolean");
 	expect_error(s,
@@ -909,10 +913,11 @@ static void test_exec_plugin_errors(void **state)
 #define JWT_EXP	 "eyJleHAiOjE4OTM0NTYwMDAsInN1YiI6ImFubiJ9"
 #define JWT_NEXP "eyJzdWIiOiJhbm4ifQ"
 #define OIDC(tok)                                                                       \
-	PLUGIN_HEAD "    auth-provider:\n"                                              \
-		    "      name: oidc\n"                                                \
-		    "      config: {idp-issuer-url: 'https://idp', client-id: k8s, id-token: '" tok \
-		    "', refresh-token: r}\n"
+	PLUGIN_HEAD                                                                     \
+	"    auth-provider:\n"                                                          \
+	"      name: oidc\n"                                                            \
+	"      config: {idp-issuer-url: 'https://idp', client-id: k8s, id-token: '" tok \
+	"', refresh-token: r}\n"
 
 static void test_auth_provider(void **state)
 {
@@ -938,8 +943,7 @@ static void test_auth_provider(void **state)
 		     "\"gke-gcloud-auth-plugin\" kubectl/client-go credential plugin instead.\nSee "
 		     "https://cloud.google.com/blog/products/containers-kubernetes/"
 		     "kubectl-auth-changes-in-gke for further details");
-	expect_error(s,
-		     PLUGIN_HEAD "    auth-provider: {name: azure, config: {apiserver-id: x}}\n",
+	expect_error(s, PLUGIN_HEAD "    auth-provider: {name: azure, config: {apiserver-id: x}}\n",
 		     NULL, VC_EINVALID,
 		     "user \"u\" in %s: The azure auth plugin has been removed.\nPlease use the "
 		     "https://github.com/Azure/kubelogin kubectl/client-go credential plugin "
@@ -969,8 +973,9 @@ static void test_auth_provider(void **state)
 		     "user \"u\" in %s: oidc id-token: ID Token is not a valid JWT");
 	expect_error(s, OIDC(JWT_HEAD ".e30=.sig"), NULL, VC_EPARSE,
 		     "user \"u\" in %s: oidc id-token: illegal base64 data at input byte 3");
-	expect_error(s, OIDC(JWT_HEAD ".bm90IGpzb24.sig"), NULL, VC_EPARSE,
-		     "user \"u\" in %s: oidc id-token: parsing claims: '[' or '{' expected near 'not'");
+	expect_error(
+		s, OIDC(JWT_HEAD ".bm90IGpzb24.sig"), NULL, VC_EPARSE,
+		"user \"u\" in %s: oidc id-token: parsing claims: '[' or '{' expected near 'not'");
 	expect_error(s, OIDC(JWT_HEAD "." JWT_NEXP ".sig"), NULL, VC_EINVALID,
 		     "user \"u\" in %s: oidc id-token: the ID Token has no \"exp\" claim");
 }
