@@ -9,8 +9,14 @@
 #     plugin's stderr shows, and vc-controller keeps running and recovers once the plugin works;
 #   - oidc: a kubeconfig with the oidc auth-provider whose id-token is caldera-oidc's token
 #     (cluster/up.sh makes it JWT-shaped) lists jobs; gcp gets kubectl's removal message.
-# Volcano v1.7 has no part in this (client-go's plugins are what vcctl and the daemons of both
-# build on); the expectations follow client-go's behaviour, and kubectl checks the kubeconfig.
+# The expectations follow client-go, and kubectl (v1.32) reads the same kubeconfig. Checked by
+# hand against Volcano v1.7's binaries (client-go 0.25) on the same kind of cluster and
+# kubeconfigs: its vcctl lists jobs through the exec plugin and through the oidc id-token,
+# prints the plugin's stderr and "getting credentials: exec: executable .../fail.sh failed with
+# exit code 3", refuses v1alpha1 ("exec plugin: invalid apiVersion ...") and a v1 plugin without
+# interactiveMode with the same words; its vc-scheduler and vc-controller-manager work through
+# the plugin, running it once per process. (Not run under E2E_IMPL: this scenario is not built on
+# jobs_lib.sh, and Volcano's vc-controller-manager has no oidc auth-provider.)
 #
 # VCCTL and VC_CONTROLLER (default build/vcctl, build/vc-controller) are the binaries to run.
 # shellcheck source=tests/e2e/lib.sh
