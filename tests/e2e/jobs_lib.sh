@@ -15,6 +15,13 @@
 #
 # E2E_BIN_DIR (default build/) holds vc-controller, vc-webhook, vc-nodesim and vcctl;
 # E2E_CTRL_ARGS adds flags to vc-controller (e.g. --v=4).
+#
+# E2E_IMPL=volcano runs the same scenario against real Volcano: its vc-webhook-manager,
+# vc-controller-manager and vc-scheduler (from VOLCANO_BIN, default: what
+# ../shared/volcano/build.sh prints) take the places of vc-webhook and vc-controller; the
+# cluster, the CRDs and vc-nodesim stay. A scenario's expectation that holds under both is
+# Volcano's behaviour, checked. Checks of Caldera's own extras are guarded with
+# `is_caldera &&`. E2E_SCHED_CONF names a scheduler configuration file for vc-scheduler.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -26,12 +33,31 @@ VCCTL=$BIN/vcctl
 for b in "$CTRL" "$HOOK" "$SIM" "$VCCTL"; do
 	[ -x "$b" ] || fail "$b is missing (make build, or set E2E_BIN_DIR)"
 done
+E2E_IMPL=${E2E_IMPL:-caldera}
+case $E2E_IMPL in
+caldera) ;;
+volcano)
+	if [ -z "${VOLCANO_BIN:-}" ]; then
+		[ -x "$E2E_ROOT/../shared/volcano/build.sh" ] ||
+			fail "E2E_IMPL=volcano: set VOLCANO_BIN to the folder of Volcano's binaries"
+		VOLCANO_BIN=$("$E2E_ROOT/../shared/volcano/build.sh") ||
+			fail "../shared/volcano/build.sh failed"
+	fi
+	for b in vc-webhook-manager vc-controller-manager vc-scheduler; do
+		[ -x "$VOLCANO_BIN/$b" ] || fail "E2E_IMPL=volcano: $VOLCANO_BIN/$b is missing"
+	done
+	;;
+*) fail "E2E_IMPL is caldera or volcano, not '$E2E_IMPL'" ;;
+esac
+# is_caldera: the stack under test is Caldera's (guards checks of Caldera's own extras).
+is_caldera() { [ "$E2E_IMPL" = caldera ]; }
 command -v curl >/dev/null || fail "curl is missing"
 
 # --- diagnostics ---------------------------------------------------------------------------------
 
 CUR_NS=
-CTRL_NAME= # daemon name of the running vc-controller
+CTRL_NAME= # daemon name of the running vc-controller (Volcano's controller-manager)
+CTRL_DAEMONS=() # every daemon ctrl_start started: vc-controller, or Volcano's two
 diag() {
 	[ -n "$CUR_NS" ] || return 0
 	printf '\n===== vcjobs in %s\n' "$CUR_NS"
@@ -42,10 +68,12 @@ diag() {
 	kube get podgroups.scheduling.volcano.sh -n "$CUR_NS" -o custom-columns='NAME:.metadata.name,PHASE:.status.phase,MIN:.spec.minMember,QUEUE:.spec.queue' 2>&1 | head -n 20
 	printf '\n===== last events in %s\n' "$CUR_NS"
 	kube get events -n "$CUR_NS" --sort-by=.lastTimestamp 2>&1 | tail -n 25
-	if [ -n "$CTRL_NAME" ] && [ -f "$E2E_DIR/daemons/$CTRL_NAME.log" ]; then
-		printf '\n===== last lines of %s\n' "$CTRL_NAME"
-		tail -n 30 "$E2E_DIR/daemons/$CTRL_NAME.log"
-	fi
+	local d
+	for d in "${CTRL_DAEMONS[@]}"; do
+		[ -f "$E2E_DIR/daemons/$d.log" ] || continue
+		printf '\n===== last lines of %s\n' "$d"
+		tail -n 30 "$E2E_DIR/daemons/$d.log"
+	done
 }
 
 # check WHAT CMD...: CMD must succeed.
@@ -97,16 +125,44 @@ webhook_start() {
 		fail "vc-webhook did not become healthy and registered" "$(tail -20 "$E2E_DIR/daemons/webhook.log")"
 	done
 	[ -n "$started" ] || fail "vc-webhook lost the race for a free port 5 times"
+	is_caldera || volcano_webhook_swap "$port"
+}
+
+# volcano_webhook_swap PORT: Volcano's vc-webhook-manager in vc-webhook's place. v1.7 only
+# updates the caBundle of configurations its Helm chart made, so vc-webhook's registration (the
+# same names and rules, clientConfig.url on PORT) stays, and Volcano serves on that PORT.
+volcano_webhook_swap() {
+	local certs=$E2E_DIR/certs
+	stop_daemon webhook
+	start_daemon webhook "$VOLCANO_BIN/vc-webhook-manager" --kubeconfig "$KUBECONFIG" \
+		--listen-address 127.0.0.1 --port "$1" --tls-cert-file "$certs/tls.crt" \
+		--tls-private-key-file "$certs/tls.key" --ca-cert-file "$certs/ca.crt" \
+		--webhook-url "https://127.0.0.1:$1"
+	# Any HTTP answer over TLS with our CA: it serves (there is no /healthz in v1.7).
+	serving() { curl -sS --cacert "$certs/ca.crt" -o /dev/null "https://127.0.0.1:$1/healthz"; }
+	wait_for "Volcano's vc-webhook-manager serving on 127.0.0.1:$1" 30 serving "$1"
 }
 
 CTRL_RUNS=0
 HEALTHZ_PORT=
-ctrl_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:$HEALTHZ_PORT/healthz"; }
-# ctrl_start [flags]: start vc-controller (every controller, the scheduler) with extra flags.
+SCHED_HEALTHZ_PORT=
+ctrl_healthy() {
+	curl -fsS --max-time 2 "http://127.0.0.1:$HEALTHZ_PORT/healthz" || return 1
+	is_caldera || curl -fsS --max-time 2 "http://127.0.0.1:$SCHED_HEALTHZ_PORT/healthz"
+}
+# ctrl_start [flags]: start vc-controller (every controller, the scheduler) with extra flags;
+# under E2E_IMPL=volcano, Volcano's vc-controller-manager and vc-scheduler (flags ignored).
 # shellcheck disable=SC2120 # test_jobs_crash.sh passes flags
 ctrl_start() {
 	HEALTHZ_PORT=$(free_port)
-	CTRL_NAME=vc-controller-$((++CTRL_RUNS))
+	CTRL_RUNS=$((CTRL_RUNS + 1))
+	if ! is_caldera; then
+		[ $# -eq 0 ] || echo "ctrl_start: E2E_IMPL=volcano ignores the flags $*" >&2
+		volcano_ctrl_start
+		return
+	fi
+	CTRL_NAME=vc-controller-$CTRL_RUNS
+	CTRL_DAEMONS=("$CTRL_NAME")
 	# shellcheck disable=SC2086 # E2E_CTRL_ARGS may hold several flags
 	start_daemon "$CTRL_NAME" "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false \
 		--controllers='*' --kube-api-qps 500 --kube-api-burst 1000 --schedule-period 500ms \
@@ -114,22 +170,43 @@ ctrl_start() {
 		--listen-address "127.0.0.1:$(free_port)" ${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS} "$@"
 	wait_for "$CTRL_NAME healthy on 127.0.0.1:$HEALTHZ_PORT" 30 ctrl_healthy
 }
-ctrl_stop() {
-	[ -z "$CTRL_NAME" ] || stop_daemon "$CTRL_NAME"
+volcano_ctrl_start() {
+	SCHED_HEALTHZ_PORT=$(free_port)
+	CTRL_NAME=volcano-controllers-$CTRL_RUNS
+	CTRL_DAEMONS=("$CTRL_NAME" "volcano-scheduler-$CTRL_RUNS")
+	start_daemon "$CTRL_NAME" "$VOLCANO_BIN/vc-controller-manager" --kubeconfig "$KUBECONFIG" \
+		--leader-elect=false --kube-api-qps 500 --kube-api-burst 1000 \
+		--enable-healthz --healthz-address "127.0.0.1:$HEALTHZ_PORT"
+	start_daemon "volcano-scheduler-$CTRL_RUNS" "$VOLCANO_BIN/vc-scheduler" \
+		--kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps 500 --kube-api-burst 1000 \
+		--schedule-period 500ms --enable-healthz --healthz-address "127.0.0.1:$SCHED_HEALTHZ_PORT" \
+		--listen-address "127.0.0.1:$(free_port)" ${E2E_SCHED_CONF:+--scheduler-conf "$E2E_SCHED_CONF"}
+	wait_for "Volcano's controller-manager and scheduler healthy" 30 ctrl_healthy
 }
-# ctrl_kill9: SIGKILL the running vc-controller (by its PID file) and forget it.
-ctrl_kill9() {
-	local f=$E2E_DIR/daemons/$CTRL_NAME.pid pid
-	read -r pid _ <"$f" || fail "no PID file for $CTRL_NAME"
-	_daemon_alive "$f" || fail "$CTRL_NAME is not running"
-	kill -KILL "$pid"
-	for _ in $(seq 1 50); do
-		_daemon_alive "$f" 2>/dev/null || break
-		sleep 0.1
+ctrl_stop() {
+	local d
+	for d in "${CTRL_DAEMONS[@]}"; do
+		stop_daemon "$d"
 	done
-	_daemon_alive "$f" 2>/dev/null && fail "$CTRL_NAME survived SIGKILL"
-	wait "$pid" 2>/dev/null || true
-	rm -f "$f"
+	CTRL_DAEMONS=()
+}
+# ctrl_kill9: SIGKILL the running vc-controller (or Volcano's two) by PID file and forget it.
+ctrl_kill9() {
+	local d f pid
+	for d in "${CTRL_DAEMONS[@]}"; do
+		f=$E2E_DIR/daemons/$d.pid
+		read -r pid _ <"$f" || fail "no PID file for $d"
+		_daemon_alive "$f" || fail "$d is not running"
+		kill -KILL "$pid"
+		for _ in $(seq 1 50); do
+			_daemon_alive "$f" 2>/dev/null || break
+			sleep 0.1
+		done
+		! _daemon_alive "$f" 2>/dev/null || fail "$d survived SIGKILL"
+		wait "$pid" 2>/dev/null || true
+		rm -f "$f"
+	done
+	CTRL_DAEMONS=()
 }
 
 queue_open() { [ "$(kube get queue default -o jsonpath='{.status.state}')" = Open ]; }
@@ -149,6 +226,12 @@ jobs_setup() {
 	# A CRD has no conditions for a moment after its creation, which kubectl wait takes as an
 	# error: retry.
 	established() { kube wait --for condition=established --timeout=5s crd --all; }
+	if ! is_caldera; then
+		# vc-scheduler v1.7 waits for its Numatopology informer: Volcano's own install has the CRD.
+		awk -v RS='\n---\n' '/name: numatopologies.nodeinfo.volcano.sh/' \
+			"$E2E_ROOT/../shared/volcano/volcano-development.yaml" | kube apply -f - >/dev/null ||
+			fail "cannot apply Volcano's numatopologies CRD (../shared/volcano/volcano-development.yaml)"
+	fi
 	wait_for "the CRDs to be established" 60 established
 	webhook_start
 	start_daemon nodesim "$SIM" --kubeconfig "$KUBECONFIG" --node-prefix node --nodes "$nodes" \

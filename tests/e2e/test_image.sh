@@ -200,6 +200,7 @@ start_daemon nodesim "$SIM" --kubeconfig "$KUBECONFIG" --node-prefix node \
 	--nodes 4:cpu=8,memory=32Gi,nvidia.com/gpu=4,pods=110 --fast-delete --heartbeat-period 5s
 wait_for "4 Ready nodes" 30 nodes_ready 4
 CTRL_NAME=vc-controller-manager
+CTRL_DAEMONS=("$CTRL_NAME")
 CTRL_HPORT=$(free_port)
 # shellcheck disable=SC2046 # the flags are words
 # The entrypoint vc-controller (not the image's vc-controller-manager, which runs the controllers
@@ -238,6 +239,7 @@ done
 stop_daemon $CTRL_NAME
 stop_daemon webhook
 CTRL_NAME=
+CTRL_DAEMONS=()
 pass "both containers stopped cleanly (TERM through podman run)"
 
 # --- start-up time ----------------------------------------------------------------------------------

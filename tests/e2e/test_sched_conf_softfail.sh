@@ -77,6 +77,7 @@ step "soft-fail: vc-controller with Volcano HEAD's plugins, an unknown action an
 HEALTHZ_PORT=$(free_port)
 METRICS_PORT=$(free_port)
 CTRL_NAME=vc-controller-softfail
+CTRL_DAEMONS=("$CTRL_NAME")
 POD_NAME=volcano-scheduler-0 POD_NAMESPACE=volcano-system \
 	start_daemon "$CTRL_NAME" "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false \
 	--scheduler-conf="$CONF" --schedule-period 500ms --enable-healthz=true \
