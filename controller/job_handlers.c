@@ -306,6 +306,7 @@ static void pg_enqueue(struct jobctl *c, const json_t *pg, bool out_of_sync)
 	json_t *ref;
 	const char *job = NULL;
 	char key[VC_CACHE_KEY_MAX];
+	int event = JOB_EVENT_NONE;
 	size_t i;
 
 	vc_meta_read(pg, &m);
@@ -319,13 +320,10 @@ static void pg_enqueue(struct jobctl *c, const json_t *pg, bool out_of_sync)
 	if (snprintf(key, sizeof(key), "%s/%s", m.ns, job) >= (int)sizeof(key))
 		return;
 	if (out_of_sync)
-		enqueue_event(c, key, VC_EVENT_OUT_OF_SYNC);
-	else
-		enqueue_event(c, key,
-			      vc_str_eq(json_string_value(vc_json_path(pg, "status.phase")),
-					"Unknown")
-				      ? VC_EVENT_JOB_UNKNOWN
-				      : JOB_EVENT_NONE);
+		event = VC_EVENT_OUT_OF_SYNC;
+	else if (vc_str_eq(json_string_value(vc_json_path(pg, "status.phase")), "Unknown"))
+		event = VC_EVENT_JOB_UNKNOWN;
+	enqueue_event(c, key, event);
 }
 
 /*

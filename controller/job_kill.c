@@ -59,7 +59,8 @@ static int pick_victims(struct job_run *run, const struct job_target *t, enum jo
 			 * v1.7's KillJob counts it; HEAD leaves it out
 			 * (docs/volcano/job-controller.md §4.4, §8.21; compatibility.md).
 			 */
-			if (in_retain(retain, job_phase_of(pod)) && !job_delete_expected(run, pod)) {
+			if (in_retain(retain, job_phase_of(pod)) &&
+			    !job_delete_expected(run, pod)) {
 				if (job_count_pod(cand, pod))
 					return VC_ENOMEM;
 				continue;
