@@ -713,6 +713,45 @@ static void test_restart_and_max_retry(void **state)
 	fx_release(&x);
 }
 
+/*
+ * After a restart, a killed pod that is still terminating keeps the job in Restarting; no pod is
+ * created until RS moves it to Pending, so no new pod can fail while a RestartJob would consume
+ * no retry (docs/volcano/job-controller.md §4.3; compatibility.md).
+ */
+static void test_restarting_waits_for_terminating(void **state)
+{
+	struct fx x;
+	json_t *slow;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	run_to_running(&x, job_text);
+	slow = json_deep_copy(stored(&x, &vc_gvr_pods, "ns/j-w-1"));
+	set_pod_phase(&x, "j-w-0", "Failed", 1);
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Restarting");
+	assert_int_equal(jint(JOB(&x), "status.retryCount"), 1);
+	/* The kubelet has not removed j-w-1 yet: it shows with a deletionTimestamp. */
+	json_object_set_new(json_object_get(slow, "metadata"), "deletionTimestamp",
+			    json_string("2024-01-01T00:00:10Z"));
+	put(&x, &vc_gvr_pods, slow);
+	clear_calls(&x);
+	set_pg_phase(&x, "Inqueue");
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Restarting");
+	assert_int_equal(jint(JOB(&x), "status.terminating"), 1);
+	assert_int_equal(count_calls(&x, "create pods"), 0);
+	/* Gone: the restart ends and every pod comes back at version 1. */
+	json_object_del(x.f.store, "pods/ns/j-w-1");
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Pending");
+	assert_int_equal(count_calls(&x, "create pods"), 3);
+	assert_string_equal(jstr(stored(&x, &vc_gvr_pods, "ns/j-w-1"),
+				 "metadata.annotations[\"volcano.sh/job-version\"]"),
+			    "1");
+	fx_release(&x);
+}
+
 static json_t *command(const char *name, const char *action)
 {
 	json_t *c = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:{s:s, s:s, s:s, s:s}}", "apiVersion",
@@ -1650,6 +1689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_then_pods),
 		cmocka_unit_test(test_restart_and_max_retry),
+		cmocka_unit_test(test_restarting_waits_for_terminating),
 		cmocka_unit_test(test_commands_abort_resume),
 		cmocka_unit_test(test_task_completed_and_min_success),
 		cmocka_unit_test(test_scale_up_down),
