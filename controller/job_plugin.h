@@ -15,6 +15,10 @@
  */
 struct job_plugin {
 	const char *name; /* as a Job's spec.plugins names it */
+	/* The dispatch neither checks, sets nor removes a `plugin-<name>` marker: the job add and
+	 * job delete hooks (if any) run every time (hcclrank, docs/volcano/job-controller.md §5.8).
+	 */
+	bool no_marker;
 	int (*on_pod_create)(const struct vc_job *job, json_t *pod, struct vc_error *warn,
 			     struct vc_error *err);
 	int (*on_job_add)(const struct vc_job *job, const struct job_keygen *keygen,
@@ -26,7 +30,8 @@ struct job_plugin {
 };
 
 extern const struct job_plugin job_plugin_env, job_plugin_svc, job_plugin_ssh,
-	job_plugin_tensorflow, job_plugin_pytorch, job_plugin_mpi;
+	job_plugin_tensorflow, job_plugin_pytorch, job_plugin_mpi, job_plugin_ray,
+	job_plugin_hcclrank;
 
 /* ---- helpers (job_plugins.c) --------------------------------------------------------------- */
 
@@ -47,9 +52,11 @@ const json_t *jp_tspec(const struct vc_task *t);
 const char *jp_nonempty_or(const char *s, const char *def);
 int jp_task_hosts(const struct vc_job *job, const struct vc_task *t, bool repeat, int64_t port,
 		  json_t *arr);
+char *jp_first_host(const struct vc_job *job, const struct vc_task *t);
 char *jp_join(const json_t *arr, const char *sep);
 char *jp_obj_name(const struct vc_job *job, const char *suffix);
 json_t *jp_new_owned(const struct vc_job *job, const char *api, const char *kind, const char *name);
+json_t *jp_job_selector(const struct vc_job *job);
 int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const char *api,
 		  const char *kind, const char *name);
 void jp_parse_args(const struct vc_job *job, const struct job_plugin *plugin,

@@ -60,7 +60,7 @@ static int pytorch_pod(const struct vc_job *job, json_t *pod, struct vc_error *w
 	const struct vc_task *master, *worker;
 	const char *task = jp_nonempty_or(jp_pod_task(pod), "");
 	char *addr = NULL, *script = NULL, num[24];
-	json_t *hosts = NULL, *env = NULL, *ic = NULL, *inits, *c;
+	json_t *env = NULL, *ic = NULL, *inits, *c;
 	struct port_env_ctx pe;
 	int64_t index = 0;
 	size_t i;
@@ -71,17 +71,8 @@ static int pytorch_pod(const struct vc_job *job, json_t *pod, struct vc_error *w
 	if (!master)
 		return 0;
 	worker = vc_job_task(job, a.worker);
-	if (!(hosts = json_array()) || !(env = json_array()))
-		goto out;
-	{
-		/* Replica 0 of the master even when it has no replicas. */
-		struct vc_task one = *master;
-
-		one.replicas = 1;
-		if (jp_task_hosts(job, &one, false, -1, hosts))
-			goto out;
-	}
-	if (jp_env_lit(env, "MASTER_ADDR", json_string_value(json_array_get(hosts, 0))))
+	if (!(addr = jp_first_host(job, master)) || !(env = json_array()) ||
+	    jp_env_lit(env, "MASTER_ADDR", addr))
 		goto out;
 	snprintf(num, sizeof(num), "%lld", (long long)a.port);
 	if (jp_env_lit(env, "MASTER_PORT", num))
@@ -115,9 +106,8 @@ static int pytorch_pod(const struct vc_job *job, json_t *pod, struct vc_error *w
 			rc = 0;
 			goto out;
 		}
-	addr = vc_strdup(json_string_value(json_array_get(hosts, 0)));
 	script = vc_asprintf(WAIT_SCRIPT, (long long)a.timeout, (long long)a.timeout);
-	if (!addr || !script)
+	if (!script)
 		goto out;
 	snprintf(num, sizeof(num), "%lld", (long long)a.port);
 	ic = json_pack("{s:s, s:s, s:[s, s, s], s:[{s:s, s:s}, {s:s, s:s}]}", "name",
@@ -130,7 +120,6 @@ out:
 	vc_free(addr);
 	vc_free(script);
 	json_decref(ic);
-	json_decref(hosts);
 	json_decref(env);
 	return rc;
 }

@@ -159,12 +159,6 @@ static json_t *svc_configmap(const struct vc_job *job)
 	return cm;
 }
 
-static json_t *job_selector(const struct vc_job *job)
-{
-	return json_pack("{s:s, s:s}", JOB_KEY_JOB_NAME, job->meta.name, JOB_KEY_JOB_NAMESPACE,
-			 job->meta.ns);
-}
-
 /* Append to out->create a new object of job's name with spec (stolen; NULL is VC_ENOMEM). */
 static int add_owned(struct job_plugin_actions *out, const struct vc_job *job, const char *api,
 		     const char *kind, json_t *spec)
@@ -191,15 +185,15 @@ static int svc_add(const struct vc_job *job, struct job_plugin_actions *out, str
 		return VC_ENOMEM;
 	rc = add_owned(out, job, "v1", "Service",
 		       json_pack("{s:s, s:o, s:b}", "clusterIP", "None", "selector",
-				 job_selector(job), "publishNotReadyAddresses",
+				 jp_job_selector(job), "publishNotReadyAddresses",
 				 a.publish_not_ready));
 	if (rc || a.disable_np)
 		return rc;
 	return add_owned(out, job, "networking.k8s.io/v1", "NetworkPolicy",
 			 json_pack("{s:{s:o}, s:[{s:[{s:{s:o}}]}], s:[s]}", "podSelector",
-				   "matchLabels", job_selector(job), "ingress", "from",
-				   "podSelector", "matchLabels", job_selector(job), "policyTypes",
-				   "Ingress"));
+				   "matchLabels", jp_job_selector(job), "ingress", "from",
+				   "podSelector", "matchLabels", jp_job_selector(job),
+				   "policyTypes", "Ingress"));
 }
 
 static int svc_delete(const struct vc_job *job, struct job_plugin_actions *out,

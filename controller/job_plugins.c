@@ -11,10 +11,11 @@
 #include "vc_str.h"
 #include "vc_strconv.h"
 
-/* The plugins, in the order they run. Adding a plugin is its file and one row here. */
+/* The plugins, in the order they run. Adding a plugin is its file and one row here. hcclrank
+ * reads the RANK that pytorch adds, so it comes after it (docs/volcano/job-controller.md §5.0). */
 static const struct job_plugin *const plugins[] = {
-	&job_plugin_env,	&job_plugin_svc,     &job_plugin_ssh,
-	&job_plugin_tensorflow, &job_plugin_pytorch, &job_plugin_mpi,
+	&job_plugin_env,     &job_plugin_svc, &job_plugin_ssh, &job_plugin_tensorflow,
+	&job_plugin_pytorch, &job_plugin_mpi, &job_plugin_ray, &job_plugin_hcclrank,
 };
 
 #define NPLUGINS ((int)VC_ARRAY_SIZE(plugins))
@@ -317,6 +318,21 @@ int jp_task_hosts(const struct vc_job *job, const struct vc_task *t, bool repeat
 	return 0;
 }
 
+/* The host of replica 0 of task t (docs/volcano/job-controller.md §2.1.3), even when t has no
+ * replicas, as a new string, or NULL. */
+char *jp_first_host(const struct vc_job *job, const struct vc_task *t)
+{
+	struct vc_task one = *t;
+	json_t *arr = json_array();
+	char *h = NULL;
+
+	one.replicas = 1;
+	if (arr && !jp_task_hosts(job, &one, false, -1, arr))
+		h = vc_strdup(json_string_value(json_array_get(arr, 0)));
+	json_decref(arr);
+	return h;
+}
+
 /* Join the strings of arr with sep into a new string, or NULL. */
 char *jp_join(const json_t *arr, const char *sep)
 {
@@ -356,6 +372,13 @@ json_t *jp_new_owned(const struct vc_job *job, const char *api, const char *kind
 		return NULL;
 	}
 	return o;
+}
+
+/* {volcano.sh/job-name: <job>, volcano.sh/job-namespace: <ns>} as a new object, or NULL. */
+json_t *jp_job_selector(const struct vc_job *job)
+{
+	return json_pack("{s:s, s:s}", JOB_KEY_JOB_NAME, job->meta.name, JOB_KEY_JOB_NAMESPACE,
+			 job->meta.ns);
 }
 
 int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const char *api,
@@ -407,8 +430,6 @@ int jp_add_port_fn(json_t *c, void *ctx, struct vc_error *err)
 	}
 	return jp_append_new(jp_get_or_add_array(c, "ports"), p);
 }
-
-/* Both port-then-env in one pass per container, as pytorch does. */
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
@@ -498,12 +519,14 @@ int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *ke
 	if (!keygen)
 		keygen = &job_keygen_openssl;
 	for (p = 0; p < NPLUGINS; p++) {
-		if (!on[p] || has_marker(job, p))
+		if (!on[p] || (!plugins[p]->no_marker && has_marker(job, p)))
 			continue;
 		if (plugins[p]->on_job_add)
 			rc = plugins[p]->on_job_add(job, keygen, out, warn, err);
 		if (rc)
 			goto fail;
+		if (plugins[p]->no_marker)
+			continue;
 		if ((rc = marker_key(p, key)) ||
 		    (rc = jp_set_str(out->markers_set, key, plugins[p]->name)))
 			goto fail;
@@ -542,11 +565,15 @@ int job_plugins_on_job_delete(const struct vc_job *job, struct job_plugin_action
 	if ((rc = enabled(job, on, err)) || (rc = actions_init(out)))
 		return rc;
 	for (p = 0; p < NPLUGINS; p++) {
-		if (!on[p] || !has_marker(job, p))
+		if (!on[p] || (!plugins[p]->no_marker && !has_marker(job, p)))
 			continue;
 		if (plugins[p]->on_job_delete)
 			rc = plugins[p]->on_job_delete(job, out, warn);
-		if (rc || (rc = marker_key(p, key)) ||
+		if (rc)
+			goto fail;
+		if (plugins[p]->no_marker)
+			continue;
+		if ((rc = marker_key(p, key)) ||
 		    (rc = jp_append_new(out->markers_remove, json_string(key))))
 			goto fail;
 	}

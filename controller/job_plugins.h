@@ -1,12 +1,12 @@
 /*
- * job_plugins.h - the job plugins env, svc, ssh, tensorflow, pytorch and mpi
+ * job_plugins.h - the job plugins env, svc, ssh, tensorflow, pytorch, mpi, ray and hcclrank
  * (docs/volcano/job-controller.md §5), as pure functions.
  *
  * The hooks never talk to the API server: OnPodCreate edits a pod being built; OnJobAdd,
  * OnJobUpdate and OnJobDelete return the objects the runtime must create (or create-or-update)
  * and delete, and the status.controlledResources markers to set and remove. Plugins run in the
  * fixed order of the plugin table in job_plugins.c (Go runs them in random map order; only hcclrank
- * cares, and it is not implemented here). Plugin arguments are re-parsed on every call, like
+ * cares, and it runs after pytorch). Plugin arguments are re-parsed on every call, like
  * Volcano, with Go `flag` rules (job_flags_parse); a bad argument is reported through `warn` (may
  * be NULL) and otherwise ignored: flags parsed before it keep their values.
  */
@@ -86,10 +86,12 @@ void job_plugin_actions_release(struct job_plugin_actions *a);
 
 /*
  * Run OnPodCreate of every plugin in job->plugins on pod (borrowed, edited in place), in the
- * fixed order. pod must come from job_pod_build (its name `<job>-<task>-<i>` and label
- * volcano.sh/task-spec are used). Errors: VC_EINVALID `failed to get plugin <name>` for a
- * plugin not implemented here, VC_EINVALID when the tensorflow plugin cannot read the replica
- * index from the pod name or the pod spec is malformed, VC_ENOMEM. On failure the pod may be
+ * fixed order. pod must come from job_pod_build (its name `<job>-<task>-<i>` and labels
+ * volcano.sh/task-spec and volcano.sh/task-index are used). Errors: VC_EINVALID `failed to get
+ * plugin <name>` for a plugin not implemented here, VC_EINVALID when the tensorflow plugin cannot
+ * read the replica index from the pod name, when hcclrank cannot read it from the label, when the
+ * ray plugin finds no head task (`job <job> doesn't have head task <head>`) or when the pod spec
+ * is malformed, VC_ENOMEM. On failure the pod may be
  * half-edited: discard it (Volcano aborts the whole sync).
  */
 int job_plugins_on_pod_create(const struct vc_job *job, json_t *pod, struct vc_error *warn,

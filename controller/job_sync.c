@@ -417,6 +417,10 @@ static int build_pod(struct job_run *run, size_t task_idx, int32_t i, bool forwa
 	vc_error_clear(&warn);
 	rc = job_plugins_on_pod_create(&run->job, *out, &warn, err);
 	if (rc) {
+		/* Volcano logs a failing pod hook at error level (its only trace: no event). */
+		if (rc != VC_ENOMEM)
+			VC_ERROR("cannot run the pod create plugins", "job=%s err=\"%s\"", run->key,
+				 err->text);
 		json_decref(*out);
 		*out = NULL;
 	}

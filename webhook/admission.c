@@ -46,6 +46,13 @@ const char *const admission_paths[] = {
 	"/pods/mutate",	    "/pods/validate",	 NULL,
 };
 
+void admission_config_init(struct admission_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->max_queue_depth = ADMISSION_MAX_QUEUE_DEPTH;
+	c->root_queue_protection = true;
+}
+
 static admission_handler_fn find_handler(const char *path)
 {
 	size_t i;

@@ -48,7 +48,22 @@ struct admission_config {
 	 * only with it on). Volcano aligns it with the cluster's version (on from 1.34).
 	 */
 	bool pod_level_resources;
+	/* --max-queue-depth: the deepest a queue may sit below root (docs/volcano/webhooks.md
+	 * §8.1). */
+	int max_queue_depth;
+	/* --enable-queue-allocated-pods-check: refuse deleting a queue with allocated pods (§8). */
+	bool queue_allocated_pods_check;
+	/* --enable-root-queue-protection: root's capability, deserved and guarantee are fixed (§8).
+	 */
+	bool root_queue_protection;
 };
+
+/* Volcano's defaults of the flags above (docs/volcano/webhooks.md §1). */
+#define ADMISSION_MAX_QUEUE_DEPTH 5
+
+/* Set *c to Volcano's defaults: no scheduler names, no pod configuration, every gate off,
+ * depth 5, no allocated-pods check, root protected. */
+void admission_config_init(struct admission_config *c);
 
 struct admission_ctx {
 	const struct admission_config *config;

@@ -100,11 +100,11 @@ static const struct vc_flag flags[] = {
 	F("graceful-shutdown-time", VC_FLAG_DURATION, "30s", graceful_shutdown,
 	  "accepted for compatibility; a stop waits for the reviews in progress"),
 	F("enable-queue-allocated-pods-check", VC_FLAG_BOOL, "false", queue_allocated_pods_check,
-	  "accepted; only Volcano's default (false) is supported"),
+	  "refuse deleting a queue that still has allocated pods"),
 	F("max-queue-depth", VC_FLAG_INT, "5", max_queue_depth,
-	  "accepted; only Volcano's default (5) is supported"),
+	  "the deepest a queue may sit below root in the hierarchy"),
 	F("enable-root-queue-protection", VC_FLAG_BOOL, "true", root_queue_protection,
-	  "accepted; only Volcano's default (true) is supported"),
+	  "refuse changing the root queue's capability, deserved and guarantee"),
 	{ "ignored-namespaces", VC_FLAG_NOEFFECT, NULL, 0, 0, 0,
 	  "Volcano's; no effect in Caldera" },
 };
@@ -215,17 +215,6 @@ static int parse_gates(const char *s, struct admission_config *ac, struct vc_err
 	return 0;
 }
 
-static void warn_unsupported(const struct config *c)
-{
-	if (c->queue_allocated_pods_check)
-		VC_WARN("--enable-queue-allocated-pods-check is not supported; using false", "");
-	if (c->max_queue_depth != 5)
-		VC_WARN("--max-queue-depth is not supported; using 5", "given=%d",
-			c->max_queue_depth);
-	if (!c->root_queue_protection)
-		VC_WARN("--enable-root-queue-protection is not supported; using true", "");
-}
-
 static int generate(const struct config *c)
 {
 	struct webhook_certs_opts o = { .service = c->webhook_service,
@@ -283,7 +272,7 @@ int main(int argc, char **argv)
 	vc_alloc_install_json();
 	vc_error_clear(&err);
 	memset(&app, 0, sizeof(app));
-	memset(&ac, 0, sizeof(ac));
+	admission_config_init(&ac);
 	rc = vc_daemon_parse_flags(flags, VC_ARRAY_SIZE(flags), &cfg, argc, argv, "vc-webhook",
 				   &first);
 	if (rc >= 0)
@@ -310,7 +299,6 @@ int main(int argc, char **argv)
 				"'namespace/name' of webhook are empty\n");
 		return 1;
 	}
-	warn_unsupported(&cfg);
 	rc = webhook_parse_paths(cfg.enabled_admission, paths, VC_ARRAY_SIZE(paths), &skipped,
 				 &err);
 	if (!rc && skipped)
@@ -331,6 +319,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ac.scheduler_names = names;
+	ac.max_queue_depth = cfg.max_queue_depth;
+	ac.queue_allocated_pods_check = cfg.queue_allocated_pods_check;
+	ac.root_queue_protection = cfg.root_queue_protection;
 	if (!*cfg.ca_file) {
 		fprintf(stderr,
 			"vc-webhook: Failed to parse CA file: failed to read cacert file (): "

@@ -24,14 +24,6 @@
 #define ANN_HIERARCHY_WEIGHTS "volcano.sh/hierarchy-weights"
 
 /*
- * Volcano's flags that struct admission_config does not carry (yet): --max-queue-depth,
- * --enable-root-queue-protection and --enable-queue-allocated-pods-check, at their defaults.
- */
-#define MAX_QUEUE_DEPTH			  5
-#define ENABLE_ROOT_QUEUE_PROTECTION	  true
-#define ENABLE_QUEUE_ALLOCATED_PODS_CHECK false
-
-/*
  * Volcano walks parent links and child lists of the cache without bounds, so a cycle that
  * slipped into the cache would hang it. These bounds end such walks; a real hierarchy is far
  * shallower (the depth check keeps it within --max-queue-depth).
@@ -647,9 +639,9 @@ static int check_parent(const struct admission_ctx *ctx, const struct queue *q, 
 		return reason(msg, "queue %s cannot use itself as parent", q->name);
 	pq.parent = q->parent;
 	while (!is_top(pq.parent)) {
-		if (++depth > MAX_QUEUE_DEPTH) {
+		if (++depth > ctx->config->max_queue_depth) {
 			rc = reason(msg, "queue %s exceeds the maximum allowed depth of %d",
-				    q->name, MAX_QUEUE_DEPTH);
+				    q->name, ctx->config->max_queue_depth);
 			goto out;
 		}
 		rc = state_get_queue(ctx, pq.parent, &next, &err);
@@ -1099,7 +1091,7 @@ static int check_delete(const struct admission_ctx *ctx, const char *name, struc
 	if (rc)
 		return rc == VC_ENOMEM ? rc : lookup_reason(msg, rc, name, &err, "%s", "");
 	queue_read(obj, &q);
-	if (ENABLE_QUEUE_ALLOCATED_PODS_CHECK && allocated_pods(&q)) {
+	if (ctx->config->queue_allocated_pods_check && allocated_pods(&q)) {
 		rc = reason(msg,
 			    "queue %s cannot be deleted because it has allocated Pods: %" PRId64,
 			    q.name, allocated_pods(&q));
@@ -1244,7 +1236,7 @@ int admit_queues_validate(const struct admission_ctx *ctx, const struct admissio
 		if (rc)
 			goto done;
 	}
-	if (update && ENABLE_ROOT_QUEUE_PROTECTION && strcmp(q.name, "root") == 0 &&
+	if (update && ctx->config->root_queue_protection && strcmp(q.name, "root") == 0 &&
 	    resources_changed(&q, &old)) {
 		rc = reason(&msg, "root queue's resource attributes (capability, deserved, "
 				  "guarantee) cannot be modified");

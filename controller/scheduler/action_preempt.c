@@ -24,15 +24,35 @@ static int cmp_node_score(struct sched_session *ssn, const void *a, const void *
 	return sa > sb ? -1 : 1;
 }
 
-static bool fits(struct sched_session *ssn, const struct sched_ssn_task *t, uint32_t node,
-		 bool reclaim)
+/*
+ * Whether t may be placed on node now. Preempt (docs/volcano/scheduler.md §3.4): the queue admits
+ * it, it fits FutureIdle and it passes the predicates, so that a node short of pod slots rather
+ * than resources is freed by evicting (the pod count drops with each eviction); reclaim
+ * (docs/volcano/scheduler.md §3.5): FutureIdle only. 0 or VC_ENOMEM.
+ */
+static int fits(struct sched_session *ssn, const struct sched_ssn_task *t, uint32_t node,
+		bool reclaim, bool *ok)
 {
 	double *fi = ssn->priv->vec + 2 * ssn->ndims;
+	struct pred_result pr;
+	bool unres = false;
+	int rc;
 
+	*ok = false;
 	if (!reclaim && t->job && t->job->queue && !sched_ssn_allocatable(ssn, t->job->queue, t))
-		return false;
+		return 0;
 	sched_ssn_future_idle(ssn, &ssn->nodes[node], fi);
-	return sched_res_le(ssn, t->req, fi);
+	if (!sched_res_le(ssn, t->req, fi))
+		return 0;
+	if (!reclaim) {
+		rc = sched_ssn_predicate(ssn, t, &ssn->nodes[node], &pr, &unres);
+		if (rc < 0)
+			return rc;
+		if (!pr.fit)
+			return 0;
+	}
+	*ok = true;
+	return 0;
 }
 
 /* REC (d): once a ready gang lost a core pod, evict the rest of it. */
@@ -101,7 +121,7 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 		struct sched_ssn_node *sn = &ssn->nodes[node];
 		double *avail = p->vec + 3 * ssn->ndims;
 		size_t nc = 0, nv = 0, d;
-		bool evicted = false;
+		bool evicted = false, placed;
 
 		for (k = 0; k < sn->n->ntasks && nc < maxpods; k++) {
 			struct sched_ssn_task *v = sn->n->tasks[k]->ssn;
@@ -124,11 +144,16 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 				avail[d] += cands[k]->req[d];
 		if (!sched_res_le(ssn, t->req, avail))
 			continue;
-		for (k = 0; k < nv && !fits(ssn, t, node, reclaim); k++) {
+		for (k = 0; k < nv; k++) {
 			struct sched_ssn_task *v = cands[k];
 			struct sched_ssn_job *vj = v->job;
-			bool was_ready;
+			bool was_ready, ok;
 
+			rc = fits(ssn, t, node, reclaim, &ok);
+			if (rc < 0)
+				goto out;
+			if (ok)
+				break;
 			if (v->t->status != SCHED_TASK_RUNNING && v->t->status != SCHED_TASK_BOUND)
 				continue; /* already evicted with its gang */
 			was_ready = vj && (int64_t)sched_ssn_job_nready(vj) >= vj->j->min_member;
@@ -143,7 +168,10 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 					goto out;
 			}
 		}
-		if (!fits(ssn, t, node, reclaim)) {
+		rc = fits(ssn, t, node, reclaim, &placed);
+		if (rc < 0)
+			goto out;
+		if (!placed) {
 			sched_stmt_discard(ssn, &ns);
 			continue;
 		}

@@ -181,7 +181,8 @@ static int predicates_cb(void *st, const struct sched_ssn_task *t, const struct 
 
 	(void)st;
 	out->fit = true;
-	if (n->max_pods > 0 && (int64_t)n->n->ntasks >= n->max_pods) {
+	/* Pods evicted in this session have left the count (docs/volcano/scheduler.md §3.4). */
+	if (n->max_pods > 0 && (int64_t)(n->n->ntasks - n->nevicted) >= n->max_pods) {
 		out->fit = false;
 		snprintf(out->reason, sizeof(out->reason), "%s", PRED_REASON_POD_NUMBER);
 		return 0;

@@ -120,6 +120,13 @@ struct sched_ssn_node {
 	uint32_t index;
 	double *alloc, *idle, *used, *releasing, *pipelined; /* ssn->ndims each (live) */
 	int64_t max_pods;				     /* allocatable pods, 0 = unlimited */
+	/*
+	 * Tasks of n->tasks evicted in this session: they stay on the node (Releasing) but no
+	 * longer count as its pods for the pod-number predicate, as Volcano's predicates plugin
+	 * drops a pod from its node on the eviction's deallocate event (docs/volcano/scheduler.md
+	 * §3.4, §4.7).
+	 */
+	uint32_t nevicted;
 	double nz_cpu, nz_mem; /* Kubernetes' non-zero requests of the non-Pipelined tasks */
 	bool plain;	       /* not unschedulable and no taints: cheap predicates */
 	/*
@@ -148,6 +155,13 @@ struct sched_callbacks {
 	int (*task_order)(void *st, const struct sched_ssn_task *a, const struct sched_ssn_task *b);
 	int (*queue_order)(void *st, const struct sched_ssn_queue *a,
 			   const struct sched_ssn_queue *b);
+	/*
+	 * Victim order between two other queues for a preemptor of queue p (Volcano's
+	 * VictimQueueOrderFn, docs/volcano/scheduler.md §3.6): negative evicts from a first.
+	 * Plugins in order, first non-zero wins (no enable switch); none, reverse queue order.
+	 */
+	int (*victim_queue_order)(void *st, const struct sched_ssn_queue *a,
+				  const struct sched_ssn_queue *b, const struct sched_ssn_queue *p);
 	/*
 	 * A node filter: set out->fit (and out->reason when it fails); *unresolvable tells the
 	 * preempt/reclaim search that evicting would not help (Kubernetes'
@@ -254,6 +268,13 @@ uint32_t sched_ssn_dim(const struct sched_session *ssn, const char *name);
  * vc_resource values are converted exactly.
  */
 void sched_ssn_dense(const struct sched_session *ssn, const struct vc_resource *r, double *out);
+
+/*
+ * Set r's cpu, memory and scalars from the dense vector v (a zero scalar only when r already
+ * names it). Returns 0 or VC_ENOMEM.
+ */
+int sched_ssn_to_resource(const struct sched_session *ssn, const double *v,
+			  struct vc_resource *r) VC_WARN_UNUSED;
 
 /* out = idle + releasing − pipelined. */
 void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_ssn_node *n,

@@ -158,6 +158,7 @@ static void evict(struct sched_session *ssn, struct sched_ssn_task *t)
 	size_t d;
 
 	sched_ssn_set_status(ssn, t, SCHED_TASK_RELEASING);
+	n->nevicted++;
 	sched_node_changed(ssn, n);
 	for (d = 0; d < ssn->ndims; d++)
 		n->releasing[d] += t->req[d];
@@ -170,6 +171,7 @@ static void unevict(struct sched_session *ssn, struct sched_ssn_task *t)
 	size_t d;
 
 	sched_ssn_set_status(ssn, t, SCHED_TASK_RUNNING);
+	n->nevicted--;
 	sched_node_changed(ssn, n);
 	for (d = 0; d < ssn->ndims; d++)
 		n->releasing[d] -= t->req[d];

@@ -17,8 +17,8 @@
 # E2E_CTRL_ARGS adds flags to vc-controller (e.g. --v=4).
 #
 # E2E_IMPL=volcano runs the same scenario against real Volcano: its vc-webhook-manager,
-# vc-controller-manager and vc-scheduler (from VOLCANO_BIN, default: what
-# ../shared/volcano/build.sh prints) take the places of vc-webhook and vc-controller; the
+# vc-controller-manager and vc-scheduler (from VOLCANO_BIN, default: what build.sh in
+# VOLCANO_SHARED, default ../shared/volcano, prints) take the places of vc-webhook and vc-controller; the
 # cluster, the CRDs and vc-nodesim stay. A scenario's expectation that holds under both is
 # Volcano's behaviour, checked. Checks of Caldera's own extras are guarded with
 # `is_caldera &&`. E2E_SCHED_CONF names a scheduler configuration file for vc-scheduler.
@@ -37,12 +37,14 @@ E2E_IMPL=${E2E_IMPL:-caldera}
 case $E2E_IMPL in
 caldera) ;;
 volcano)
+	VOLCANO_SHARED=${VOLCANO_SHARED:-$E2E_ROOT/../shared/volcano}
 	if [ -z "${VOLCANO_BIN:-}" ]; then
-		[ -x "$E2E_ROOT/../shared/volcano/build.sh" ] ||
-			fail "E2E_IMPL=volcano: set VOLCANO_BIN to the folder of Volcano's binaries"
-		VOLCANO_BIN=$("$E2E_ROOT/../shared/volcano/build.sh") ||
-			fail "../shared/volcano/build.sh failed"
+		[ -x "$VOLCANO_SHARED/build.sh" ] ||
+			fail "E2E_IMPL=volcano: set VOLCANO_SHARED (the folder of Volcano's build.sh) or VOLCANO_BIN"
+		VOLCANO_BIN=$("$VOLCANO_SHARED/build.sh") || fail "$VOLCANO_SHARED/build.sh failed"
 	fi
+	[ -f "$VOLCANO_SHARED/volcano-development.yaml" ] ||
+		fail "E2E_IMPL=volcano: $VOLCANO_SHARED/volcano-development.yaml is missing (set VOLCANO_SHARED)"
 	for b in vc-webhook-manager vc-controller-manager vc-scheduler; do
 		[ -x "$VOLCANO_BIN/$b" ] || fail "E2E_IMPL=volcano: $VOLCANO_BIN/$b is missing"
 	done
@@ -229,8 +231,8 @@ jobs_setup() {
 	if ! is_caldera; then
 		# vc-scheduler v1.7 waits for its Numatopology informer: Volcano's own install has the CRD.
 		awk -v RS='\n---\n' '/name: numatopologies.nodeinfo.volcano.sh/' \
-			"$E2E_ROOT/../shared/volcano/volcano-development.yaml" | kube apply -f - >/dev/null ||
-			fail "cannot apply Volcano's numatopologies CRD (../shared/volcano/volcano-development.yaml)"
+			"$VOLCANO_SHARED/volcano-development.yaml" | kube apply -f - >/dev/null ||
+			fail "cannot apply Volcano's numatopologies CRD ($VOLCANO_SHARED/volcano-development.yaml)"
 	fi
 	wait_for "the CRDs to be established" 60 established
 	webhook_start

@@ -57,7 +57,8 @@ for _ in 1 2 3 4 5; do
 	start_daemon webhook "$HOOK" --kubeconfig "$KUBECONFIG" --listen-address 127.0.0.1 \
 		--port "$PORT" --tls-cert-file "$CERTS/tls.crt" --tls-private-key-file "$CERTS/tls.key" \
 		--ca-cert-file "$CERTS/ca.crt" --webhook-url "https://127.0.0.1:$PORT" \
-		--enable-healthz --healthz-address "127.0.0.1:$HPORT" --logtostderr -v=4
+		--enable-healthz --healthz-address "127.0.0.1:$HPORT" --logtostderr -v=4 \
+		--max-queue-depth 2 --enable-queue-allocated-pods-check
 	for _ in $(seq 1 100); do
 		if healthy "$PORT" && registered 2>/dev/null; then
 			started=1
@@ -206,6 +207,40 @@ expect_fail_with 'Error from server: admission webhook "validatequeue.volcano.sh
 	kube delete queue default
 kube get queue default >/dev/null || fail "the default queue is gone"
 pass "default queue kept"
+
+step "--max-queue-depth 2 and --enable-queue-allocated-pods-check"
+# Volcano HEAD's flags and messages (docs/volcano/webhooks.md §8, §8.1); v1.7 has neither flag
+# nor hierarchical queues, so there is no v1.7 run to compare with.
+# queue NAME PARENT: apply a Queue under PARENT; prints kubectl's output.
+queue() {
+	printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: %s}\nspec: {weight: 1, parent: %s}\n' \
+		"$1" "$2" | kube apply -f - 2>&1
+}
+kube get queue root >/dev/null 2>&1 ||
+	printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: root}\nspec: {weight: 1}\n' |
+	kube apply -f - >/dev/null || fail "cannot create the root queue"
+out=$(queue d1 root) || fail "queue d1 under root was denied" "$out"
+# d2 is checked against the webhook's cache of d1: retry until the informer has it.
+wait_for "queue d2 under d1 admitted" 10 queue d2 d1
+denied_depth() {
+	local out
+	out=$(queue d3 d2) && return 1
+	grep -qxF 'Error from server: error when creating "STDIN": admission webhook "validatequeue.volcano.sh" denied the request: queue d3 exceeds the maximum allowed depth of 2' <<<"$out" ||
+		{ echo "$out"; return 1; }
+}
+wait_for "queue d3 under d2 denied for its depth" 10 denied_depth
+out=$(queue busy root) || fail "queue busy was denied" "$out"
+kube patch queue busy --subresource=status --type=merge -p '{"status":{"allocated":{"pods":"3"}}}' \
+	>/dev/null || fail "cannot set queue busy's allocated pods"
+denied_delete() {
+	local out
+	out=$(kube delete queue busy 2>&1) && fail "queue busy with 3 allocated pods was deleted"
+	grep -qxF 'Error from server: admission webhook "validatequeue.volcano.sh" denied the request: queue busy cannot be deleted because it has allocated Pods: 3' <<<"$out" ||
+		{ echo "$out"; return 1; }
+}
+wait_for "deleting queue busy denied for its allocated pods" 10 denied_delete
+kube delete queue d2 >/dev/null || fail "cannot delete queue d2 (no allocated pods)"
+pass "depth 3 denied under --max-queue-depth 2; a queue with allocated pods kept"
 
 # --- bad input ---------------------------------------------------------------------------------
 

@@ -1,11 +1,12 @@
 /*
  * libFuzzer target: arbitrary bytes as the body of an admission request.
  *
- * The first byte picks one of the eight paths (and, in its high bits, the configuration: the
- * SchedulingGatesQueueAdmission and PodLevelResources gates and whether a pod admission
- * configuration is loaded); the rest is the request body handed to admission_serve(), exactly
- * as the HTTP server would. A small fixed cluster (queues default, closed, root, a parent with a
- * child, a namespace with a queue annotation) lets the handlers reach their lookups. The
+ * The first byte picks one of the eight paths (and, in its other bits, the configuration: the
+ * SchedulingGatesQueueAdmission and PodLevelResources gates, whether a pod admission
+ * configuration is loaded, --enable-queue-allocated-pods-check and
+ * --enable-root-queue-protection); the rest is the request body handed to admission_serve(),
+ * exactly as the HTTP server would. A small fixed cluster (queues default, closed, root, a parent
+ * with a child, a namespace with a queue annotation) lets the handlers reach their lookups. The
  * contract checked: no crash, no undefined behaviour, no leak, and a 200 answer is valid JSON.
  */
 #include "vc_prelude.h"
@@ -100,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const schedulers[] = { "volcano", NULL };
-	struct admission_config config = { .scheduler_names = schedulers };
+	struct admission_config config;
 	struct admission_state state = {
 		.get_queue = get_queue,
 		.queue_children = queue_children,
@@ -119,6 +120,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
+	admission_config_init(&config);
+	config.scheduler_names = schedulers;
+	config.queue_allocated_pods_check = data[0] & 0x08;
+	config.root_queue_protection = !(data[0] & 0x80);
 	config.scheduling_gates_queue_admission = data[0] & 0x10;
 	config.pod_level_resources = data[0] & 0x20;
 	config.pod_config = data[0] & 0x40 ? json_object_get(state_doc, "pod_config") : NULL;

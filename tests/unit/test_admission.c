@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "admission_internal.h"
+#include "support/admission_fixture.h"
 #include "vc_alloc.h"
 #include "vc_base64.h"
 #include "vc_buf.h"
@@ -26,131 +27,6 @@
 #define CASE_DIR "tests/data/admission"
 #define BODY_MAX ((size_t)3 << 20)
 
-/* ---- a cluster state read from state.json ------------------------------------------------ */
-
-struct test_state {
-	json_t *doc; /* state.json, or NULL */
-	const char *names[16];
-	struct admission_config config;
-	struct admission_state state;
-	struct admission_ctx ctx;
-};
-
-static bool name_listed(const json_t *list, const char *name)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach (list, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), name))
-			return true;
-	return false;
-}
-
-static const json_t *find_named(const json_t *list, const char *name)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach (list, i, v) {
-		const char *n = vc_json_get_str(vc_json_get_obj(v, "metadata"), "name");
-
-		if (n && !strcmp(n, name))
-			return v;
-	}
-	return NULL;
-}
-
-static int st_get_queue(void *ctx, const char *name, json_t **out, struct vc_error *err)
-{
-	const json_t *doc = ctx, *q;
-
-	*out = NULL;
-	if (name_listed(vc_json_get_arr(doc, "failing_queues"), name))
-		return vc_error_set(err, VC_EIO, "injected failure");
-	q = find_named(vc_json_get_arr(doc, "queues"), name);
-	if (!q)
-		return VC_ENOTFOUND;
-	*out = json_incref((json_t *)q);
-	return 0;
-}
-
-static int st_queue_children(void *ctx, const char *name, json_t **out, struct vc_error *err)
-{
-	const json_t *doc = ctx, *q;
-	json_t *arr;
-	size_t i;
-
-	*out = NULL;
-	if (name_listed(vc_json_get_arr(doc, "failing_queues"), name) ||
-	    name_listed(vc_json_get_arr(doc, "failing_children"), name))
-		return vc_error_set(err, VC_EIO, "injected failure");
-	arr = json_array();
-	if (!arr)
-		return vc_error_set(err, VC_ENOMEM, "out of memory");
-	json_array_foreach (vc_json_get_arr(doc, "queues"), i, q) {
-		const char *p = vc_json_get_str(vc_json_get_obj(q, "spec"), "parent");
-
-		/* The informer's index keys a queue without a parent under "". */
-		if (!strcmp(p ? p : "", name) && json_array_append(arr, (json_t *)q)) {
-			json_decref(arr);
-			return vc_error_set(err, VC_ENOMEM, "out of memory");
-		}
-	}
-	*out = arr;
-	return 0;
-}
-
-static int st_get_namespace(void *ctx, const char *name, json_t **out, struct vc_error *err)
-{
-	const json_t *doc = ctx, *ns;
-
-	*out = NULL;
-	if (name_listed(vc_json_get_arr(doc, "failing_namespaces"), name))
-		return vc_error_set(err, VC_EIO, "injected failure");
-	ns = find_named(vc_json_get_arr(doc, "namespaces"), name);
-	if (!ns)
-		return VC_ENOTFOUND;
-	*out = json_incref((json_t *)ns);
-	return 0;
-}
-
-/* Set st up from doc (stolen; NULL for "no state.json"). */
-static void test_state_init(struct test_state *st, json_t *doc)
-{
-	const json_t *cfg = vc_json_get_obj(doc, "config"), *names, *v;
-	size_t i, n = 0;
-
-	memset(st, 0, sizeof(*st));
-	st->doc = doc ? doc : json_object();
-	assert_non_null(st->doc);
-	names = vc_json_get_arr(cfg, "scheduler_names");
-	if (names) {
-		json_array_foreach (names, i, v)
-			if (json_is_string(v) && n + 1 < VC_ARRAY_SIZE(st->names))
-				st->names[n++] = json_string_value(v);
-	} else {
-		st->names[n++] = "volcano";
-	}
-	st->names[n] = NULL;
-	st->config.scheduler_names = st->names;
-	st->config.pod_config = vc_json_get_obj(cfg, "pod_config");
-	st->config.scheduling_gates_queue_admission =
-		vc_json_get_bool(cfg, "scheduling_gates_queue_admission", false);
-	st->config.pod_level_resources = vc_json_get_bool(cfg, "pod_level_resources", false);
-	st->state.get_queue = st_get_queue;
-	st->state.queue_children = st_queue_children;
-	st->state.get_namespace = st_get_namespace;
-	st->state.ctx = st->doc;
-	st->ctx.config = &st->config;
-	st->ctx.state = &st->state;
-}
-
-static void test_state_release(struct test_state *st)
-{
-	json_decref(st->doc);
-}
-
 /* ---- reading a case ---------------------------------------------------------------------- */
 
 struct test_case {
@@ -160,7 +36,7 @@ struct test_case {
 	char *body;	  /* review.json bytes (or the generated oversize body) */
 	size_t len;
 	const char *content_type;
-	struct test_state st;
+	struct admission_fixture st;
 };
 
 static char *read_file(const char *path, size_t *len)
@@ -228,7 +104,7 @@ static void case_load(struct test_case *tc, const char *name)
 	}
 	ct = json_object_get(tc->meta, "content_type");
 	tc->content_type = !ct ? "application/json" : json_string_value(ct);
-	test_state_init(&tc->st, load_json(dir, "state.json", false));
+	assert_int_equal(admission_fixture_init(&tc->st, load_json(dir, "state.json", false)), 0);
 }
 
 static void case_release(struct test_case *tc)
@@ -236,7 +112,7 @@ static void case_release(struct test_case *tc)
 	json_decref(tc->meta);
 	json_decref(tc->expected);
 	vc_free(tc->body);
-	test_state_release(&tc->st);
+	admission_fixture_release(&tc->st);
 }
 
 /* ---- checking a case --------------------------------------------------------------------- */

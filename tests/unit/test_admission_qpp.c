@@ -16,127 +16,13 @@
 #include <jansson.h>
 
 #include "admission_internal.h"
+#include "support/admission_fixture.h"
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_json.h"
 #include "vc_str.h"
 
 #define CASE_DIR "tests/data/admission"
-
-/* ---- the fixture cluster of a case (state.json) ----------------------------------------- */
-
-struct fixture {
-	json_t *state; /* state.json, or an empty object */
-	const char **scheduler_names;
-	struct admission_config config;
-	struct admission_state cluster;
-	struct admission_ctx ctx;
-};
-
-static const char *name_of(const json_t *obj)
-{
-	const char *n = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name");
-
-	return n ? n : "";
-}
-
-static bool failing(const struct fixture *f, const char *name)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach (vc_json_get_arr(f->state, "failing_queues"), i, v) {
-		if (vc_str_eq(json_string_value(v), name))
-			return true;
-	}
-	return false;
-}
-
-static int find(const json_t *list, const char *name, json_t **out)
-{
-	json_t *v;
-	size_t i;
-
-	json_array_foreach (list, i, v) {
-		if (strcmp(name_of(v), name) == 0) {
-			*out = json_incref(v);
-			return 0;
-		}
-	}
-	return VC_ENOTFOUND;
-}
-
-static int fx_get_queue(void *ctx, const char *name, json_t **out, struct vc_error *err)
-{
-	struct fixture *f = ctx;
-
-	if (failing(f, name))
-		return vc_error_set(err, VC_EIO, "injected failure");
-	return find(vc_json_get_arr(f->state, "queues"), name, out);
-}
-
-static int fx_queue_children(void *ctx, const char *name, json_t **out, struct vc_error *err)
-{
-	struct fixture *f = ctx;
-	json_t *kids, *q;
-	size_t i;
-
-	if (failing(f, name))
-		return vc_error_set(err, VC_EIO, "injected failure");
-	kids = json_array();
-	if (!kids)
-		return VC_ENOMEM;
-	json_array_foreach (vc_json_get_arr(f->state, "queues"), i, q) {
-		const char *parent = vc_json_get_str(vc_json_get_obj(q, "spec"), "parent");
-
-		if (strcmp(parent ? parent : "", name) == 0 && json_array_append(kids, q)) {
-			json_decref(kids);
-			return VC_ENOMEM;
-		}
-	}
-	*out = kids;
-	return 0;
-}
-
-static int fx_get_namespace(void *ctx, const char *name, json_t **out, struct vc_error *err)
-{
-	struct fixture *f = ctx;
-
-	(void)err;
-	return find(vc_json_get_arr(f->state, "namespaces"), name, out);
-}
-
-static void fixture_init(struct fixture *f, json_t *state)
-{
-	const json_t *config = vc_json_get_obj(state, "config");
-	const json_t *names = vc_json_get_arr(config, "scheduler_names"), *v;
-	size_t i;
-
-	memset(f, 0, sizeof(*f));
-	f->state = state;
-	if (names) {
-		f->scheduler_names = calloc(json_array_size(names) + 1, sizeof(char *));
-		assert_non_null(f->scheduler_names);
-		json_array_foreach (names, i, v)
-			f->scheduler_names[i] = json_string_value(v);
-		f->config.scheduler_names = f->scheduler_names;
-	}
-	f->config.pod_config = vc_json_get_obj(config, "pod_config");
-	f->config.scheduling_gates_queue_admission =
-		vc_json_get_bool(config, "scheduling_gates_queue_admission", false);
-	f->cluster.get_queue = fx_get_queue;
-	f->cluster.queue_children = fx_queue_children;
-	f->cluster.get_namespace = fx_get_namespace;
-	f->cluster.ctx = f;
-	f->ctx.config = &f->config;
-	f->ctx.state = &f->cluster;
-}
-
-static void fixture_release(struct fixture *f)
-{
-	free(f->scheduler_names);
-	json_decref(f->state);
-}
 
 /* ---- running one case ------------------------------------------------------------------- */
 
@@ -274,11 +160,11 @@ static void run_case(const char *dir, struct run *run)
 	const json_t *request = vc_json_get_obj(review, "request");
 	struct admission_request req;
 	struct admission_result res;
-	struct fixture f;
+	struct admission_fixture f;
 	long n;
 	int rc;
 
-	fixture_init(&f, state ? state : json_object());
+	assert_int_equal(admission_fixture_init(&f, state), 0);
 	/* Cases of the HTTP and decode layer, and unknown paths, are test_admission.c's. */
 	if (!fn || !request || vc_json_get_int(expected, "status", 0) != 200)
 		goto out;
@@ -309,7 +195,7 @@ static void run_case(const char *dir, struct run *run)
 		run->chaos_steps++;
 	}
 out:
-	fixture_release(&f);
+	admission_fixture_release(&f);
 	json_decref(desc);
 	json_decref(review);
 	json_decref(expected);
@@ -409,15 +295,15 @@ static void test_parent_cycle_terminates(void **state)
 		      "\"oldObject\":{\"metadata\":{\"name\":\"a\"},\"spec\":{\"parent\":\"b\"}}}");
 	struct admission_result res = { true, NULL, NULL };
 	struct admission_request req;
-	struct fixture f;
+	struct admission_fixture f;
 
 	(void)state;
-	fixture_init(&f, st);
+	assert_int_equal(admission_fixture_init(&f, st), 0);
 	request_from(request, &req);
 	assert_int_equal(admit_queues_validate(&f.ctx, &req, &res), 0);
 	assert_true(res.allowed);
 	assert_null(res.message);
-	fixture_release(&f);
+	admission_fixture_release(&f);
 	json_decref(request);
 }
 

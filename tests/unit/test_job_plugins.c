@@ -1,4 +1,4 @@
-/* Unit tests for controller/job_plugins: env, svc, ssh, tensorflow, pytorch, mpi
+/* Unit tests for controller/job_plugins: env, svc, ssh, tensorflow, pytorch, mpi, ray, hcclrank
  * (docs/volcano/job-controller.md §5). */
 #include "vc_prelude.h"
 
@@ -336,12 +336,12 @@ static void test_unknown_plugin(void **state)
 
 	(void)state;
 	vc_error_clear(&err);
-	view("{'metadata':{'name':'j'},'spec':{'plugins':{'env':[],'ray':[]},"
+	view("{'metadata':{'name':'j'},'spec':{'plugins':{'env':[],'nope':[]},"
 	     "'tasks':[{'name':'t','replicas':1,'template':{'spec':{}}}]}}",
 	     &job);
 	assert_int_equal(job_pod_build(&job, 0, 0, NULL, &pod, NULL), 0);
 	assert_int_equal(job_plugins_on_pod_create(&job, pod, NULL, &err), VC_EINVALID);
-	assert_string_equal(err.text, "failed to get plugin ray");
+	assert_string_equal(err.text, "failed to get plugin nope");
 	assert_int_equal(job_plugins_on_job_add(&job, NULL, &a, NULL, &err), VC_EINVALID);
 	assert_null(a.create);
 	assert_int_equal(job_plugins_on_job_delete(&job, &a, NULL, &err), VC_EINVALID);
@@ -712,17 +712,318 @@ static void test_mpi(void **state)
 	vc_job_view_release(&job);
 }
 
+/* ---- ray ------------------------------------------------------------------------------------ */
+
+/*
+ * Volcano v1.7 has neither the ray nor the hcclrank plugin, so these expectations follow the
+ * spec (docs/volcano/job-controller.md §5.7, §5.8, the §2.4 table and the constants of §9) and
+ * were not checked against a running Volcano.
+ */
+static const char *const ray_job =
+	"{'metadata':{'name':'rc','namespace':'n','uid':'u'},'spec':{'plugins':{'ray':[]},"
+	"'tasks':[{'name':'head','replicas':1,'template':{'spec':{"
+	"'initContainers':[{'name':'head'}],"
+	"'containers':[{'name':'head','command':['old'],"
+	"'ports':[{'containerPort':8265,'name':'mine'}]},{'name':'side'}]}}},"
+	"{'name':'worker','replicas':2,'template':{'spec':{"
+	"'containers':[{'name':'worker','command':['old']},{'name':'other'}]}}},"
+	"{'name':'extra','replicas':1,'template':{'spec':{'containers':[{'name':'worker'}]}}}]}}";
+
+static void test_ray_pod(void **state)
+{
+	struct vc_error err, warn;
+	struct vc_job job;
+	json_t *pod = NULL;
+
+	(void)state;
+	view(ray_job, &job);
+	/* Head: the three ports unless their numbers are declared, and the head command; the
+	 * other container and the init container are left alone. */
+	pod = pod_of(&job, 0, 0);
+	expect_json(
+		json_object_get(pod, "spec"),
+		"{'schedulerName':'volcano','initContainers':[{'name':'head'}],"
+		"'containers':[{'name':'head','command':['sh','-c','ray start --head --block "
+		"--dashboard-host=0.0.0.0 --port=6379 --dashboard-port=8265 "
+		"--ray-client-server-port=10001'],"
+		"'ports':[{'containerPort':8265,'name':'mine'},{'name':'gcs','containerPort':6379},"
+		"{'name':'client-server','containerPort':10001}]},{'name':'side'}]}");
+	json_decref(pod);
+	/* Worker: the worker command towards replica 0 of the head task; no ports. */
+	pod = pod_of(&job, 1, 1);
+	expect_json(vc_json_path(pod, "spec.containers"),
+		    "[{'name':'worker','command':['sh','-c',"
+		    "'ray start --block --address=rc-head-0.rc:6379']},{'name':'other'}]");
+	json_decref(pod);
+	/* A task that is neither head nor worker: untouched. */
+	pod = pod_of(&job, 2, 0);
+	expect_json(vc_json_path(pod, "spec.containers"), "[{'name':'worker'}]");
+	json_decref(pod);
+	vc_job_view_release(&job);
+
+	/* Every argument; the head's fixed hostname and subdomain make the worker's address. */
+	view("{'metadata':{'name':'r','namespace':'n'},'spec':{'plugins':{'ray':["
+	     "'--head=h','--headContainer=hc','--worker=w','--workerContainer=wc',"
+	     "'-port','7000','--dashboardPort=7001','-clientPort=0x1b5a']},'tasks':["
+	     "{'name':'h','replicas':2,'template':{'spec':{'hostname':'hh','subdomain':'sd',"
+	     "'containers':[{'name':'head'},{'name':'hc'}]}}},"
+	     "{'name':'w','replicas':1,'template':{'spec':{"
+	     "'containers':[{'name':'worker'},{'name':'wc','command':['x']}]}}}]}}",
+	     &job);
+	pod = pod_of(&job, 0, 1);
+	expect_json(vc_json_path(pod, "spec.containers"),
+		    "[{'name':'head'},{'name':'hc','ports':[{'name':'gcs','containerPort':7000},"
+		    "{'name':'dashboard','containerPort':7001},"
+		    "{'name':'client-server','containerPort':7002}],"
+		    "'command':['sh','-c','ray start --head --block --dashboard-host=0.0.0.0 "
+		    "--port=7000 --dashboard-port=7001 --ray-client-server-port=7002']}]");
+	json_decref(pod);
+	pod = pod_of(&job, 1, 0);
+	expect_json(vc_json_path(pod, "spec.containers"),
+		    "[{'name':'worker'},{'name':'wc','command':['sh','-c',"
+		    "'ray start --block --address=hh.sd:7000']}]");
+	json_decref(pod);
+	vc_job_view_release(&job);
+
+	/* A bad argument stops parsing (warned): what came before it counts, the rest is
+	 * defaulted. */
+	view("{'metadata':{'name':'r','namespace':'n'},'spec':{'plugins':{'ray':["
+	     "'--port=6000','--dashboardPort=x','--clientPort=1']},'tasks':["
+	     "{'name':'head','replicas':1,'template':{'spec':{'containers':[{'name':'head'}]}}}]}}",
+	     &job);
+	vc_error_clear(&err);
+	vc_error_clear(&warn);
+	assert_int_equal(job_pod_build(&job, 0, 0, NULL, &pod, NULL), 0);
+	assert_int_equal(job_plugins_on_pod_create(&job, pod, &warn, &err), 0);
+	assert_string_equal(warn.text,
+			    "plugin ray: invalid value \"x\" for flag -dashboardPort: parse error");
+	expect_json(vc_json_path(pod, "spec.containers[0].command[2]"),
+		    "'ray start --head --block --dashboard-host=0.0.0.0 --port=6000 "
+		    "--dashboard-port=8265 --ray-client-server-port=10001'");
+	json_decref(pod);
+	pod = NULL;
+	vc_job_view_release(&job);
+
+	/* No head task: every pod of the job fails (docs/volcano/job-controller.md §8.34). */
+	view("{'metadata':{'name':'r','namespace':'n'},'spec':{'plugins':{'ray':[]},'tasks':["
+	     "{'name':'worker','replicas':1,'template':{'spec':{'containers':[{'name':'worker'}]}}}"
+	     "]}}",
+	     &job);
+	assert_int_equal(job_pod_build(&job, 0, 0, NULL, &pod, NULL), 0);
+	assert_int_equal(job_plugins_on_pod_create(&job, pod, NULL, &err), VC_EINVALID);
+	assert_string_equal(err.text, "job r doesn't have head task head");
+	json_decref(pod);
+	vc_job_view_release(&job);
+}
+
+#define RAY_SVC(job, ns, uid, head, gcs, dash, client)                                             \
+	"{'apiVersion':'v1','kind':'Service','metadata':{'name':'" job                             \
+	"-head-svc','namespace':'" ns                                                              \
+	"'," OWNER(job, uid) "},'spec':{'selector':{'volcano.sh/job-name':'" job                   \
+			     "','volcano.sh/job-namespace':'" ns "','volcano.sh/task-spec':'" head \
+			     "'},"                                                                 \
+			     "'ports':[{'name':'gcs','port':" gcs                                  \
+			     ",'targetPort':'gcs','protocol':'TCP'},"                              \
+			     "{'name':'dashboard','port':" dash                                    \
+			     ",'targetPort':'dashboard','protocol':'TCP'},"                        \
+			     "{'name':'client-server','port':" client                              \
+			     ",'targetPort':'client-server',"                                      \
+			     "'protocol':'TCP'}]}}"
+
+static void test_ray_job_add_delete(void **state)
+{
+	struct job_plugin_actions a = { 0 };
+	struct vc_error err;
+	struct vc_job job;
+
+	(void)state;
+	vc_error_clear(&err);
+	view(ray_job, &job);
+	assert_int_equal(job_plugins_on_job_add(&job, NULL, &a, NULL, &err), 0);
+	expect_json(a.create, "[" RAY_SVC("rc", "n", "u", "head", "6379", "8265", "10001") "]");
+	expect_json(a.markers_set, "{'plugin-ray':'ray'}");
+	job_plugin_actions_release(&a);
+	/* Not marked yet: job delete does nothing; job update never does anything. */
+	assert_int_equal(job_plugins_on_job_delete(&job, &a, NULL, &err), 0);
+	expect_json(a.remove, "[]");
+	job_plugin_actions_release(&a);
+	assert_int_equal(job_plugins_on_job_update(&job, &a, NULL, &err), 0);
+	expect_json(a.create, "[]");
+	job_plugin_actions_release(&a);
+	vc_job_view_release(&job);
+
+	/* With the svc plugin (as admission adds it): svc's headless Service is `<job>`, ray's
+	 * `<job>-head-svc`; the arguments name the head task and the ports. */
+	view("{'metadata':{'name':'r','namespace':'m','uid':'v'},'spec':{'plugins':{'ray':["
+	     "'--head=h','--port=1','--dashboardPort=2','--clientPort=3'],"
+	     "'svc':['--disable-network-policy']},"
+	     "'tasks':[{'name':'h','replicas':1,'template':{}}]}}",
+	     &job);
+	assert_int_equal(job_plugins_on_job_add(&job, NULL, &a, NULL, &err), 0);
+	assert_int_equal(json_array_size(a.create), 3);
+	assert_string_equal(
+		json_string_value(vc_json_path(json_array_get(a.create, 1), "metadata.name")), "r");
+	expect_json(json_array_get(a.create, 2), RAY_SVC("r", "m", "v", "h", "1", "2", "3"));
+	expect_json(a.markers_set, "{'plugin-svc':'svc','plugin-ray':'ray'}");
+	job_plugin_actions_release(&a);
+	vc_job_view_release(&job);
+
+	/* Marked: job add skips, job delete removes the Service and the marker. */
+	view("{'metadata':{'name':'rc','namespace':'n','uid':'u'},'spec':{'plugins':{'ray':[]},"
+	     "'tasks':[{'name':'head','replicas':1,'template':{}}]},"
+	     "'status':{'controlledResources':{'plugin-ray':'ray'}}}",
+	     &job);
+	assert_int_equal(job_plugins_on_job_add(&job, NULL, &a, NULL, &err), 0);
+	expect_json(a.create, "[]");
+	expect_json(a.markers_set, "{}");
+	job_plugin_actions_release(&a);
+	assert_int_equal(job_plugins_on_job_delete(&job, &a, NULL, &err), 0);
+	expect_json(a.remove,
+		    "[{'apiVersion':'v1','kind':'Service','namespace':'n','name':'rc-head-svc'}]");
+	expect_json(a.markers_remove, "['plugin-ray']");
+	job_plugin_actions_release(&a);
+	vc_job_view_release(&job);
+}
+
+/* ---- hcclrank ------------------------------------------------------------------------------- */
+
+static const char *hccl_rank(const json_t *pod)
+{
+	return vc_json_get_str(vc_json_path(pod, "metadata.annotations"), "hccl/rankIndex");
+}
+
+static void test_hcclrank(void **state)
+{
+	struct vc_error err;
+	struct vc_job job;
+	json_t *pod = NULL;
+
+	(void)state;
+	vc_error_clear(&err);
+	/* After pytorch whatever the map order: the annotation is pytorch's RANK (0 for every
+	 * master replica, index + 1 for workers). */
+	view("{'metadata':{'name':'pt','namespace':'n'},'spec':{'plugins':{'hcclrank':[],"
+	     "'pytorch':[]},'tasks':["
+	     "{'name':'master','replicas':2,'template':{'spec':{'containers':[{'name':'c'}]}}},"
+	     "{'name':'worker','replicas':2,'template':{'spec':{'containers':[{'name':'c'}]}}}]}}",
+	     &job);
+	pod = pod_of(&job, 0, 1);
+	assert_string_equal(hccl_rank(pod), "0");
+	json_decref(pod);
+	pod = pod_of(&job, 1, 1);
+	assert_string_equal(hccl_rank(pod), "2");
+	json_decref(pod);
+	vc_job_view_release(&job);
+
+	/* Without RANK: the task-index label for the master, replicas(master) + index for workers,
+	 * nothing for other tasks. */
+	view("{'metadata':{'name':'h','namespace':'n'},'spec':{'plugins':{'hcclrank':[]},'tasks':["
+	     "{'name':'master','replicas':2,'template':{'spec':{'containers':[{'name':'c'}]}}},"
+	     "{'name':'worker','replicas':3,'template':{'spec':{'containers':[{'name':'c'}]}}},"
+	     "{'name':'other','replicas':1,'template':{'spec':{'containers':[{'name':'c'}]}}}]}}",
+	     &job);
+	pod = pod_of(&job, 0, 1);
+	assert_string_equal(hccl_rank(pod), "1");
+	json_decref(pod);
+	pod = pod_of(&job, 1, 2);
+	assert_string_equal(hccl_rank(pod), "4");
+	expect_json(vc_json_path(pod, "spec.containers"), "[{'name':'c'}]");
+	json_decref(pod);
+	pod = pod_of(&job, 2, 0);
+	assert_null(hccl_rank(pod));
+	json_decref(pod);
+	/* The index comes from the label, not the pod name. */
+	assert_int_equal(job_pod_build(&job, 1, 0, NULL, &pod, NULL), 0);
+	assert_int_equal(json_object_set_new(vc_json_path(pod, "metadata.labels"),
+					     "volcano.sh/task-index", json_string("7")),
+			 0);
+	assert_int_equal(job_plugins_on_pod_create(&job, pod, NULL, &err), 0);
+	assert_string_equal(hccl_rank(pod), "9");
+	/* A label that is not an integer, or none: the pod fails. */
+	json_object_del(vc_json_path(pod, "metadata.annotations"), "hccl/rankIndex");
+	assert_int_equal(json_object_set_new(vc_json_path(pod, "metadata.labels"),
+					     "volcano.sh/task-index", json_string("x")),
+			 0);
+	assert_int_equal(job_plugins_on_pod_create(&job, pod, NULL, &err), VC_EINVALID);
+	assert_string_equal(err.text, "failed to parse task index for pod h-worker-0: "
+				      "strconv.Atoi: parsing \"x\": invalid syntax");
+	json_object_del(vc_json_path(pod, "metadata.labels"), "volcano.sh/task-index");
+	assert_int_equal(job_plugins_on_pod_create(&job, pod, NULL, &err), VC_EINVALID);
+	assert_string_equal(err.text, "pod h-worker-0 doesn't have volcano.sh/task-index label");
+	json_decref(pod);
+	vc_job_view_release(&job);
+
+	/* A template annotation is kept (an empty one is not an annotation); the first RANK env in
+	 * container order wins, a RANK without a literal value falls back to the index; custom
+	 * task names; a missing master task counts 0 replicas. */
+	view("{'metadata':{'name':'c','namespace':'n'},'spec':{'plugins':{'hcclrank':["
+	     "'--master=m','--worker=w']},'tasks':["
+	     "{'name':'w','replicas':4,'template':{'metadata':{'annotations':{"
+	     "'hccl/rankIndex':'42'}},'spec':{'containers':[{'name':'c'}]}}},"
+	     "{'name':'x','replicas':1,'template':{'spec':{'containers':[{'name':'a'},"
+	     "{'name':'b','env':[{'name':'RANK','value':'5'}]},"
+	     "{'name':'d','env':[{'name':'RANK','value':'6'}]}]}}},"
+	     "{'name':'m','replicas':1,'template':{'metadata':{'annotations':{"
+	     "'hccl/rankIndex':''}},'spec':{'containers':[{'name':'a','env':[{'name':'RANK',"
+	     "'valueFrom':{'fieldRef':{'fieldPath':'metadata.name'}}}]},"
+	     "{'name':'b','env':[{'name':'RANK','value':'8'}]}]}}}]}}",
+	     &job);
+	pod = pod_of(&job, 0, 3);
+	assert_string_equal(hccl_rank(pod), "42");
+	json_decref(pod);
+	pod = pod_of(&job, 1, 0);
+	assert_string_equal(hccl_rank(pod), "5");
+	json_decref(pod);
+	pod = pod_of(&job, 2, 0);
+	assert_string_equal(hccl_rank(pod), "0");
+	json_decref(pod);
+	vc_job_view_release(&job);
+	view("{'metadata':{'name':'c','namespace':'n'},'spec':{'plugins':{'hcclrank':[]},'tasks':["
+	     "{'name':'worker','replicas':2,'template':{'spec':{'containers':[{'name':'c'}]}}}]}}",
+	     &job);
+	pod = pod_of(&job, 0, 1);
+	assert_string_equal(hccl_rank(pod), "1");
+	json_decref(pod);
+	vc_job_view_release(&job);
+}
+
+/* hcclrank has no job-level hooks and no marker (docs/volcano/job-controller.md §5.8). */
+static void test_hcclrank_no_marker(void **state)
+{
+	struct job_plugin_actions a = { 0 };
+	struct vc_error err;
+	struct vc_job job;
+
+	(void)state;
+	vc_error_clear(&err);
+	view("{'metadata':{'name':'c','namespace':'n','uid':'u'},'spec':{'plugins':{"
+	     "'hcclrank':[]},'tasks':[{'name':'master','replicas':1,'template':{}}]},"
+	     "'status':{'controlledResources':{'plugin-hcclrank':'hcclrank'}}}",
+	     &job);
+	assert_int_equal(job_plugins_on_job_add(&job, NULL, &a, NULL, &err), 0);
+	expect_json(a.create, "[]");
+	expect_json(a.markers_set, "{}");
+	job_plugin_actions_release(&a);
+	assert_int_equal(job_plugins_on_job_delete(&job, &a, NULL, &err), 0);
+	expect_json(a.remove, "[]");
+	expect_json(a.markers_remove, "[]");
+	job_plugin_actions_release(&a);
+	vc_job_view_release(&job);
+}
+
 /* ---- allocation failures -------------------------------------------------------------------- */
 
 static const char *const all_plugins =
 	"{'metadata':{'name':'a','namespace':'n','uid':'u'},"
 	"'spec':{'plugins':{'env':[],'svc':[],'ssh':[],'tensorflow':[],'pytorch':["
-	"'--wait-master-enabled'],'mpi':[]},'tasks':["
+	"'--wait-master-enabled'],'mpi':[],'hcclrank':[],'ray':['--head=master',"
+	"'--headContainer=c','--workerContainer=c']},'tasks':["
 	"{'name':'master','replicas':1,'template':{'spec':{'initContainers':[{'name':'i'}],"
 	"'containers':[{'name':'c'}]}}},"
 	"{'name':'worker','replicas':2,'template':{'spec':{'initContainers':[{'name':'i'}],"
 	"'containers':[{'name':'c'}]}}}]},"
-	"'status':{'controlledResources':{'plugin-svc':'svc','plugin-ssh':'ssh'}}}";
+	"'status':{'controlledResources':{'plugin-svc':'svc','plugin-ssh':'ssh',"
+	"'plugin-ray':'ray'}}}";
 
 static void test_allocation_failures(void **state)
 {
@@ -740,6 +1041,10 @@ static void test_allocation_failures(void **state)
 	assert_int_equal(job_pod_build(&job, 1, 1, NULL, &base, NULL), 0);
 	good_pod = json_deep_copy(base);
 	assert_int_equal(job_plugins_on_pod_create(&job, good_pod, NULL, NULL), 0);
+	assert_string_equal(hccl_rank(good_pod), "2");
+	assert_string_equal(
+		json_string_value(vc_json_path(good_pod, "spec.containers[0].command[2]")),
+		"ray start --block --address=a-master-0.a:6379");
 	for (n = 0;; n++) {
 		json_t *pod = json_deep_copy(base);
 
@@ -809,6 +1114,26 @@ static void test_allocation_failures(void **state)
 	}
 	assert_true(n > 5);
 	job_plugin_actions_release(&good);
+	vc_job_view_release(&job);
+
+	/* The ray head Service. */
+	view(ray_job, &job);
+	assert_int_equal(job_plugins_on_job_add(&job, NULL, &good, NULL, NULL), 0);
+	for (n = 0;; n++) {
+		struct job_plugin_actions a = { 0 };
+
+		vc_alloc_fail_after(n);
+		rc = job_plugins_on_job_add(&job, NULL, &a, NULL, NULL);
+		vc_alloc_fail_reset();
+		if (rc == 0) {
+			assert_true(json_equal(a.create, good.create));
+			job_plugin_actions_release(&a);
+			break;
+		}
+		assert_int_equal(rc, VC_ENOMEM);
+	}
+	assert_true(n > 5);
+	job_plugin_actions_release(&good);
 	json_decref(base);
 	json_decref(good_pod);
 	vc_job_view_release(&job);
@@ -829,6 +1154,10 @@ int main(void)
 		cmocka_unit_test(test_tf_roles_and_errors),
 		cmocka_unit_test(test_pytorch),
 		cmocka_unit_test(test_mpi),
+		cmocka_unit_test(test_ray_pod),
+		cmocka_unit_test(test_ray_job_add_delete),
+		cmocka_unit_test(test_hcclrank),
+		cmocka_unit_test(test_hcclrank_no_marker),
 		cmocka_unit_test(test_allocation_failures),
 	};
 

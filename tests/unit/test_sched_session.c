@@ -874,6 +874,97 @@ static void test_preempt_equal_priority_elastic(void **state)
 	sched_conf_release(&c);
 }
 
+/*
+ * The Helm chart's tiers (gang and drf leave victims to priority) with preempt: the
+ * configuration of docs/volcano/scheduler.md §3.4's pod-slot case.
+ */
+static const char conf_preempt_helm[] = "actions: \"enqueue, allocate, backfill, preempt\"\n"
+					"tiers:\n"
+					"- plugins:\n"
+					"  - name: priority\n"
+					"  - name: gang\n"
+					"    enablePreemptable: false\n"
+					"  - name: conformance\n"
+					"- plugins:\n"
+					"  - name: overcommit\n"
+					"  - name: drf\n"
+					"    enablePreemptable: false\n"
+					"  - name: predicates\n"
+					"  - name: proportion\n"
+					"  - name: nodeorder\n";
+
+/*
+ * One node with a single pod slot, taken by a low-priority best-effort pod; a high-priority
+ * preemptor (cpu_req 0: best-effort itself) with victim (cpu 0: best-effort) asking victim_cpu.
+ * Returns the number of evictions; *placed says whether the preemptor was pipelined on n1.
+ */
+static size_t preempt_for_slot(double preemptor_cpu, double victim_cpu, bool *placed)
+{
+	struct sched_snapshot s;
+	struct sched_conf c;
+	struct sched_result r;
+	struct sched_job_info *low, *high;
+	const struct sched_task_result *tr;
+	size_t nevicts;
+
+	conf_of(&c, conf_preempt_helm);
+	assert_int_equal(sched_snapshot_init(&s), 0);
+	add_node(&s, "n1", 8000, 0, 1);
+	add_queue(&s, "default", 1);
+	low = add_job(&s, "low", "default", 1, VC_PG_RUNNING);
+	low->priority = 1;
+	add_task(low, "low-0", victim_cpu, 0, SCHED_TASK_RUNNING, "n1");
+	high = add_job(&s, "high", "default", 1, VC_PG_INQUEUE);
+	high->priority = 10;
+	add_task(high, "high-0", preemptor_cpu, 0, SCHED_TASK_PENDING, NULL);
+	run(&c, &s, &r);
+	nevicts = r.nevicts;
+	*placed = high->tasks[0]->status == SCHED_TASK_PIPELINED;
+	if (nevicts) {
+		assert_int_equal(nevicts, 1);
+		assert_string_equal(r.evicts[0].task->name, "low-0");
+		assert_string_equal(r.evicts[0].reason, "preempt");
+		assert_int_equal(low->tasks[0]->status, SCHED_TASK_RELEASING);
+	}
+	if (*placed) {
+		tr = tr_of(&r, "high-0");
+		assert_non_null(tr);
+		assert_string_equal(
+			tr->message,
+			"Pod ns/high-0 can possibly be assigned to n1, once resource is "
+			"released and minAvailable is satisfied");
+		assert_non_null(tr->nominated_node);
+		assert_string_equal(tr->nominated_node, "n1");
+	}
+	assert_int_equal(r.nbinds, 0);
+	sched_result_release(&r);
+	sched_snapshot_release(&s);
+	sched_conf_release(&c);
+	return nevicts;
+}
+
+/*
+ * docs/volcano/scheduler.md §3.4, §4.7: when the node's pod slots, not its CPU, are what is
+ * missing, the preemptor fits only once a victim is evicted (the pod count is one of the
+ * predicates that the fit after each eviction checks); a best-effort preemptor takes
+ * best-effort victims only.
+ */
+static void test_preempt_pod_slots(void **state)
+{
+	bool placed;
+
+	(void)state;
+	/* A preemptor with requests evicts the best-effort pod holding the only slot. */
+	assert_int_equal(preempt_for_slot(1000, 0, &placed), 1);
+	assert_true(placed);
+	/* So does a best-effort preemptor. */
+	assert_int_equal(preempt_for_slot(0, 0, &placed), 1);
+	assert_true(placed);
+	/* A best-effort preemptor never takes a pod that has requests, nor waits for its slot. */
+	assert_int_equal(preempt_for_slot(0, 1000, &placed), 0);
+	assert_false(placed);
+}
+
 static void test_reclaim(void **state)
 {
 	struct sched_snapshot s;
@@ -1171,6 +1262,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_priority),
 		cmocka_unit_test(test_preempt_whole_gang),
 		cmocka_unit_test(test_preempt_equal_priority_elastic),
+		cmocka_unit_test(test_preempt_pod_slots),
 		cmocka_unit_test(test_reclaim),
 		cmocka_unit_test(test_reclaim_respects_deserved),
 		cmocka_unit_test(test_alloc_failures),

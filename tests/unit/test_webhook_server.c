@@ -945,6 +945,7 @@ static void serve(struct served *s, struct webhook_server_opts *o)
 	assert_int_equal(webhook_cluster_start(s->cluster, &err), 0);
 	assert_int_equal(webhook_cluster_wait_synced(s->cluster, 5 * INT64_C(1000000000)), 0);
 	webhook_cluster_state(s->cluster, &s->state);
+	admission_config_init(&s->config);
 	s->config.scheduler_names = sched_names;
 	snprintf(cert, sizeof(cert), "%s/tls.crt", s->dir);
 	snprintf(key, sizeof(key), "%s/tls.key", s->dir);
