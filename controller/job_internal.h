@@ -203,6 +203,12 @@ int32_t *job_task_weights(struct job_run *run);
 /* Create the job's PodGroup, or update its spec when it differs
  * (docs/volcano/job-controller.md §2.2). */
 int job_pg_create_or_update(struct job_run *run, struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * docs/volcano/job-controller.md §1.5 PodGroupPending: the condition the warning is about, i.e.
+ * pg's newest condition with status True unless it is of type Scheduled (borrowed from pg), or
+ * NULL when there is nothing to warn about.
+ */
+const json_t *job_pg_pending_condition(const json_t *pg);
 /* docs/volcano/job-controller.md §1.5 PodGroupPending: record the warning for pg (borrowed). */
 void job_pg_pending_event(struct job_run *run, const json_t *pg);
 

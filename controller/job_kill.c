@@ -54,8 +54,17 @@ static int pick_victims(struct job_run *run, const struct job_target *t, enum jo
 				cand->terminating++;
 				continue;
 			}
-			if (in_retain(retain, job_phase_of(pod)))
+			/*
+			 * A kept pod still counts, by phase and in taskStatusCount, as Volcano
+			 * v1.7's KillJob counts it; HEAD leaves it out
+			 * (docs/volcano/job-controller.md §4.4, §8.21; compatibility.md).
+			 */
+			if (in_retain(retain, job_phase_of(pod)) &&
+			    !job_delete_expected(run, pod)) {
+				if (job_count_pod(cand, pod))
+					return VC_ENOMEM;
 				continue;
+			}
 		}
 		if (job_delete_expected(run, pod)) {
 			cand->terminating++; /* deleted by an earlier kill */
