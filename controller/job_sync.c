@@ -27,10 +27,13 @@ struct vc_kube *job_kube(const struct job_run *run)
 	return run->c->ctx->kube;
 }
 
-void job_now_str(char buf[VC_TIME_STR_MAX])
+int64_t job_now_str(char buf[VC_TIME_STR_MAX])
 {
-	if (vc_time_format_rfc3339(vc_time_now_ns() / VC_NSEC_PER_SEC, buf, VC_TIME_STR_MAX))
+	int64_t now = vc_time_now_ns();
+
+	if (vc_time_format_rfc3339(now / VC_NSEC_PER_SEC, buf, VC_TIME_STR_MAX))
 		snprintf(buf, VC_TIME_STR_MAX, "1970-01-01T00:00:00Z");
+	return now;
 }
 
 const char *job_ann(const json_t *obj, const char *key)

@@ -818,6 +818,30 @@ static void test_commands_abort_resume(void **state)
 	fx_release(&x);
 }
 
+/*
+ * runningDuration as Volcano computes it: a kill that makes the transition measures to the
+ * nanosecond (Volcano v1.7 on the local cluster showed `runningDuration: 7.71871174s` for the
+ * seed MPI job, where Caldera wrote `7s`); a kill without one has the stored seconds.
+ */
+static void test_running_duration(void **state)
+{
+	char buf[VC_DURATION_STR_MAX];
+
+	(void)state;
+	assert_int_equal(job_running_duration("2024-01-01T00:00:00Z", "2024-01-01T00:00:05Z",
+					      T0 * VC_NSEC_PER_SEC + 7718711740, buf),
+			 0);
+	assert_string_equal(buf, "7.71871174s");
+	assert_int_equal(
+		job_running_duration("2024-01-01T00:00:00Z", "2024-01-01T00:01:05Z", 0, buf), 0);
+	assert_string_equal(buf, "1m5s");
+	assert_int_equal(job_running_duration("2024-01-01T00:00:00Z", NULL, 0, buf), VC_EINVAL);
+	assert_string_equal(buf, "");
+	assert_int_equal(job_running_duration(NULL, "2024-01-01T00:00:05Z", 0, buf), VC_EINVAL);
+	assert_int_equal(job_running_duration("yesterday", NULL, T0 * VC_NSEC_PER_SEC, buf),
+			 VC_EINVAL);
+}
+
 static void test_task_completed_and_min_success(void **state)
 {
 	static const char *const two_tasks =
@@ -1691,6 +1715,7 @@ int main(void)
 		cmocka_unit_test(test_restart_and_max_retry),
 		cmocka_unit_test(test_restarting_waits_for_terminating),
 		cmocka_unit_test(test_commands_abort_resume),
+		cmocka_unit_test(test_running_duration),
 		cmocka_unit_test(test_task_completed_and_min_success),
 		cmocka_unit_test(test_scale_up_down),
 		cmocka_unit_test(test_retry_limit_terminates),
