@@ -1,12 +1,14 @@
 /*
  * plugin_nodeorder.c - the nodeorder plugin: Kubernetes' resource scorers as Volcano's
- * nodeorder uses them (docs/volcano/scheduler.md §4.8).
+ * nodeorder uses them (docs/volcano/scheduler.md §4.8), and, when some pod has inter-pod terms,
+ * InterPodAffinity and PodTopologySpread as its batch scores (sched_podaff.c).
  */
 #include "plugins.h"
 
 #include <math.h>
 
 #include "plugin_support.h"
+#include "sched_podaff.h"
 #include "vc_alloc.h"
 
 #define MAX_NODE_SCORE 100
@@ -15,12 +17,15 @@ struct nodeorder_args {
 	int least_requested;   /* leastrequested.weight (1) */
 	int most_requested;    /* mostrequested.weight (0) */
 	int balanced_resource; /* balancedresource.weight (1) */
+	int pod_affinity;      /* podaffinity.weight (2) */
+	int pod_spread;	       /* podtopologyspread.weight (2) */
 };
 
 struct nodeorder_state {
 	struct sched_session *ssn;
 	struct score_cache cache;
 	struct nodeorder_args args;
+	struct sched_podaff *podaff; /* NULL when no pod has inter-pod terms */
 };
 
 static int64_t least_score(int64_t requested, int64_t capacity)
@@ -90,6 +95,16 @@ static double nodeorder_cb(void *st, const struct sched_ssn_task *t, const struc
 	return cache_put(&s->cache, t, n, score);
 }
 
+/* InterPodAffinity and PodTopologySpread (ScheduleAnyway), normalised over the nodes. */
+static void nodeorder_batch_cb(void *st, const struct sched_ssn_task *t, const uint32_t *nodes,
+			       size_t n, double *scores)
+{
+	struct nodeorder_state *s = st;
+
+	sched_podaff_score(s->podaff, t, nodes, n, s->args.pod_affinity, s->args.pod_spread,
+			   scores);
+}
+
 static int nodeorder_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
 			  struct sched_callbacks *cb, void **state, struct vc_error *err)
 {
@@ -105,8 +120,13 @@ static int nodeorder_open(struct sched_session *ssn, const struct sched_plugin_c
 	s->args.least_requested = (int)sched_arg_int(conf, "leastrequested.weight", 1);
 	s->args.most_requested = (int)sched_arg_int(conf, "mostrequested.weight", 0);
 	s->args.balanced_resource = (int)sched_arg_int(conf, "balancedresource.weight", 1);
+	s->args.pod_affinity = (int)sched_arg_int(conf, "podaffinity.weight", 2);
+	s->args.pod_spread = (int)sched_arg_int(conf, "podtopologyspread.weight", 2);
 	cb->node_order = nodeorder_cb;
 	cb->node_order_by_request = true;
+	s->podaff = sched_ssn_podaff(ssn);
+	if (s->podaff && (s->args.pod_affinity || s->args.pod_spread))
+		cb->batch_node_order = nodeorder_batch_cb;
 	*state = s;
 	return 0;
 }

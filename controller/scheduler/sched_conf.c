@@ -49,7 +49,8 @@ static const struct {
 	  { "binpack.weight", "binpack.cpu", "binpack.memory", "binpack.resources",
 	    "binpack.resources." } },
 	{ "nodeorder",
-	  { "leastrequested.weight", "mostrequested.weight", "balancedresource.weight" } },
+	  { "leastrequested.weight", "mostrequested.weight", "balancedresource.weight",
+	    "podaffinity.weight", "podtopologyspread.weight" } },
 	{ "overcommit", { "overcommit-factor" } },
 	{ "task-topology", { "task-topology.weight" } },
 };
