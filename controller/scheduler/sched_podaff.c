@@ -775,13 +775,15 @@ static int prep_spread(struct sched_podaff *pa, const struct pa_spec *s,
 /* Make t the prepared task for the index as it is now. 0 or VC_ENOMEM. */
 static int prepare(struct sched_podaff *pa, const struct sched_ssn_task *t)
 {
-	const json_t *spec = pod_spec(t->t);
-	struct pa_spec *s = pa->spec_of[t->index];
+	const json_t *spec;
+	struct pa_spec *s;
 	size_t i, k, j;
 	int rc;
 
 	if (pa->prep == t && pa->prep_epoch == pa->epoch)
 		return 0;
+	spec = pod_spec(t->t);
+	s = pa->spec_of[t->index];
 	prep_release(pa);
 	pa->nsym = 0;
 	pa->prep_selects =
@@ -817,10 +819,11 @@ static int prepare(struct sched_podaff *pa, const struct sched_ssn_task *t)
 /* ---- filter -----------------------------------------------------------------------------------
  */
 
+/* reason is one of the PODAFF_REASON_* texts (shorter than out->reason). */
 static void fail(struct pred_result *out, bool *unresolvable, const char *reason, bool unres)
 {
 	out->fit = false;
-	snprintf(out->reason, sizeof(out->reason), "%s", reason);
+	memcpy(out->reason, reason, strlen(reason) + 1);
 	*unresolvable = unres;
 }
 
@@ -917,11 +920,13 @@ static void affinity_score(struct sched_podaff *pa, const struct pa_spec *s, con
 			   size_t n, double weight, double *scores)
 {
 	double lo = INFINITY, hi = -INFINITY;
-	bool any = pa->nsym > 0;
+	bool any = false;
 	size_t i, k, j;
 
 	for (k = PA_PREF_AFF; s && k <= PA_PREF_ANTI; k++)
 		any = any || s->nterms[k] > 0;
+	for (j = 0; j < pa->nsym && !any; j++)
+		any = pa->sym[j].kind != PA_REQ_ANTI;
 	if (!any)
 		return;
 	for (i = 0; i < n; i++) {
