@@ -10,14 +10,19 @@
 #   ssh      Volcano's ssh-plugin scenario: a gang of 3 (minAvailable 3) with required pod
 #            affinity to each other over the hostname: all three on one node (the first member
 #            may go anywhere, as Kubernetes allows the first pod of a self-affine group).
-#   spread   4 pods (minAvailable 4) with a maxSkew 1 DoNotSchedule spread over the zone: 2 in
-#            zone a and 2 on node-3, zone b's only node (without the constraint, least-requested
-#            scoring puts 3 in zone a).
+#   spread   4 one-pod vcjobs labelled app=spread, each with a maxSkew 1 DoNotSchedule spread of
+#            app=spread over the zone: 2 in zone a and 2 on node-3, zone b's only node (without
+#            the constraint, least-requested scoring puts 3 in zone a).
+#   spread-gang  the same as one gang of 4 (minAvailable 4): 2 and 2 again (Caldera only, see
+#            below).
 #
 # Volcano v1.7 implements all three through Kubernetes' InterPodAffinity and PodTopologySpread
-# plugins: this scenario's expectations were checked against it with E2E_IMPL=volcano (same
-# placements; its message carries the reason after "plugin InterPodAffinity predicates failed",
-# so only the reason is matched).
+# plugins: anti, ssh and spread were run with E2E_IMPL=volcano and hold there (its message
+# carries the reason after "plugin InterPodAffinity predicates failed ", so only the reason is
+# matched). spread-gang does not: Volcano v1.7 leaves that gang Pending ("1/4 tasks in gang
+# unschedulable ... 1 Unschedulable, 3 Schedulable"), because its per-(job, role) predicate error
+# cache keeps the zone-a failures of the first members and refuses zone a to the last one
+# (docs/scheduler.md, Differences).
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
@@ -28,8 +33,8 @@ for n in 0 1 2; do
 done
 kube label node node-3 topology.kubernetes.io/zone=b --overwrite >/dev/null || fail "cannot label node-3"
 
-# job NAME REPLICAS MIN_AVAILABLE SPEC_YAML: a vcjob of one task whose pods are labelled
-# app=NAME, with SPEC_YAML (lines indented for the pod spec) after the containers.
+# job NAME REPLICAS MIN_AVAILABLE SPEC_YAML [APP]: a vcjob of one task whose pods are labelled
+# app=APP (default NAME), with SPEC_YAML (lines indented for the pod spec) after the containers.
 job() {
 	apply_job - <<-EOT
 		apiVersion: batch.volcano.sh/v1alpha1
@@ -43,7 +48,7 @@ job() {
 		    replicas: $2
 		    template:
 		      metadata:
-		        labels: {app: $1}
+		        labels: {app: ${5:-$1}}
 		      spec:
 		        restartPolicy: Never
 		        terminationGracePeriodSeconds: 1
@@ -113,16 +118,38 @@ pass "ssh: the gang runs on $(nodes_of ssh | head -n 1)"
 
 # --- spread -------------------------------------------------------------------------------------
 
-job spread 4 4 "$(
-	cat <<-'EOT'
+# spread_yaml APP: a maxSkew 1 DoNotSchedule spread of app=APP over the zone.
+spread_yaml() {
+	cat <<-EOT
 		        topologySpreadConstraints:
 		        - maxSkew: 1
 		          topologyKey: topology.kubernetes.io/zone
 		          whenUnsatisfiable: DoNotSchedule
-		          labelSelector: {matchLabels: {app: spread}}
+		          labelSelector: {matchLabels: {app: $1}}
 	EOT
-)"
-wait_for "4 spread pods Running" 60 running_is spread 4
-in_b=$(nodes_of spread | grep -c '^node-3$' || true)
-[ "$in_b" = 2 ] || fail "spread: $in_b pods in zone b (node-3), want 2: $(nodes_of spread | tr '\n' ' ')"
-pass "spread: 2 pods in zone a, 2 in zone b: $(nodes_of spread | tr '\n' ' ')"
+}
+# app_nodes APP: the nodes of the Running pods labelled app=APP, sorted.
+app_nodes() {
+	k get pods -l "app=$1" --field-selector status.phase=Running \
+		-o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | sort
+}
+app_running_is() { # app_running_is APP N
+	local n
+	n=$(app_nodes "$1" | grep -c . || true)
+	[ "$n" = "$2" ] || { echo "app $1: $n Running pods, want $2"; return 1; }
+}
+for i in 0 1 2 3; do
+	job "spread-$i" 1 1 "$(spread_yaml spread)" spread
+	wait_for "spread-$i Running" 60 app_running_is spread $((i + 1))
+done
+in_b=$(app_nodes spread | grep -c '^node-3$' || true)
+[ "$in_b" = 2 ] || fail "spread: $in_b pods in zone b (node-3), want 2: $(app_nodes spread | tr '\n' ' ')"
+pass "spread: 2 pods in zone a, 2 in zone b: $(app_nodes spread | tr '\n' ' ')"
+
+if is_caldera; then
+	job spread-gang 4 4 "$(spread_yaml spread-gang)"
+	wait_for "4 spread-gang pods Running" 60 app_running_is spread-gang 4
+	in_b=$(app_nodes spread-gang | grep -c '^node-3$' || true)
+	[ "$in_b" = 2 ] || fail "spread-gang: $in_b pods on node-3, want 2: $(app_nodes spread-gang | tr '\n' ' ')"
+	pass "spread-gang: 2 pods in zone a, 2 in zone b: $(app_nodes spread-gang | tr '\n' ' ')"
+fi

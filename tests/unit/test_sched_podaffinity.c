@@ -147,7 +147,7 @@ static void test_anti_affinity_one_per_node(void **state)
 	struct sched_job_info *j;
 	struct sched_task_info *t[4];
 	struct sched_result res;
-	char name[16];
+	char name[32];
 	int i;
 
 	(void)state;
@@ -260,7 +260,7 @@ static void test_self_affinity_gang(void **state)
 	struct sched_job_info *j;
 	struct sched_task_info *t[3];
 	struct sched_result res;
-	char name[16];
+	char name[32];
 	int i;
 
 	(void)state;
@@ -415,7 +415,7 @@ static void test_spread_gang(void **state)
 	struct sched_job_info *j;
 	struct sched_task_info *t[4];
 	struct sched_result res;
-	char name[16];
+	char name[32];
 	int i, a = 0;
 
 	(void)state;
@@ -453,7 +453,7 @@ static void test_spread_not_cached(void **state)
 	struct sched_job_info *j, *other;
 	struct sched_task_info *t[3];
 	struct sched_result res;
-	char name[16];
+	char name[32];
 	int i;
 
 	(void)state;
@@ -602,7 +602,7 @@ static void test_spread_scores(void **state)
 	uint32_t cands[3] = { 0, 1, 2 };
 	static const char *const hosts[] = { "node-a", "node-a", "node-b",
 					     "node-d", "node-d", "node-d" };
-	char name[16];
+	char name[32];
 	size_t i;
 
 	(void)state;
@@ -666,6 +666,50 @@ static void test_spread_scores(void **state)
 	sched_fx_release(&f);
 }
 
+/* Out of memory anywhere while the session builds the index: an error, nothing leaks. */
+static void test_alloc_failures(void **state)
+{
+	struct sched_fx f;
+	struct sched_job_info *j;
+	struct sched_conf c;
+	struct sched_result res;
+	struct sched_session ssn;
+	struct vc_error err;
+	int n, rc = VC_ENOMEM;
+
+	(void)state;
+	sched_fx_init(&f);
+	sched_fx_node(&f, "a1", ZONE("a", "a1"));
+	sched_fx_node(&f, "b1", ZONE("b", "b1"));
+	j = sched_fx_job(&f, "ns", "j", 1);
+	sched_fx_pod(&f, j, "old", "{\"app\":\"s\"}",
+		     REQ_ANTI(TERM("app", "s", "kubernetes.io/hostname")), "a1");
+	sched_fx_pod(&f, j, "new", "{\"app\":\"s\"}",
+		     "\"topologySpreadConstraints\":[" SPREAD(
+			     1, "zone", "ScheduleAnyway", "app",
+			     "s") "]," REQ_AFF(TERM("app", "s", "zone")),
+		     NULL);
+	sched_fx_place(&f);
+	assert_int_equal(sched_conf_parse(conf_allocate, strlen(conf_allocate), &c, &err), 0);
+	for (n = 0; n < 2000; n++) {
+		vc_alloc_fail_after(n);
+		rc = sched_session_begin(&ssn, &c, &f.snap, "uid", "2026-01-01T00:00:00Z", 1, &res,
+					 &err);
+		vc_alloc_fail_reset();
+		if (rc == 0) {
+			assert_non_null(sched_ssn_podaff(&ssn));
+			sched_session_end(&ssn);
+			sched_result_release(&res);
+			break;
+		}
+		assert_int_equal(rc, VC_ENOMEM);
+	}
+	assert_int_equal(rc, 0);
+	assert_true(n > 10);
+	sched_conf_release(&c);
+	sched_fx_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_spread_not_cached),
 		cmocka_unit_test(test_preferred_affinity_scores),
 		cmocka_unit_test(test_spread_scores),
+		cmocka_unit_test(test_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
