@@ -666,6 +666,51 @@ static void test_spread_scores(void **state)
 	sched_fx_release(&f);
 }
 
+/*
+ * The batch scores decide in the allocate action: least-requested prefers the emptier nodes, but
+ * a preferred affinity (weight 100) to the db pod takes the pod to db's node, and a ScheduleAnyway
+ * spread takes the next pod away from n1, the emptiest node, which has one of its kind.
+ */
+static void test_scores_in_allocate(void **state)
+{
+	struct sched_fx f;
+	struct sched_job_info *j, *old;
+	struct sched_task_info *near_db, *spread;
+	struct sched_result res;
+
+	(void)state;
+	sched_fx_init(&f);
+	sched_fx_node(&f, "n1", HOST("n1"));
+	sched_fx_node(&f, "n2", HOST("n2"));
+	sched_fx_node(&f, "n3", HOST("n3"));
+	old = sched_fx_job(&f, "ns", "old", 1);
+	sched_fx_pod(&f, old, "db", "{\"app\":\"db\"}", "", "n2");
+	sched_fx_pod(&f, old, "w1", "{\"app\":\"w\"}", "", "n1");
+	sched_fx_pod(&f, old, "x1", "{}", "", "n3");
+	sched_fx_pod(&f, old, "x2", "{}", "", "n3");
+	sched_fx_pod(&f, old, "x3", "{}", "", "n3");
+	j = sched_fx_job(&f, "ns", "near", 1);
+	near_db = sched_fx_pod(
+		&f, j, "near", "{}",
+		"\"affinity\":{\"podAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":"
+		"[{\"weight\":100,\"podAffinityTerm\":" TERM("app", "db",
+							     "kubernetes.io/hostname") "}]}}",
+		NULL);
+	j = sched_fx_job(&f, "ns", "spread", 1);
+	spread =
+		sched_fx_pod(&f, j, "w3", "{\"app\":\"w\"}",
+			     "\"topologySpreadConstraints\":[" SPREAD(
+				     1, "kubernetes.io/hostname", "ScheduleAnyway", "app", "w") "]",
+			     NULL);
+	sched_fx_place(&f);
+	run(&f, conf_allocate, &res);
+	assert_string_equal(bound(&res, near_db), "n2");
+	assert_string_not_equal(bound(&res, spread), "n1");
+	assert_string_not_equal(bound(&res, spread), "");
+	sched_result_release(&res);
+	sched_fx_release(&f);
+}
+
 /* Out of memory anywhere while the session builds the index: an error, nothing leaks. */
 static void test_alloc_failures(void **state)
 {
@@ -724,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_spread_not_cached),
 		cmocka_unit_test(test_preferred_affinity_scores),
 		cmocka_unit_test(test_spread_scores),
+		cmocka_unit_test(test_scores_in_allocate),
 		cmocka_unit_test(test_alloc_failures),
 	};
 
