@@ -188,25 +188,53 @@ static json_t *terminated_json(int code, int64_t started, int64_t finished)
 			 "finishedAt", time_json(finished));
 }
 
+/*
+ * The state of a container backing off, with the message of the kubelet's doBackOff
+ * (kuberuntime_manager.go): the back-off printed as a Go Duration and the pod as format.Pod
+ * prints it, "<name>_<namespace>(<uid>)".
+ */
+static json_t *waiting_json(const struct sim_pod *p, const struct sim_container *c,
+			    const json_t *pod)
+{
+	const json_t *md = vc_json_get_obj(pod, "metadata");
+	const char *ns = vc_json_get_str(md, "namespace");
+	const char *name = vc_json_get_str(md, "name");
+	char delay[VC_DURATION_STR_MAX], msg[1024];
+
+	if (vc_duration_format(c->backoff_ns, delay, sizeof(delay)))
+		return NULL;
+	snprintf(msg, sizeof(msg), "back-off %s restarting failed container=%s pod=%s_%s(%s)",
+		 delay, c->name, name ? name : "", ns ? ns : "", p->uid);
+	return json_pack("{s:{s:s, s:s}}", "waiting", "reason", "CrashLoopBackOff", "message", msg);
+}
+
+static bool container_ready(const struct sim_container *c)
+{
+	return !c->terminated && !c->waiting;
+}
+
 /* The status of one container; images come from the pod spec entry at the same index. */
 static json_t *container_status(const struct sim_pod *p, const struct sim_container *c,
-				const json_t *spec_entry, bool init)
+				const json_t *pod, const json_t *spec_entry, bool init)
 {
 	const char *image = vc_json_get_str(spec_entry, "image");
 	char id[256];
 	json_t *st, *state, *last;
 
+	/* While waiting, the container ID is the exited one's, as the kubelet shows it. */
 	snprintf(id, sizeof(id), "caldera://%s/%s/%d", p->uid, c->name, c->restart_count);
 	if (c->terminated)
 		state = terminated_json(c->exit_code, c->started_ns, c->finished_ns);
+	else if (c->waiting)
+		state = waiting_json(p, c, pod);
 	else
 		state = json_pack("{s:{s:o}}", "running", "startedAt", time_json(c->started_ns));
 	last = c->has_last ? terminated_json(c->last_exit, c->last_started_ns, c->last_finished_ns)
 			   : json_object();
 	st = json_pack("{s:s, s:o, s:o, s:b, s:i, s:s, s:s, s:s, s:b}", "name", c->name, "state",
-		       state, "lastState", last, "ready", !init && !c->terminated, "restartCount",
-		       c->restart_count, "image", image ? image : "", "imageID", image ? image : "",
-		       "containerID", id, "started", !c->terminated);
+		       state, "lastState", last, "ready", !init && container_ready(c),
+		       "restartCount", c->restart_count, "image", image ? image : "", "imageID",
+		       image ? image : "", "containerID", id, "started", container_ready(c));
 	return st;
 }
 
@@ -224,21 +252,73 @@ static const char *pod_phase(const struct sim_pod *p)
 	return "Running";
 }
 
-static json_t *build_status(const struct sim_pod *p, const json_t *pod, int64_t now)
+/*
+ * The kubelet's ContainersReady condition, which Ready repeats (status/generate.go, no readiness
+ * gates): False with PodCompleted once the pod Succeeded, False with ContainersNotReady and the
+ * unready containers' names as Go prints a []string while any is not ready, True otherwise.
+ * Fills *reason (a literal or NULL) and msg.
+ */
+static bool containers_ready(const struct sim_pod *p, const char *phase, const char **reason,
+			     char *msg, size_t len)
+{
+	size_t i, n, unready = 0;
+
+	*reason = NULL;
+	msg[0] = '\0';
+	if (!strcmp(phase, "Succeeded")) {
+		*reason = "PodCompleted";
+		return false;
+	}
+	n = (size_t)snprintf(msg, len, "containers with unready status: [");
+	for (i = 0; i < p->ncontainers && n < len; i++) {
+		if (!container_ready(&p->containers[i]))
+			n += (size_t)snprintf(msg + n, len - n, "%s%s", unready++ ? " " : "",
+					      p->containers[i].name);
+	}
+	if (!unready) {
+		msg[0] = '\0';
+		return true;
+	}
+	if (n < len)
+		snprintf(msg + n, len - n, "]");
+	*reason = "ContainersNotReady";
+	return false;
+}
+
+static json_t *ready_condition(const char *type, bool ok, int64_t at, const char *reason,
+			       const char *msg)
+{
+	json_t *c = condition(type, ok, at, reason);
+
+	if (c && *msg && json_object_set_new(c, "message", json_string(msg))) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}
+
+static json_t *build_status(struct sim_pod *p, const json_t *pod, int64_t now)
 {
 	const json_t *spec = vc_json_get_obj(pod, "spec");
 	const json_t *cs = vc_json_get_arr(spec, "containers");
 	const json_t *is = vc_json_get_arr(spec, "initContainers");
 	const char *phase = pod_phase(p);
-	bool running = !strcmp(phase, "Running");
-	const char *reason = running ? NULL : "PodCompleted";
+	const char *reason;
+	char msg[1024];
 	json_t *st, *conds, *ics, *ccs;
+	bool ready;
 	size_t i;
 
-	(void)now;
+	ready = containers_ready(p, phase, &reason, msg, sizeof(msg));
+	/* The status manager's lastTransitionTime: when readiness last changed. */
+	if (!p->ready_known || p->ready != ready) {
+		p->ready_known = true;
+		p->ready = ready;
+		p->ready_since_ns = now;
+	}
 	conds = json_pack("[o, o, o, o]", condition("Initialized", true, p->start_ns, NULL),
-			  condition("Ready", running, p->start_ns, reason),
-			  condition("ContainersReady", running, p->start_ns, reason),
+			  ready_condition("Ready", ready, p->ready_since_ns, reason, msg),
+			  ready_condition("ContainersReady", ready, p->ready_since_ns, reason, msg),
 			  condition("PodScheduled", true, p->start_ns, NULL));
 	ics = json_array();
 	ccs = json_array();
@@ -249,12 +329,12 @@ static json_t *build_status(const struct sim_pod *p, const json_t *pod, int64_t 
 	if (!st)
 		return NULL;
 	for (i = 0; i < p->ninits; i++) {
-		if (json_array_append_new(
-			    ics, container_status(p, &p->inits[i], json_array_get(is, i), true)))
+		if (json_array_append_new(ics, container_status(p, &p->inits[i], pod,
+								json_array_get(is, i), true)))
 			goto fail;
 	}
 	for (i = 0; i < p->ncontainers; i++) {
-		if (json_array_append_new(ccs, container_status(p, &p->containers[i],
+		if (json_array_append_new(ccs, container_status(p, &p->containers[i], pod,
 								json_array_get(cs, i), false)))
 			goto fail;
 	}
@@ -274,8 +354,52 @@ static const char *pod_annotation(const json_t *pod, const char *key)
 			       key);
 }
 
-/* End container c at now with its code; restart it when the policy says so. */
-static void container_exit(struct sim_container *c, const char *policy, int code, int64_t now)
+static int64_t backoff_initial(const struct sim_config *cfg)
+{
+	return cfg->backoff_ns > 0 ? cfg->backoff_ns : SIM_BACKOFF_DEFAULT_NS;
+}
+
+static int64_t backoff_max(const struct sim_config *cfg)
+{
+	return cfg->backoff_max_ns > 0 ? cfg->backoff_max_ns : SIM_BACKOFF_MAX_DEFAULT_NS;
+}
+
+/* flowcontrol.Backoff's hasExpired: the container ran more than 2 x the maximum since the
+ * restart that last updated its entry, so the entry no longer counts. */
+static bool backoff_expired(const struct sim_container *c, const struct sim_config *cfg,
+			    int64_t finished)
+{
+	return finished - c->backoff_updated_ns > 2 * backoff_max(cfg);
+}
+
+/* flowcontrol.Backoff's IsInBackOffSince(finished), asked at the moment of the exit. */
+static bool backoff_active(const struct sim_container *c, const struct sim_config *cfg,
+			   int64_t finished)
+{
+	return c->backoff_ns > 0 && !backoff_expired(c, cfg, finished);
+}
+
+/* Start container c again at `at`: flowcontrol.Backoff's Next (a new entry, or twice the last
+ * back-off up to the maximum), then the new run, as doBackOff lets startContainer do. */
+static void container_restart(struct sim_container *c, const struct sim_config *cfg, int64_t at)
+{
+	if (!backoff_active(c, cfg, c->last_finished_ns))
+		c->backoff_ns = backoff_initial(cfg);
+	else
+		c->backoff_ns =
+			c->backoff_ns > backoff_max(cfg) / 2 ? backoff_max(cfg) : 2 * c->backoff_ns;
+	c->backoff_updated_ns = at;
+	c->waiting = false;
+	c->restart_count++;
+	c->started_ns = at;
+}
+
+/*
+ * End container c at `at` with its code. When the policy says restart: at once if it has no live
+ * back-off entry, else wait the back-off out from the exit (CrashLoopBackOff).
+ */
+static void container_exit(struct sim_container *c, const struct sim_config *cfg,
+			   const char *policy, int code, int64_t at)
 {
 	bool restart = !strcmp(policy, "Always") || (!strcmp(policy, "OnFailure") && code != 0);
 
@@ -283,14 +407,57 @@ static void container_exit(struct sim_container *c, const char *policy, int code
 		c->has_last = true;
 		c->last_exit = code;
 		c->last_started_ns = c->started_ns;
-		c->last_finished_ns = now;
-		c->restart_count++;
-		c->started_ns = now;
+		c->last_finished_ns = at;
+		if (backoff_active(c, cfg, at)) {
+			c->waiting = true;
+			c->restart_at_ns = at + c->backoff_ns;
+			return;
+		}
+		container_restart(c, cfg, at);
 		return;
 	}
 	c->terminated = true;
 	c->exit_code = code;
-	c->finished_ns = now;
+	c->finished_ns = at;
+}
+
+/*
+ * Play container c's exits and restarts due up to now, each at its own time, so that a late step
+ * gives the same history as a punctual one; exit_now ends the current run at now. At most
+ * SIM_MAX_EVENTS events per step (a tiny back-off and run time could otherwise keep a step busy):
+ * the rest come at the next step, which next_wake makes immediate. Returns true when anything
+ * happened.
+ */
+#define SIM_MAX_EVENTS 1000
+static bool run_container(struct sim_pod *p, struct sim_container *c, const struct sim_config *cfg,
+			  const char *policy, int64_t now, bool exit_now, struct vc_error *err)
+{
+	bool changed = false;
+	int n;
+
+	for (n = 0; n < SIM_MAX_EVENTS && !c->terminated; n++) {
+		int code = 0;
+		int64_t at;
+
+		if (c->waiting) {
+			if (now < c->restart_at_ns)
+				break;
+			container_restart(c, cfg, c->restart_at_ns);
+			changed = true;
+			continue;
+		}
+		if (exit_now)
+			at = now;
+		else if (p->run_ns >= 0 && now >= c->started_ns + p->run_ns)
+			at = c->started_ns + p->run_ns;
+		else
+			break;
+		exit_now = false;
+		sim_exit_code_for(p->exit_annotation, c->name, &code, err);
+		container_exit(c, cfg, policy, code, at);
+		changed = true;
+	}
+	return changed;
 }
 
 static int start_pod(struct sim_pod *p, const struct sim_config *cfg, const json_t *pod,
@@ -321,12 +488,12 @@ static int start_pod(struct sim_pod *p, const struct sim_config *cfg, const json
 	return rc;
 }
 
-/* Run the containers up to now; returns true when anything changed. */
-static bool advance(struct sim_pod *p, const json_t *pod, int64_t now, bool exit_now,
-		    struct vc_error *err)
+/* Run the containers up to now; returns true when anything changed. exit_now ends the running
+ * ones (not those backing off) at now. */
+static bool advance(struct sim_pod *p, const struct sim_config *cfg, const json_t *pod, int64_t now,
+		    bool exit_now, struct vc_error *err)
 {
 	const char *policy = vc_json_get_str(vc_json_get_obj(pod, "spec"), "restartPolicy");
-	const char *ann = p->exit_annotation;
 	bool changed = false, all_done = true, all_zero = true;
 	size_t i;
 
@@ -334,17 +501,13 @@ static bool advance(struct sim_pod *p, const json_t *pod, int64_t now, bool exit
 		policy = "Always";
 	for (i = 0; i < p->ncontainers; i++) {
 		struct sim_container *c = &p->containers[i];
-		int code = 0;
 
 		if (c->terminated) {
 			all_zero = all_zero && c->exit_code == 0;
 			continue;
 		}
-		if (exit_now || (p->run_ns >= 0 && now >= c->started_ns + p->run_ns)) {
-			sim_exit_code_for(ann, c->name, &code, err);
-			container_exit(c, policy, code, exit_now ? now : c->started_ns + p->run_ns);
+		if (run_container(p, c, cfg, policy, now, exit_now && !c->waiting, err))
 			changed = true;
-		}
 		if (!c->terminated)
 			all_done = false;
 		else
@@ -362,18 +525,27 @@ static bool advance(struct sim_pod *p, const json_t *pod, int64_t now, bool exit
 	return changed;
 }
 
+/* The next exit or end of a back-off; 0 when nothing is due. */
 static int64_t next_wake(const struct sim_pod *p)
 {
 	int64_t wake = 0;
 	size_t i;
 
-	if (p->state != SIM_RUNNING || p->run_ns < 0)
+	if (p->state != SIM_RUNNING)
 		return 0;
 	for (i = 0; i < p->ncontainers; i++) {
 		const struct sim_container *c = &p->containers[i];
-		int64_t at = c->started_ns + p->run_ns;
+		int64_t at;
 
-		if (!c->terminated && (!wake || at < wake))
+		if (c->terminated)
+			continue;
+		if (c->waiting)
+			at = c->restart_at_ns;
+		else if (p->run_ns >= 0)
+			at = c->started_ns + p->run_ns;
+		else
+			continue;
+		if (!wake || at < wake)
 			wake = at;
 	}
 	return wake;
@@ -385,23 +557,33 @@ static int step_deleting(struct sim_pod *p, const struct sim_config *cfg, const 
 {
 	const json_t *md = vc_json_get_obj(pod, "metadata");
 	int64_t grace = vc_json_get_int(md, "deletionGracePeriodSeconds", 30);
-	bool was_running = p->state == SIM_RUNNING;
+	bool was_running = false;
 	size_t i;
 
 	if (p->state == SIM_GONE)
 		return 0;
 	if (p->state != SIM_DELETING) {
+		/* A container backing off has nothing to kill. */
+		for (i = 0; p->state == SIM_RUNNING && i < p->ncontainers; i++)
+			was_running = was_running || container_ready(&p->containers[i]);
 		/* Nothing left to kill, or told to be quick: remove at once. */
-		if (cfg->fast_delete || p->state != SIM_RUNNING || grace <= 0)
+		if (cfg->fast_delete || !was_running || grace <= 0)
 			p->delete_at_ns = now;
 		else
 			p->delete_at_ns = now + grace * NS_PER_SEC;
 		p->state = SIM_DELETING;
-		if (was_running && p->delete_at_ns > now) {
+		if (p->delete_at_ns > now) {
 			for (i = 0; i < p->ncontainers; i++) {
 				struct sim_container *c = &p->containers[i];
 
-				if (!c->terminated) {
+				if (c->waiting) {
+					/* It stays as its last run ended. */
+					c->waiting = false;
+					c->terminated = true;
+					c->exit_code = c->last_exit;
+					c->started_ns = c->last_started_ns;
+					c->finished_ns = c->last_finished_ns;
+				} else if (!c->terminated) {
 					c->terminated = true;
 					c->exit_code = 0;
 					c->finished_ns = now;
@@ -460,7 +642,7 @@ int sim_pod_step(struct sim_pod *p, const struct sim_config *cfg, const json_t *
 	case SIM_GONE:
 		return 0;
 	}
-	if (advance(p, pod, now, exit_now, err))
+	if (advance(p, cfg, pod, now, exit_now, err))
 		changed = true;
 	if (changed) {
 		act->status = build_status(p, pod, now);

@@ -5,7 +5,16 @@
  * the pod as the API server has it and at the clock, advances the simulated containers
  * (start, run for the pod's run time, exit with its exit code, restart per restartPolicy), and
  * says what to write back: a new status, a final delete, or nothing, and when to look again.
- * No I/O happens here, so the whole life cycle is unit-tested with a fake clock.
+ * No I/O happens here, so the whole life cycle is unit-tested with a fake clock: the clock is
+ * the `now` every step is given, and every event is placed at the time it was due, not at the
+ * time of the step that notices it.
+ *
+ * Restarts follow the kubelet's CrashLoopBackOff (Kubernetes 1.20, pkg/kubelet: kubelet.go
+ * backOffPeriod and MaxContainerBackOff, kuberuntime_manager.go doBackOff, client-go's
+ * flowcontrol.Backoff keyed by pod and container): the first exit of a container restarts it at
+ * once and starts a back-off of 10 s; each later exit waits out the back-off, in state
+ * waiting.reason CrashLoopBackOff, and the restart doubles it, up to 5 minutes. An exit more than
+ * 2 x the maximum (10 minutes) after the last restart starts over: at once, then 10 s.
  *
  * Per-pod control through annotations (documented in cluster/README.md):
  *   sandbox.caldera.dev/run-seconds  decimal seconds each container runs before it exits;
@@ -24,6 +33,7 @@
 #include <jansson.h>
 
 #include "vc_err.h"
+#include "vc_time.h"
 
 #define SIM_ANN_RUN_SECONDS "sandbox.caldera.dev/run-seconds"
 #define SIM_ANN_EXIT_CODE   "sandbox.caldera.dev/exit-code"
@@ -43,6 +53,10 @@ enum sim_state {
 	SIM_GONE,     /* final delete sent */
 };
 
+/* The kubelet's restart back-off: backOffPeriod and MaxContainerBackOff (kubelet.go). */
+#define SIM_BACKOFF_DEFAULT_NS	   (10 * VC_NSEC_PER_SEC)
+#define SIM_BACKOFF_MAX_DEFAULT_NS (300 * VC_NSEC_PER_SEC)
+
 struct sim_container {
 	char *name;
 	int restart_count;
@@ -53,6 +67,12 @@ struct sim_container {
 	bool terminated; /* the current run has ended and will not restart */
 	int exit_code;
 	int64_t finished_ns;
+	bool waiting; /* exited, backing off: restarts at restart_at_ns (CrashLoopBackOff) */
+	int64_t restart_at_ns; /* when waiting: last_finished_ns + backoff_ns */
+	/* flowcontrol.Backoff's entry for this container: the current back-off (0: no entry yet)
+	 * and its lastUpdate, the time of the restart that set it. */
+	int64_t backoff_ns;
+	int64_t backoff_updated_ns;
 };
 
 struct sim_pod {
@@ -71,6 +91,9 @@ struct sim_pod {
 	size_t ninits;
 	bool succeeded;	      /* the terminal phase written */
 	int64_t delete_at_ns; /* SIM_DELETING: when the final delete is due */
+	bool ready_known;     /* a Ready condition was written: ready, since ready_since_ns */
+	bool ready;
+	int64_t ready_since_ns; /* lastTransitionTime of Ready and ContainersReady */
 };
 
 /* What sim_pod_step asks the caller to do. */
@@ -83,6 +106,8 @@ struct sim_action {
 struct sim_config {
 	int64_t default_run_ns; /* -1 = run until deleted */
 	bool fast_delete;	/* delete at once instead of after the grace period */
+	int64_t backoff_ns;	/* first restart back-off; 0 = SIM_BACKOFF_DEFAULT_NS */
+	int64_t backoff_max_ns; /* its cap; 0 = SIM_BACKOFF_MAX_DEFAULT_NS (reset after 2 x this) */
 };
 
 /* A new simulated pod for a pod object bound to node; ips are the addresses to report. */

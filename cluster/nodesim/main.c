@@ -22,6 +22,8 @@ struct config {
 	const char *default_run_seconds;
 	bool fast_delete;
 	bool delete_nodes_on_exit;
+	int64_t crash_backoff;
+	int64_t crash_backoff_max;
 	int64_t heartbeat;
 	int workers;
 	double qps;
@@ -50,6 +52,14 @@ static const struct vc_flag flags[] = {
 	  "remove deleted pods at once instead of after their grace period" },
 	{ "delete-nodes-on-exit", VC_FLAG_BOOL, "false", 0, 0,
 	  offsetof(struct config, delete_nodes_on_exit), "delete the created nodes on exit" },
+	{ "crash-backoff", VC_FLAG_DURATION, "10s", 0.001, 86400,
+	  offsetof(struct config, crash_backoff),
+	  "the kubelet's CrashLoopBackOff: how long a container that exited again after its "
+	  "first restart waits before the next one; doubles per restart" },
+	{ "crash-backoff-max", VC_FLAG_DURATION, "5m0s", 0.001, 86400,
+	  offsetof(struct config, crash_backoff_max),
+	  "the longest restart back-off; a container that ran more than twice this long since its "
+	  "last restart starts over from --crash-backoff" },
 	{ "heartbeat-period", VC_FLAG_DURATION, "10s", 1, 3600, offsetof(struct config, heartbeat),
 	  "how often node Leases are renewed" },
 	{ "workers", VC_FLAG_INT, "8", 1, 256, offsetof(struct config, workers),
@@ -76,6 +86,11 @@ static int build_options(const struct config *c, struct sim_options *o, struct v
 	o->fast_delete = c->fast_delete;
 	o->delete_nodes_on_exit = c->delete_nodes_on_exit;
 	o->heartbeat_ns = c->heartbeat;
+	if (c->crash_backoff_max < c->crash_backoff)
+		return vc_error_set(err, VC_EINVAL,
+				    "--crash-backoff-max must not be shorter than --crash-backoff");
+	o->backoff_ns = c->crash_backoff;
+	o->backoff_max_ns = c->crash_backoff_max;
 	o->workers = c->workers;
 	o->default_run_ns = -1;
 	if (c->default_run_seconds && *c->default_run_seconds) {

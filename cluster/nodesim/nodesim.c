@@ -771,6 +771,8 @@ int nodesim_new(struct vc_kube *kube, struct sim_options *opts, struct nodesim *
 	s->opts = opts;
 	s->cfg.default_run_ns = opts->default_run_ns;
 	s->cfg.fast_delete = opts->fast_delete;
+	s->cfg.backoff_ns = opts->backoff_ns;
+	s->cfg.backoff_max_ns = opts->backoff_max_ns;
 	for (i = 0; i < opts->ngroups; i++)
 		s->next_index += opts->groups[i].count;
 	pthread_mutex_init(&s->lock, NULL);

@@ -39,7 +39,9 @@ struct sim_options {
 	int64_t default_run_ns; /* -1 = containers run until deleted */
 	bool fast_delete;
 	bool delete_nodes_on_exit;
-	int64_t heartbeat_ns; /* Lease renewal period */
+	int64_t backoff_ns;	/* first restart back-off (CrashLoopBackOff); 0 = the kubelet's */
+	int64_t backoff_max_ns; /* its cap; 0 = the kubelet's */
+	int64_t heartbeat_ns;	/* Lease renewal period */
 	int workers;
 };
 

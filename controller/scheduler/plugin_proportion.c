@@ -361,22 +361,6 @@ static enum sched_vote proportion_enqueueable_cb(void *st, const struct sched_ss
 				   proportion_fits, &ask, message);
 }
 
-/* minResources less what the job's scheduling-gated pending tasks ask (DeductSchGatedResources). */
-static void min_res_ungated(const struct sched_session *ssn, const struct sched_ssn_job *j,
-			    double *out)
-{
-	size_t i, d;
-
-	memcpy(out, j->min_res, ssn->ndims * sizeof(double));
-	for (i = 0; i < j->ntasks; i++)
-		if (j->tasks[i].gated && j->tasks[i].t->status == SCHED_TASK_PENDING)
-			for (d = 0; d < ssn->ndims; d++)
-				out[d] -= j->tasks[i].req[d];
-	for (d = 0; d < ssn->ndims; d++)
-		if (out[d] < 0)
-			out[d] = 0;
-}
-
 static void proportion_enqueued_cb(void *st, const struct sched_ssn_job *j)
 {
 	struct proportion_state *s = st;
@@ -386,7 +370,7 @@ static void proportion_enqueued_cb(void *st, const struct sched_ssn_job *j)
 	if (!j->queue || !j->has_min_res)
 		return;
 	inq = QV(s, inqueue, j->queue);
-	min_res_ungated(s->ssn, j, tmp);
+	quota_min_res_ungated(s->ssn, j, tmp);
 	for (d = 0; d < s->ssn->ndims; d++)
 		inq[d] += tmp[d];
 }
@@ -435,7 +419,7 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 {
 	struct proportion_state *s = vc_calloc(1, sizeof(*s));
 	struct sched_queue_info **ptrs = NULL;
-	size_t nq = ssn->nqueues, nd = ssn->ndims, sz = nq * nd + 1, i, d;
+	size_t nq = ssn->nqueues, nd = ssn->ndims, sz = nq * nd + 1, i;
 
 	(void)conf;
 	if (!s)
@@ -464,31 +448,12 @@ static int proportion_open(struct sched_session *ssn, const struct sched_plugin_
 	}
 	for (i = 0; i < ssn->njobs; i++) {
 		const struct sched_ssn_job *j = &ssn->jobs[i];
-		double *inq, *el;
-		enum vc_pg_phase ph = j->j->phase;
 
 		if (!j->queue)
 			continue;
 		if (sched_queue_account(j->queue->q, j->j) < 0)
 			goto nomem;
-		inq = QV(s, inqueue, j->queue);
-		el = QV(s, elastic, j->queue);
-		for (d = 0; d < nd; d++) {
-			double over = j->alloc[d] - j->min_res[d];
-
-			if (over > 0)
-				el[d] += over;
-		}
-		if (!j->has_min_res)
-			continue;
-		if (ph == VC_PG_INQUEUE ||
-		    (ph == VC_PG_RUNNING && (int64_t)sched_ssn_job_nready(j) >= j->j->min_member))
-			for (d = 0; d < nd; d++) {
-				double left = j->min_res[d] - j->alloc[d];
-
-				if (left > 0)
-					inq[d] += left;
-			}
+		quota_job_totals(ssn, j, QV(s, inqueue, j->queue), QV(s, elastic, j->queue));
 	}
 	if (proportion_compute_ptrs(ptrs, nq, &ssn->snap->total) < 0)
 		goto nomem;

@@ -80,6 +80,45 @@ enum sched_vote enqueue_vote_by_dim(const struct sched_session *ssn, const struc
 	return SCHED_REJECT;
 }
 
+void quota_job_totals(const struct sched_session *ssn, const struct sched_ssn_job *j, double *inq,
+		      double *el)
+{
+	enum vc_pg_phase ph = j->j->phase;
+	size_t d;
+
+	for (d = 0; d < ssn->ndims; d++) {
+		double over = j->alloc[d] - j->min_res[d];
+
+		if (over > 0)
+			el[d] += over;
+	}
+	if (!j->has_min_res)
+		return;
+	if (ph == VC_PG_INQUEUE ||
+	    (ph == VC_PG_RUNNING && (int64_t)sched_ssn_job_nready(j) >= j->j->min_member))
+		for (d = 0; d < ssn->ndims; d++) {
+			double left = j->min_res[d] - j->alloc[d];
+
+			if (left > 0)
+				inq[d] += left;
+		}
+}
+
+void quota_min_res_ungated(const struct sched_session *ssn, const struct sched_ssn_job *j,
+			   double *out)
+{
+	size_t i, d;
+
+	memcpy(out, j->min_res, ssn->ndims * sizeof(double));
+	for (i = 0; i < j->ntasks; i++)
+		if (j->tasks[i].gated && j->tasks[i].t->status == SCHED_TASK_PENDING)
+			for (d = 0; d < ssn->ndims; d++)
+				out[d] -= j->tasks[i].req[d];
+	for (d = 0; d < ssn->ndims; d++)
+		if (out[d] < 0)
+			out[d] = 0;
+}
+
 int cache_init(struct score_cache *c, size_t nnodes)
 {
 	c->ver = vc_calloc(nnodes + 1, sizeof(*c->ver));

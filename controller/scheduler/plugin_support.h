@@ -56,6 +56,23 @@ enum sched_vote enqueue_vote_by_dim(const struct sched_session *ssn, const struc
 				    char **message);
 
 /*
+ * The queue quota plugins' view of a job when they open (proportion and capacity,
+ * docs/volcano/scheduler.md §3.1, §4.4, §4.5): add to inq (ndims) what the job still holds back
+ * for its gang — max(minResources − allocated, 0) for an Inqueue job, and for a Running one with
+ * at least minMember tasks ready; jobs without minResources hold nothing — and to el its elastic
+ * part, max(allocated − minResources, 0).
+ */
+void quota_job_totals(const struct sched_session *ssn, const struct sched_ssn_job *j, double *inq,
+		      double *el);
+
+/*
+ * minResources less what the job's scheduling-gated pending tasks ask (Volcano's
+ * DeductSchGatedResources), floored at 0, into out (ndims): what JobEnqueued adds to inqueue.
+ */
+void quota_min_res_ungated(const struct sched_session *ssn, const struct sched_ssn_job *j,
+			   double *out);
+
+/*
  * A per-node score cache keyed by (node version, task shape): a node's score for a request only
  * changes when the node's accounting does, so identical pods scanning the same nodes reuse it.
  */

@@ -30,7 +30,7 @@ static const char *const flag_keys[SCHED_PLUGIN_FLAG_COUNT] = {
 	[SCHED_ENABLE_VICTIM] = "enabledVictim",
 };
 
-/* Volcano's other PluginOption switches: accepted (booleans), not used by this scheduler. */
+/* Volcano's other PluginOption switches: accepted (booleans); only the hierarchy one is read. */
 static const char *const other_flags[] = {
 	"enableHierarchy",	"enabledHierarchy",	"enableTargetJob",     "enabledTargetJob",
 	"enableReservedNodes",	"enabledReservedNodes", "enableSubJobReady",   "enableSubJobOrder",
@@ -45,6 +45,7 @@ static const struct {
 	const char *plugin;
 	const char *keys[6];
 } plugin_args[] = {
+	{ "capacity", { "ancestorReclaimLevel" } },
 	{ "binpack",
 	  { "binpack.weight", "binpack.cpu", "binpack.memory", "binpack.resources",
 	    "binpack.resources." } },
@@ -266,6 +267,9 @@ static int parse_plugin(struct sched_conf *c, const json_t *obj, size_t tier,
 			if (!json_is_boolean(v))
 				return vc_error_set(err, VC_EINVALID,
 						    "plugin '%s': %s must be a boolean", name, key);
+			if (strcmp(key, "enableHierarchy") == 0 ||
+			    strcmp(key, "enabledHierarchy") == 0)
+				p->hierarchy = json_is_true(v);
 			continue;
 		}
 		{

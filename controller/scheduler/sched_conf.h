@@ -19,7 +19,7 @@
  *
  * Like Volcano's, the configuration fails soft: what this scheduler does not know - an action,
  * a plugin, a key of a plugin or of the file, a plugin argument no plugin here reads (Volcano's
- * capacity, deviceshare, network-topology-aware, ...) - is skipped, and each skipped entry is
+ * deviceshare, network-topology-aware, ...) - is skipped, and each skipped entry is
  * named in sched_conf.skipped for the caller to report. Only a file that cannot be read as a
  * configuration at all (malformed YAML, a value of the wrong type) is an error.
  */
@@ -59,6 +59,8 @@ const char *sched_plugin_flag_key(enum sched_plugin_flag f);
 struct sched_plugin_conf {
 	char *name; /* owned */
 	bool enabled[SCHED_PLUGIN_FLAG_COUNT];
+	/* enableHierarchy (or enabledHierarchy): unlike the enable* flags, false unless set. */
+	bool hierarchy;
 	json_t *arguments; /* owned object (empty when absent); values as YAML typed them */
 };
 

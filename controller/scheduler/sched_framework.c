@@ -587,7 +587,15 @@ int sched_cmp_victims(struct sched_session *ssn, const void *pa, const void *pb)
 	/* Orphans (no job in the session) first. */
 	if (!ja || !jb)
 		return ja ? 1 : -1;
-	if (ja->queue != jb->queue && p && ja->queue && jb->queue)
+	if (ja->queue != jb->queue && p && ja->queue && jb->queue) {
+		const struct sched_ssn_queue *pq = p->job ? p->job->queue : NULL;
+		int c;
+
+		for (struct sched_plugin_slot *s = ssn->priv->slots; pq && s < slots_end(ssn); s++)
+			if (s->cb.victim_queue_order &&
+			    (c = s->cb.victim_queue_order(s->state, ja->queue, jb->queue, pq)) != 0)
+				return c;
 		return -sched_ssn_queue_order(ssn, ja->queue, jb->queue);
+	}
 	return -sched_ssn_job_order(ssn, ja, jb);
 }

@@ -156,6 +156,13 @@ struct sched_callbacks {
 	int (*queue_order)(void *st, const struct sched_ssn_queue *a,
 			   const struct sched_ssn_queue *b);
 	/*
+	 * Victim order between two other queues for a preemptor of queue p (Volcano's
+	 * VictimQueueOrderFn, docs/volcano/scheduler.md §3.6): negative evicts from a first.
+	 * Plugins in order, first non-zero wins (no enable switch); none, reverse queue order.
+	 */
+	int (*victim_queue_order)(void *st, const struct sched_ssn_queue *a,
+				  const struct sched_ssn_queue *b, const struct sched_ssn_queue *p);
+	/*
 	 * A node filter: set out->fit (and out->reason when it fails); *unresolvable tells the
 	 * preempt/reclaim search that evicting would not help (Kubernetes'
 	 * UnschedulableAndUnresolvable). The resource check is the action's, not a plugin's.
@@ -275,6 +282,13 @@ uint32_t sched_ssn_dim(const struct sched_session *ssn, const char *name);
  * vc_resource values are converted exactly.
  */
 void sched_ssn_dense(const struct sched_session *ssn, const struct vc_resource *r, double *out);
+
+/*
+ * Set r's cpu, memory and scalars from the dense vector v (a zero scalar only when r already
+ * names it). Returns 0 or VC_ENOMEM.
+ */
+int sched_ssn_to_resource(const struct sched_session *ssn, const double *v,
+			  struct vc_resource *r) VC_WARN_UNUSED;
 
 /* out = idle + releasing − pipelined. */
 void sched_ssn_future_idle(const struct sched_session *ssn, const struct sched_ssn_node *n,

@@ -12,7 +12,7 @@ static const struct sched_plugin *const plugins[] = {
 	&sched_plugin_priority,	    &sched_plugin_gang,	     &sched_plugin_conformance,
 	&sched_plugin_overcommit,   &sched_plugin_drf,	     &sched_plugin_predicates,
 	&sched_plugin_proportion,   &sched_plugin_nodeorder, &sched_plugin_binpack,
-	&sched_plugin_tasktopology,
+	&sched_plugin_tasktopology, &sched_plugin_capacity,
 };
 
 const struct sched_action *sched_action_find(const char *name)

@@ -57,5 +57,6 @@ extern const struct sched_plugin sched_plugin_proportion;
 extern const struct sched_plugin sched_plugin_nodeorder;
 extern const struct sched_plugin sched_plugin_binpack;
 extern const struct sched_plugin sched_plugin_tasktopology;
+extern const struct sched_plugin sched_plugin_capacity;
 
 #endif /* SCHED_REGISTRY_H */

@@ -368,8 +368,7 @@ static int job_result(struct sched_session *ssn, struct sched_ssn_job *j)
 	return task_conditions(ssn, j);
 }
 
-static int dense_to_resource(const struct sched_session *ssn, const double *v,
-			     struct vc_resource *r)
+int sched_ssn_to_resource(const struct sched_session *ssn, const double *v, struct vc_resource *r)
 {
 	size_t d;
 
@@ -438,7 +437,7 @@ static int queue_results(struct sched_session *ssn)
 		qr->queue = ssn->queues[i].q;
 		vc_resource_init(&qr->allocated);
 		r->nqueues++;
-		rc = dense_to_resource(ssn, sum + i * nd, &qr->allocated);
+		rc = sched_ssn_to_resource(ssn, sum + i * nd, &qr->allocated);
 	}
 	vc_free(sum);
 	return rc;
@@ -463,14 +462,14 @@ static int write_back(struct sched_session *ssn)
 	for (i = 0; i < ssn->nnodes; i++) {
 		struct sched_ssn_node *n = &ssn->nodes[i];
 
-		if (dense_to_resource(ssn, n->idle, &n->n->idle) < 0 ||
-		    dense_to_resource(ssn, n->used, &n->n->used) < 0 ||
-		    dense_to_resource(ssn, n->releasing, &n->n->releasing) < 0 ||
-		    dense_to_resource(ssn, n->pipelined, &n->n->pipelined) < 0)
+		if (sched_ssn_to_resource(ssn, n->idle, &n->n->idle) < 0 ||
+		    sched_ssn_to_resource(ssn, n->used, &n->n->used) < 0 ||
+		    sched_ssn_to_resource(ssn, n->releasing, &n->n->releasing) < 0 ||
+		    sched_ssn_to_resource(ssn, n->pipelined, &n->n->pipelined) < 0)
 			return VC_ENOMEM;
 	}
 	for (i = 0; i < ssn->njobs; i++)
-		if (dense_to_resource(ssn, ssn->jobs[i].alloc, &ssn->jobs[i].j->allocated) < 0)
+		if (sched_ssn_to_resource(ssn, ssn->jobs[i].alloc, &ssn->jobs[i].j->allocated) < 0)
 			return VC_ENOMEM;
 	return 0;
 }

@@ -1356,7 +1356,7 @@ static void test_conf_reported(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	write_conf("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
-		   "  - name: capacity\n  - name: deviceshare\n");
+		   "  - name: sla\n  - name: deviceshare\n");
 	cfg.conf_path = conf_path;
 	cfg.metrics = m;
 	cfg.events = own;
@@ -1376,7 +1376,7 @@ static void test_conf_reported(void **state)
 	assert_string_equal(json_string_value(vc_json_path(b, "metadata.namespace")),
 			    "volcano-system");
 	assert_non_null(strstr(vc_json_get_str(b, "message"),
-			       "2 entries skipped: unknown plugin 'capacity'; unknown plugin "
+			       "2 entries skipped: unknown plugin 'sla'; unknown plugin "
 			       "'deviceshare'"));
 	cycle();
 	assert_int_equal(last_conf->nactions, 2);
