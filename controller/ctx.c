@@ -109,6 +109,7 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 		"subdomain",
 		"restartPolicy",
 		"resources",
+		"topologySpreadConstraints",
 		NULL,
 	};
 	static const char *const status_keys[] = {

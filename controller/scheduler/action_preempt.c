@@ -115,7 +115,8 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 		order[i] = (void *)(uintptr_t)node;
 	}
 	if (p->nbatch > 0) {
-		/* Batch scores (normalised over these nodes). */
+		/* Batch scores (node affinity, taints, pod affinity, spread) normalised over these
+		 * nodes. */
 		for (i = 0; i < n; i++)
 			p->batch_scores[i] = 0;
 		sched_ssn_batch_scores(ssn, t, p->feasible, n, p->batch_scores);

@@ -1,13 +1,16 @@
 /*
  * plugin_nodeorder.c - the nodeorder plugin: Kubernetes' resource scorers as Volcano's
- * nodeorder uses them (docs/volcano/scheduler.md §4.8), and, when some pod prefers nodes or
- * some node has a PreferNoSchedule taint, NodeAffinity and TaintToleration as batch scores.
+ * nodeorder uses them (docs/volcano/scheduler.md §4.8), and as its batch scores, each only when
+ * the session has something for it to tell apart: NodeAffinity's preferred terms and
+ * TaintToleration's PreferNoSchedule taints (prefer_* below), InterPodAffinity and
+ * PodTopologySpread when some pod has inter-pod terms (sched_podaff.c).
  */
 #include "plugins.h"
 
 #include <math.h>
 
 #include "plugin_support.h"
+#include "sched_podaff.h"
 #include "vc_alloc.h"
 #include "vc_log.h"
 #include "vc_selector.h"
@@ -18,6 +21,8 @@ struct nodeorder_args {
 	int least_requested;   /* leastrequested.weight (1) */
 	int most_requested;    /* mostrequested.weight (0) */
 	int balanced_resource; /* balancedresource.weight (1) */
+	int pod_affinity;      /* podaffinity.weight (2) */
+	int pod_spread;	       /* podtopologyspread.weight (2) */
 };
 
 /*
@@ -37,6 +42,7 @@ struct nodeorder_state {
 	struct score_cache cache;
 	struct nodeorder_args args;
 	struct prefer_scores prefer;
+	struct sched_podaff *podaff; /* NULL when no pod has inter-pod terms */
 };
 
 static int64_t least_score(int64_t requested, int64_t capacity)
@@ -274,13 +280,19 @@ static int prefer_open(struct prefer_scores *ps, const struct sched_session *ssn
 	return 0;
 }
 
-/* The batch scores: NodeAffinity and TaintToleration. */
+/*
+ * The batch scores, each normalised over the nodes: NodeAffinity and TaintToleration, then
+ * InterPodAffinity and PodTopologySpread (ScheduleAnyway).
+ */
 static void nodeorder_batch_cb(void *st, const struct sched_ssn_task *t, const uint32_t *nodes,
 			       size_t n, double *scores)
 {
 	struct nodeorder_state *s = st;
 
 	prefer_scores(&s->prefer, s->ssn, t, nodes, n, scores);
+	if (s->podaff)
+		sched_podaff_score(s->podaff, t, nodes, n, s->args.pod_affinity, s->args.pod_spread,
+				   scores);
 }
 
 static int nodeorder_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
@@ -302,9 +314,12 @@ static int nodeorder_open(struct sched_session *ssn, const struct sched_plugin_c
 	s->args.least_requested = (int)sched_arg_int(conf, "leastrequested.weight", 1);
 	s->args.most_requested = (int)sched_arg_int(conf, "mostrequested.weight", 0);
 	s->args.balanced_resource = (int)sched_arg_int(conf, "balancedresource.weight", 1);
+	s->args.pod_affinity = (int)sched_arg_int(conf, "podaffinity.weight", 2);
+	s->args.pod_spread = (int)sched_arg_int(conf, "podtopologyspread.weight", 2);
 	cb->node_order = nodeorder_cb;
 	cb->node_order_by_request = true;
-	if (prefer)
+	s->podaff = sched_ssn_podaff(ssn);
+	if (prefer || (s->podaff && (s->args.pod_affinity || s->args.pod_spread)))
 		cb->batch_node_order = nodeorder_batch_cb;
 	*state = s;
 	return 0;

@@ -51,7 +51,8 @@ static const struct {
 	    "binpack.resources." } },
 	{ "nodeorder",
 	  { "leastrequested.weight", "mostrequested.weight", "balancedresource.weight",
-	    "nodeaffinity.weight", "tainttoleration.weight" } },
+	    "nodeaffinity.weight", "tainttoleration.weight", "podaffinity.weight",
+	    "podtopologyspread.weight" } },
 	{ "overcommit", { "overcommit-factor" } },
 	{ "task-topology", { "task-topology.weight" } },
 };

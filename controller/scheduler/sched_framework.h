@@ -173,6 +173,14 @@ struct sched_callbacks {
 	double (*node_order)(void *st, const struct sched_ssn_task *t,
 			     const struct sched_ssn_node *n);
 	/*
+	 * A node filter whose outcome depends on pods of other nodes too (inter-pod affinity,
+	 * topology spread: docs/volcano/scheduler.md §4.7): asked after every predicate passed, in
+	 * the same order, and never served from the class cache. Same contract as predicate.
+	 */
+	int (*predicate_pods)(void *st, const struct sched_ssn_task *t,
+			      const struct sched_ssn_node *n, struct pred_result *out,
+			      bool *unresolvable);
+	/*
 	 * Volcano's BatchNodeOrderFn: scores of t over nodes[0..n) at once, normalised over them
 	 * (docs/volcano/scheduler.md §4.8); add node i's score to scores[i]. Never cached.
 	 */
@@ -333,6 +341,12 @@ size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_ssn_t
 			     struct sched_ssn_task *const *cands, size_t n, bool *keep);
 size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_ssn_task *reclaimer,
 			     struct sched_ssn_task *const *cands, size_t n, bool *keep);
+
+/*
+ * The session's index of pods by topology domain for inter-pod affinity and topology spread
+ * (sched_podaff.h), or NULL when no pod of the snapshot has such terms.
+ */
+struct sched_podaff *sched_ssn_podaff(const struct sched_session *ssn);
 
 /* Whether the configuration has this action (Pending->Inqueue promotion in allocate). */
 bool sched_ssn_has_action(const struct sched_session *ssn, const char *action);

@@ -337,6 +337,27 @@ static bool fits_future(const struct sched_session *ssn, const double *req,
 }
 
 /*
+ * The outcome of the predicates the class cache may not keep (predicate_pods) for t on a node
+ * that passed everything else: *reason as node_outcome's. 0 or VC_ENOMEM.
+ */
+static int pods_outcome(struct sched_session *ssn, const struct sched_ssn_task *t, uint32_t node,
+			enum sched_search_mode mode, uint32_t *reason)
+{
+	struct pred_result pr;
+	bool unresolvable = false;
+	int rc = sched_ssn_predicate_pods(ssn, t, &ssn->nodes[node], &pr, &unresolvable);
+
+	if (rc < 0)
+		return rc;
+	if (!pr.fit && (mode == SCHED_SEARCH_ALLOCATE || unresolvable)) {
+		*reason = sched_reason_intern(ssn, pr.reason);
+		if (*reason == SCHED_NONE)
+			return VC_ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * The outcome of one node for t: SCHED_NONE when it is feasible, else the reason it is not.
  * Allocate mode checks the resource fit on FutureIdle first; preempt mode only counts what
  * eviction cannot fix. tab (allocate mode only, may be NULL) is t's class table: the outcome
@@ -359,7 +380,7 @@ static int node_outcome(struct sched_session *ssn, const struct sched_ssn_task *
 	} else {
 		p->predicate_calls++;
 		p->predicate_evals++;
-		rc = sched_ssn_predicate(ssn, t, n, &pr, &unresolvable);
+		rc = sched_ssn_predicate_class(ssn, t, n, &pr, &unresolvable);
 		if (rc < 0)
 			return rc;
 		if (!pr.fit && (mode == SCHED_SEARCH_ALLOCATE || unresolvable)) {
@@ -416,6 +437,16 @@ int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 				p->cache_stamp[node] = stamp;
 				p->cache_reason[node] = reason;
 			}
+		}
+		/*
+		 * The filters on other nodes' pods last, outside both caches: their outcome
+		 * changes as the job's own tasks are placed (a spread constraint that failed a
+		 * node for one task may admit it for the next).
+		 */
+		if (reason == SCHED_NONE && p->npred_pods > 0) {
+			rc = pods_outcome(ssn, t, node, mode, &reason);
+			if (rc < 0)
+				goto out;
 		}
 		if (reason != SCHED_NONE) {
 			count_reason(p, reason);
