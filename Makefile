@@ -153,7 +153,7 @@ asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-run
 
 # The threaded modules under ThreadSanitizer.
-TSAN_TESTS := $(filter $(addprefix build/tsan/tests/test_,workqueue httpd cache informer leader events kube metrics webhook_server job_controller sched_runtime queue_controller ctlrun),$(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%))
+TSAN_TESTS := $(filter $(addprefix build/tsan/tests/test_,workqueue httpd cache informer leader events kube kube_exec metrics webhook_server job_controller sched_runtime queue_controller ctlrun),$(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%))
 tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(TSAN_TESTS)
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" scripts/run-unit.sh $(TSAN_TESTS)

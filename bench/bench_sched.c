@@ -2,13 +2,17 @@
  * bench_sched - time one scheduling cycle (sched_session_run) in process, on snapshots built in
  * code: no API server, no informers, no binder.
  *
- *   bench_sched [--nodes N] [--workload a|b|both] [--conf default|binpack|both] [--reps R]
+ *   bench_sched [--nodes N] [--workload a|b|both|c] [--conf default|binpack|both] [--reps R]
  *               [--pods-a P] [--groups-b G] [--size-b S] [--seed S] [--reference 0|1]
  *               [--dump FILE] [--mix K]
  *
  * Nodes: N (5,000) of 4 CPU, 32 Gi, 110 pods, like Kubernetes' scheduler_perf SchedulingBasic.
  * Workload a: P (10,000) one-pod PodGroups, minMember 1, pods 100m / 500Mi.
  * Workload b: G (100) PodGroups of S (100) such pods, minMember S.
+ * Workload c (only when asked for): b's shape with pods whose terms constrain placement: each
+ * group's pods have required anti-affinity to each other over the hostname and a maxSkew 1
+ * DoNotSchedule spread over 10 zones (nodes are labelled with both); run next to "c-no-terms",
+ * the same pods and labels without the terms.
  * Every PodGroup is Pending in queue "default", so the cycle runs enqueue, allocate and
  * backfill as a first cycle after the pods were created would.
  *
@@ -45,7 +49,7 @@ struct opts {
 	long groups_b;
 	long size_b;
 	int reps;
-	bool run_a, run_b;
+	bool run_a, run_b, run_c;
 	bool conf_default, conf_binpack;
 	bool reference;
 	uint64_t seed;
@@ -90,11 +94,95 @@ static void pod_resource(struct vc_resource *r)
 	r->memory = 500 * MIB;
 }
 
+/*
+ * Workload c's pods and node labels (kept while its snapshot lives): nodes labelled with their
+ * hostname and one of C_ZONES zones; one pod view per PodGroup, shared by its tasks, labelled
+ * app=<group> and, with terms, required anti-affinity to its own group over the hostname and a
+ * maxSkew 1 DoNotSchedule spread of its group over the zones.
+ */
+#define C_ZONES 10
+
+enum workload_kind {
+	PLAIN,	     /* tasks without pods, nodes without labels (workloads a and b) */
+	LABELLED,    /* workload c without its terms: the same pods and labels */
+	CONSTRAINED, /* workload c */
+};
+
+static struct {
+	json_t **node_labels;
+	long nnodes;
+	json_t **pod_objs;
+	struct vc_pod *views;
+	long ngroups;
+} lab;
+
+static void labelled_release(void)
+{
+	long i;
+
+	for (i = 0; i < lab.ngroups; i++) {
+		vc_pod_view_release(&lab.views[i]);
+		json_decref(lab.pod_objs[i]);
+	}
+	for (i = 0; i < lab.nnodes; i++)
+		json_decref(lab.node_labels[i]);
+	free(lab.node_labels);
+	free(lab.pod_objs);
+	free(lab.views);
+	memset(&lab, 0, sizeof(lab));
+}
+
+static json_t *node_labels(long i)
+{
+	char host[32], zone[32];
+
+	snprintf(host, sizeof(host), "node-%ld", i);
+	snprintf(zone, sizeof(zone), "zone-%ld", i % C_ZONES);
+	return json_pack("{s:s, s:s}", "kubernetes.io/hostname", host,
+			 "topology.kubernetes.io/zone", zone);
+}
+
+static const struct vc_pod *group_pod(long i, bool terms)
+{
+	char name[64];
+	json_t *spec, *obj;
+	int rc;
+
+	snprintf(name, sizeof(name), "pg-%ld", i);
+	spec = json_pack("{s:s, s:[{s:s, s:s, s:{s:{s:s, s:s}}}]}", "schedulerName", "volcano",
+			 "containers", "name", "main", "image", "x", "resources", "requests", "cpu",
+			 "100m", "memory", "500Mi");
+	if (spec && terms &&
+	    (json_object_set_new(spec, "affinity",
+				 json_pack("{s:{s:[{s:{s:{s:s}}, s:s}]}}", "podAntiAffinity",
+					   "requiredDuringSchedulingIgnoredDuringExecution",
+					   "labelSelector", "matchLabels", "app", name,
+					   "topologyKey", "kubernetes.io/hostname")) ||
+	     json_object_set_new(spec, "topologySpreadConstraints",
+				 json_pack("[{s:i, s:s, s:s, s:{s:{s:s}}}]", "maxSkew", 1,
+					   "topologyKey", "topology.kubernetes.io/zone",
+					   "whenUnsatisfiable", "DoNotSchedule", "labelSelector",
+					   "matchLabels", "app", name))))
+		die("json_pack", VC_ENOMEM);
+	obj = json_pack("{s:{s:s, s:s, s:s, s:{s:s}}, s:o, s:{s:s}}", "metadata", "name", name,
+			"namespace", "bench", "uid", name, "labels", "app", name, "spec", spec,
+			"status", "phase", "Pending");
+	if (!obj)
+		die("json_pack", VC_ENOMEM);
+	lab.pod_objs[i] = obj;
+	if ((rc = vc_pod_view(obj, &lab.views[i], NULL)) != 0)
+		die("vc_pod_view", rc);
+	lab.ngroups = i + 1;
+	return &lab.views[i];
+}
+
 /* groups PodGroups of size pods each, minMember min. */
-static void build(struct sched_snapshot *s, long nodes, long groups, long size, int32_t min)
+static void build(struct sched_snapshot *s, long nodes, long groups, long size, int32_t min,
+		  enum workload_kind kind)
 {
 	struct vc_resource nr, pr;
 	struct sched_queue_info *q;
+	const struct vc_pod *pod;
 	long i, k;
 	int rc;
 
@@ -106,6 +194,13 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 	if (!q || (rc = sched_queue_init(q, "default", 1)) != 0 ||
 	    (rc = sched_snapshot_add_queue(s, q)) != 0)
 		die("queue", rc);
+	if (kind != PLAIN) {
+		lab.node_labels = calloc((size_t)nodes, sizeof(json_t *));
+		lab.pod_objs = calloc((size_t)groups, sizeof(json_t *));
+		lab.views = calloc((size_t)groups, sizeof(struct vc_pod));
+		if (!lab.node_labels || !lab.pod_objs || !lab.views)
+			die("calloc", VC_ENOMEM);
+	}
 	for (i = 0; i < nodes; i++) {
 		struct sched_node_info *n = vc_malloc(sizeof(*n));
 		char name[32];
@@ -114,6 +209,12 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 		if (!n || (rc = sched_node_init(n, name, &nr)) != 0 ||
 		    (rc = sched_snapshot_add_node(s, n)) != 0)
 			die("node", rc);
+		if (kind != PLAIN) {
+			if (!(lab.node_labels[i] = node_labels(i)))
+				die("json_pack", VC_ENOMEM);
+			lab.nnodes = i + 1;
+			n->labels = lab.node_labels[i];
+		}
 	}
 	for (i = 0; i < groups; i++) {
 		struct sched_job_info *j = vc_malloc(sizeof(*j));
@@ -123,6 +224,7 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 		if (!j || (rc = sched_job_init(j, "bench", name, "default", min)) != 0)
 			die("job", rc);
 		j->phase = VC_PG_PENDING;
+		pod = kind == PLAIN ? NULL : group_pod(i, kind == CONSTRAINED);
 		for (k = 0; k < size; k++) {
 			struct sched_task_info *t = vc_malloc(sizeof(*t));
 
@@ -130,6 +232,7 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 			if (!t || (rc = sched_task_init(t, "bench", name, &pr)) != 0 ||
 			    (rc = sched_job_add_task(j, t)) != 0)
 				die("task", rc);
+			t->pod = pod;
 		}
 		if ((rc = sched_snapshot_add_job(s, j)) != 0)
 			die("add job", rc);
@@ -590,7 +693,8 @@ static long ref_full_scan(long nodes, long pods, int64_t *ns)
 }
 
 static void run(const struct opts *o, const char *wname, long groups, long size, int32_t min,
-		const char *cname, const struct sched_conf *conf, FILE *dump)
+		enum workload_kind kind, const char *cname, const struct sched_conf *conf,
+		FILE *dump)
 {
 	int64_t *wall = calloc((size_t)o->reps, sizeof(int64_t));
 	int64_t *cpu = calloc((size_t)o->reps, sizeof(int64_t));
@@ -611,7 +715,7 @@ static void run(const struct opts *o, const char *wname, long groups, long size,
 		int rc;
 
 		t0 = now_ns(CLOCK_MONOTONIC);
-		build(&s, o->nodes, groups, size, min);
+		build(&s, o->nodes, groups, size, min, kind);
 		snap_ns[r] = now_ns(CLOCK_MONOTONIC) - t0;
 		vc_error_clear(&err);
 		t0 = now_ns(CLOCK_MONOTONIC);
@@ -641,6 +745,7 @@ static void run(const struct opts *o, const char *wname, long groups, long size,
 		sevals = res.score_evals;
 		sched_result_release(&res);
 		sched_snapshot_release(&s);
+		labelled_release();
 	}
 	{
 		int64_t w = median(wall, o->reps), c = median(cpu, o->reps);
@@ -705,7 +810,7 @@ static long arg_long(const char *flag, const char *v, long lo, long hi)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_sched [--nodes N] [--workload a|b|both] "
+	fprintf(stderr, "usage: bench_sched [--nodes N] [--workload a|b|both|c] "
 			"[--conf default|binpack|both] [--reps R] [--pods-a P] [--groups-b G] "
 			"[--size-b S] [--seed S] [--reference 0|1] [--dump FILE] [--mix K]\n");
 	exit(2);
@@ -755,7 +860,8 @@ int main(int argc, char **argv)
 		else if (strcmp(a, "--workload") == 0) {
 			o.run_a = strcmp(v, "a") == 0 || strcmp(v, "both") == 0;
 			o.run_b = strcmp(v, "b") == 0 || strcmp(v, "both") == 0;
-			if (!o.run_a && !o.run_b)
+			o.run_c = strcmp(v, "c") == 0;
+			if (!o.run_a && !o.run_b && !o.run_c)
 				usage();
 		} else if (strcmp(a, "--conf") == 0) {
 			o.conf_default = strcmp(v, "default") == 0 || strcmp(v, "both") == 0;
@@ -799,24 +905,40 @@ int main(int argc, char **argv)
 		const char *const names[] = { "default", "binpack", "full", "preempt" };
 
 		run_mix(&o, confs, names, 4, dump);
-		o.run_a = o.run_b = false;
+		o.run_a = o.run_b = o.run_c = false;
 	}
 	if (o.run_a) {
 		if (o.conf_default)
-			run(&o, "a", o.pods_a, 1, 1, "default", &def, dump);
+			run(&o, "a", o.pods_a, 1, 1, PLAIN, "default", &def, dump);
 		if (o.conf_binpack)
-			run(&o, "a", o.pods_a, 1, 1, "binpack", &bp, dump);
+			run(&o, "a", o.pods_a, 1, 1, PLAIN, "binpack", &bp, dump);
 		if (o.reference)
 			reference(&o, o.pods_a);
 	}
 	if (o.run_b) {
 		if (o.conf_default)
-			run(&o, "b", o.groups_b, o.size_b, (int32_t)o.size_b, "default", &def,
-			    dump);
+			run(&o, "b", o.groups_b, o.size_b, (int32_t)o.size_b, PLAIN, "default",
+			    &def, dump);
 		if (o.conf_binpack)
-			run(&o, "b", o.groups_b, o.size_b, (int32_t)o.size_b, "binpack", &bp, dump);
+			run(&o, "b", o.groups_b, o.size_b, (int32_t)o.size_b, PLAIN, "binpack", &bp,
+			    dump);
 		if (o.reference && (!o.run_a || o.groups_b * o.size_b != o.pods_a))
 			reference(&o, o.groups_b * o.size_b);
+	}
+	if (o.run_c) {
+		/* Workload c without its terms first: what the pods and labels alone cost. */
+		if (o.conf_default) {
+			run(&o, "c-no-terms", o.groups_b, o.size_b, (int32_t)o.size_b, LABELLED,
+			    "default", &def, dump);
+			run(&o, "c", o.groups_b, o.size_b, (int32_t)o.size_b, CONSTRAINED,
+			    "default", &def, dump);
+		}
+		if (o.conf_binpack) {
+			run(&o, "c-no-terms", o.groups_b, o.size_b, (int32_t)o.size_b, LABELLED,
+			    "binpack", &bp, dump);
+			run(&o, "c", o.groups_b, o.size_b, (int32_t)o.size_b, CONSTRAINED,
+			    "binpack", &bp, dump);
+		}
 	}
 	sched_conf_release(&def);
 	sched_conf_release(&bp);

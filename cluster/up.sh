@@ -128,13 +128,20 @@ fi
 
 # tokens.csv: token,user,uid,"groups". The controller manager runs every controller under its own
 # identity (--use-service-account-credentials=false), so it needs system:masters under --rbac too;
-# the scheduler's bootstrap ClusterRole is enough for it.
+# the scheduler's bootstrap ClusterRole is enough for it. caldera-oidc's token has the shape of an
+# OIDC id-token (a JWT whose exp is 2100-01-01, unsigned: the API server only compares it), so
+# a kubeconfig with the oidc auth-provider can use it (tests/e2e/test_kube_exec.sh).
+b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
 if ! [ -s "$DIR/tokens.csv" ]; then
 	umask_old=$(umask) && umask 077
 	{
 		echo "$(openssl rand -hex 24),admin,admin,\"system:masters\""
 		echo "$(openssl rand -hex 24),system:kube-controller-manager,kube-controller-manager,\"system:masters\""
 		echo "$(openssl rand -hex 24),system:kube-scheduler,kube-scheduler"
+		printf '%s.%s.%s,caldera-oidc,caldera-oidc,"system:masters"\n' \
+			"$(printf '{"alg":"none","typ":"JWT"}' | b64url)" \
+			"$(printf '{"exp":4102444800,"jti":"%s"}' "$(openssl rand -hex 12)" | b64url)" \
+			"$(openssl rand -hex 16)"
 	} >"$DIR/tokens.csv"
 	umask "$umask_old"
 fi

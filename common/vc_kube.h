@@ -35,23 +35,67 @@
 
 /* ---- configuration ------------------------------------------------------------------------ */
 
+/* When an exec credential plugin may talk to the user (clientcmd's ExecInteractiveMode). */
+enum vc_kube_exec_interactive {
+	VC_KUBE_EXEC_NEVER,	   /* "Never": stdin is never handed to the plugin */
+	VC_KUBE_EXEC_IF_AVAILABLE, /* "IfAvailable": when stdin is a terminal it may lend */
+	VC_KUBE_EXEC_ALWAYS,	   /* "Always": the plugin fails unless it can be interactive */
+};
+
+/* The exec API versions a plugin may speak (v1alpha1 was removed from client-go in 1.24). */
+#define VC_KUBE_EXEC_V1	     "client.authentication.k8s.io/v1"
+#define VC_KUBE_EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
+
+/*
+ * A kubeconfig user's exec credential plugin (users[].user.exec): a program whose stdout is an
+ * ExecCredential with a token and/or a client certificate (aws eks get-token,
+ * gke-gcloud-auth-plugin, kubelogin). The REST client runs it; see vc_kube_new.
+ */
+struct vc_kube_exec_config {
+	char *api_version;  /* VC_KUBE_EXEC_V1 or VC_KUBE_EXEC_V1BETA1 */
+	char *command;	    /* a name looked up in PATH, or a path (made absolute by the loader
+			       when relative, against the kubeconfig's folder) */
+	char **args;	    /* NULL-terminated; NULL when there are none */
+	char **env;	    /* "NAME=value" added to the plugin's environment, NULL-terminated;
+			       NULL when there are none */
+	char *install_hint; /* shown when command is not found (control characters dropped),
+			       or NULL */
+	bool provide_cluster_info; /* KUBERNETES_EXEC_INFO carries spec.cluster */
+	enum vc_kube_exec_interactive interactive_mode;
+	char *cluster_config; /* the cluster's "client.authentication.k8s.io/exec" extension as JSON
+				 text (spec.cluster.config), or NULL */
+};
+
+/* How long one run of a credential plugin may take before it is killed. */
+#define VC_KUBE_EXEC_TIMEOUT_NS (60 * INT64_C(1000000000))
+/* ... when it may be talking to a person at the terminal. */
+#define VC_KUBE_EXEC_INTERACTIVE_TIMEOUT_NS (300 * INT64_C(1000000000))
+
 struct vc_kube_config {
-	char *server;		/* "https://host:port", no trailing slash */
-	char *ca_file;		/* PEM file of the server's CA, or NULL */
-	char *ca_data;		/* PEM bytes (certificate-authority-data, decoded), or NULL */
-	bool insecure;		/* insecure-skip-tls-verify */
-	char *token;		/* bearer token, or NULL */
-	char *token_file;	/* re-read when it changes (service-account rotation), or NULL */
-	char *client_cert_file; /* client certificate PEM file, or NULL */
-	char *client_cert_data; /* ... or PEM bytes */
-	char *client_key_file;	/* client key PEM file, or NULL */
-	char *client_key_data;	/* ... or PEM bytes */
-	char *namespace;	/* the context's namespace, "default" when unset */
-	double qps;		/* client-side rate limit; <= 0 disables it */
-	int burst;		/* token bucket size */
-	int64_t timeout_ns;	/* per-request timeout (not for watches); 0 = 30 s */
-	char *user_agent;	/* e.g. "vc-controller/0.1"; NULL = "caldera" */
-	size_t max_body;	/* cap on one response body; 0 = VC_KUBE_MAX_BODY */
+	char *server;		 /* "https://host:port", no trailing slash */
+	char *ca_file;		 /* PEM file of the server's CA, or NULL */
+	char *ca_data;		 /* PEM bytes (certificate-authority-data, decoded), or NULL */
+	bool insecure;		 /* insecure-skip-tls-verify */
+	char *token;		 /* bearer token, or NULL */
+	char *token_file;	 /* re-read when it changes (service-account rotation), or NULL */
+	char *client_cert_file;	 /* client certificate PEM file, or NULL */
+	char *client_cert_data;	 /* ... or PEM bytes */
+	char *client_key_file;	 /* client key PEM file, or NULL */
+	char *client_key_data;	 /* ... or PEM bytes */
+	int64_t token_expiry_ns; /* Unix ns when token expires (an oidc id-token's "exp" claim;
+				    the client stops 10 s before, as client-go); 0 = never */
+	struct vc_kube_exec_config *exec; /* a credential plugin (unused when token or token_file
+					     is set, as in client-go), or NULL */
+	bool exec_stdin;	 /* the program may lend its stdin to an interactive plugin (vcctl);
+				    daemons leave it false and are never interactive */
+	int64_t exec_timeout_ns; /* a plugin run's limit; 0 = VC_KUBE_EXEC_TIMEOUT_NS, or
+				    VC_KUBE_EXEC_INTERACTIVE_TIMEOUT_NS when interactive */
+	char *namespace;	 /* the context's namespace, "default" when unset */
+	double qps;		 /* client-side rate limit; <= 0 disables it */
+	int burst;		 /* token bucket size */
+	int64_t timeout_ns;	 /* per-request timeout (not for watches); 0 = 30 s */
+	char *user_agent;	 /* e.g. "vc-controller/0.1"; NULL = "caldera" */
+	size_t max_body;	 /* cap on one response body; 0 = VC_KUBE_MAX_BODY */
 };
 
 /* client-go's defaults, which the loaders below put into qps and burst. */
@@ -65,8 +109,11 @@ struct vc_kube_config {
 /*
  * Load a kubeconfig file (path NULL: $KUBECONFIG, then ~/.kube/config), using its
  * current-context or `context` when not NULL. Supports clusters with server,
- * certificate-authority / -data, insecure-skip-tls-verify; users with token, tokenFile,
- * client-certificate / -key and their -data forms; the context's namespace. When master is not
+ * certificate-authority / -data, insecure-skip-tls-verify and the
+ * client.authentication.k8s.io/exec extension; users with token, tokenFile,
+ * client-certificate / -key and their -data forms, an exec credential plugin (cfg->exec, run by
+ * the client: see vc_kube_new) and the oidc auth-provider (its id-token becomes the token, its
+ * exp claim token_expiry_ns); the context's namespace. When master is not
  * NULL or empty it overrides the cluster's server (Volcano's --master). cfg is filled on
  * success (release with vc_kube_config_release) and left empty on failure, with a message that
  * names the file and the problem.
@@ -82,8 +129,15 @@ struct vc_kube_config {
  * and for fields of the wrong type or bad base64, VC_ENOTFOUND for a context, cluster or user
  * that is not there (`context "x" not found in /path/kubeconfig`), VC_EINVALID for a config
  * that cannot work (no current-context, no server, a CA together with
- * insecure-skip-tls-verify, only an exec or auth-provider plugin for credentials, which are
- * not supported), VC_ENOMEM.
+ * insecure-skip-tls-verify, basic authentication, and what client-go refuses in a user's
+ * plugins, with its words after `user "u" in FILE: `: an exec without command or apiVersion,
+ * an apiVersion other than v1 and v1beta1 ("exec plugin: invalid apiVersion ..."), an env entry
+ * without a name, v1 without interactiveMode or an unknown one, exec together with
+ * auth-provider; an oidc auth-provider without idp-issuer-url, client-id or id-token, or whose
+ * id-token is not a JWT with an exp claim; the gcp and azure auth-providers, which kubectl no
+ * longer has, with its message naming the exec plugin to use instead; any other
+ * auth-provider), VC_ENOMEM. A relative exec command with a '/' is made relative to the
+ * kubeconfig's folder; one without is looked up in PATH when the plugin runs.
  */
 int vc_kubeconfig_load(const char *path, const char *context, const char *master,
 		       struct vc_kube_config *cfg, struct vc_error *err);
@@ -219,7 +273,8 @@ struct vc_kube_ops {
 
 /*
  * A real client for cfg (copied; cfg may be released afterwards). Fails with VC_EINVAL when cfg
- * has no server, with the token file's error when cfg->token_file cannot be read now, and with
+ * has no server, with the token file's error when cfg->token_file cannot be read now, with
+ * -errno when the CA file an exec plugin with provideClusterInfo needs cannot be read, and with
  * VC_ENOMEM. TLS material is checked by libcurl on the first request, whose error then names
  * the problem (VC_EIO).
  *
@@ -240,7 +295,18 @@ struct vc_kube_ops {
  *     the object's metadata; a cluster-scoped resource ignores ns;
  *   - the token of cfg->token_file is re-read when the file changes (see
  *     VC_KUBE_TOKEN_RECHECK_NS); a file that cannot be read keeps the last token. Tokens are
- *     never logged.
+ *     never logged;
+ *   - with cfg->exec (and no token or token_file), the plugin runs before the first request
+ *     and its credential is kept until its expirationTimestamp, or until a request sent with
+ *     it gets 401: then the request is sent once more with a fresh credential (one plugin run
+ *     however many threads saw the 401; the second 401 goes to the caller). Its token is the
+ *     bearer token, its client certificate and key are used for TLS (a new certificate makes
+ *     new connections). Threads wait while the plugin runs; a run has cfg->exec_timeout_ns.
+ *     A plugin failure fails the request with the plugin's error ("getting credentials: exec:
+ *     executable aws failed with exit code 1"), which is not retried; the next request runs it
+ *     again. See vc_kube_exec.h;
+ *   - with cfg->token_expiry_ns (an oidc id-token), requests from 10 s before that time fail
+ *     with VC_EUNAUTHORIZED saying the id-token expired and is not refreshed.
  * One easy handle per calling thread is kept until the thread exits or vc_kube_free. Free the
  * client only when no thread uses it any more.
  */

@@ -251,6 +251,42 @@ static void handle_put(struct rest_handle *h, bool temp)
 		handle_free(h);
 }
 
+/*
+ * Give h the client certificate of exec credential c (when it has one), or back the config's
+ * own when the handle had a plugin's before. libcurl keeps the certificate in the connection's
+ * TLS configuration, so a rotated certificate never reuses a connection made with the old one.
+ */
+static CURLcode handle_cert(struct rest *r, struct rest_handle *h,
+			    const struct vc_kube_exec_creds *c)
+{
+	uint64_t want = c && c->cred.client_cert ? c->generation : 0;
+	struct curl_blob none = { NULL, 0, CURL_BLOB_COPY };
+	CURLcode cc;
+
+	if (h->cert_gen == want)
+		return CURLE_OK;
+	if (want) {
+		cc = set_pem(h->easy, c->cred.client_cert, CURLOPT_SSLCERT_BLOB,
+			     CURLOPT_SSLCERTTYPE, NULL, CURLOPT_SSLCERT);
+		if (cc == CURLE_OK)
+			cc = set_pem(h->easy, c->cred.client_key, CURLOPT_SSLKEY_BLOB,
+				     CURLOPT_SSLKEYTYPE, NULL, CURLOPT_SSLKEY);
+	} else {
+		cc = curl_easy_setopt(h->easy, CURLOPT_SSLCERT_BLOB, &none);
+		if (cc == CURLE_OK)
+			cc = curl_easy_setopt(h->easy, CURLOPT_SSLKEY_BLOB, &none);
+		if (cc == CURLE_OK)
+			cc = set_pem(h->easy, r->cfg.client_cert_data, CURLOPT_SSLCERT_BLOB,
+				     CURLOPT_SSLCERTTYPE, r->cfg.client_cert_file, CURLOPT_SSLCERT);
+		if (cc == CURLE_OK)
+			cc = set_pem(h->easy, r->cfg.client_key_data, CURLOPT_SSLKEY_BLOB,
+				     CURLOPT_SSLKEYTYPE, r->cfg.client_key_file, CURLOPT_SSLKEY);
+	}
+	/* A half-set handle must not pass for either: make the next request set it again. */
+	h->cert_gen = cc == CURLE_OK ? want : UINT64_MAX;
+	return cc;
+}
+
 /* ---- one HTTP exchange ---------------------------------------------------------------------- */
 
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userp)
@@ -362,6 +398,7 @@ static bool header_add(struct curl_slist **l, const char *s)
  */
 int vc_kube_rest_once(struct rest *r, struct xfer *x, struct vc_error *err)
 {
+	struct vc_kube_exec_creds *creds = NULL;
 	struct curl_slist *headers = NULL;
 	struct rest_handle *h;
 	struct vc_buf auth;
@@ -373,12 +410,16 @@ int vc_kube_rest_once(struct rest *r, struct xfer *x, struct vc_error *err)
 	x->status = 0;
 	x->write_rc = 0;
 	x->retry_after_ns = -1;
+	x->cred_gen = 0;
 	vc_buf_reset(&x->resp);
 
 	vc_buf_init(&auth, 0);
-	rc = vc_kube_auth_header(r, &auth);
-	if (rc)
-		goto nomem;
+	rc = vc_kube_auth_header(r, &auth, &creds, err);
+	if (rc) {
+		vc_buf_release(&auth);
+		return rc;
+	}
+	x->cred_gen = creds ? creds->generation : 0;
 	/* No "Expect: 100-continue" round trip for large bodies. */
 	if (!header_add(&headers, "Accept: application/json") || !header_add(&headers, "Expect:"))
 		goto nomem;
@@ -398,10 +439,16 @@ int vc_kube_rest_once(struct rest *r, struct xfer *x, struct vc_error *err)
 	h = handle_get(r, &temp, &rc, err);
 	if (!h) {
 		curl_slist_free_all(headers);
+		vc_kube_exec_creds_put(creds);
 		return rc;
 	}
 	x->easy = h->easy;
 	h->errbuf[0] = '\0';
+	if (r->exec) {
+		cc = handle_cert(r, h, creds);
+		if (cc != CURLE_OK)
+			goto fail;
+	}
 	SETOPT(h->easy, CURLOPT_URL, x->url);
 	SETOPT(h->easy, CURLOPT_HTTPHEADER, headers);
 	SETOPT(h->easy, CURLOPT_WRITEFUNCTION, write_cb);
@@ -457,10 +504,12 @@ done:
 	curl_easy_setopt(h->easy, CURLOPT_HEADERDATA, (void *)NULL);
 	curl_slist_free_all(headers);
 	handle_put(h, temp);
+	vc_kube_exec_creds_put(creds);
 	x->easy = NULL;
 	return rc;
 nomem:
 	curl_slist_free_all(headers);
+	vc_kube_exec_creds_put(creds);
 	if (auth.data)
 		explicit_bzero(auth.data, auth.len);
 	vc_buf_release(&auth);
@@ -486,6 +535,8 @@ int vc_kube_rest_status_error(struct rest *r, const struct xfer *x, struct vc_er
 		pthread_mutex_lock(&r->lock);
 		r->token_recheck = true;
 		pthread_mutex_unlock(&r->lock);
+		/* ... or the plugin's credential was revoked early: run it on the next one. */
+		vc_kube_exec_auth_unauthorized(r->exec, x->cred_gen);
 		break;
 	case 403:
 		code = VC_EFORBIDDEN;
@@ -573,7 +624,7 @@ static int64_t backoff_ns(int attempt)
 int vc_kube_rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_error *err)
 {
 	int64_t start = vc_time_mono_ns(), wait;
-	bool retry;
+	bool retry, reauth = false;
 	int attempt, rc;
 
 	for (attempt = 1;; attempt++) {
@@ -583,6 +634,18 @@ int vc_kube_rest_do(struct rest *r, struct xfer *x, json_t **out, struct vc_erro
 		wait = backoff_ns(attempt);
 		if (rc) {
 			retry = not_sent(x->cc) || (x->idempotent && broken(x->cc));
+		} else if (x->status == 401 && x->cred_gen && !reauth) {
+			/*
+			 * The plugin's credential was refused before its expirationTimestamp: drop
+			 * it and send the request once more with a fresh one (a 401 was not acted
+			 * on, so any verb may go again). Once per request: a plugin whose new
+			 * credential is refused too gives the 401 to the caller, and does not run
+			 * in a loop.
+			 */
+			reauth = true;
+			retry = true;
+			wait = 0;
+			vc_kube_exec_auth_unauthorized(r->exec, x->cred_gen);
 		} else if (retryable_status(x->status, x->retry_after_ns >= 0)) {
 			retry = true;
 			if (x->retry_after_ns >= 0)
@@ -630,6 +693,7 @@ static void rest_free(void *ctx)
 	pthread_mutex_destroy(&r->lock);
 	vc_bucket_release(&r->bucket);
 	vc_kube_token_wipe(r->token);
+	vc_kube_exec_auth_free(r->exec);
 	if (r->cfg.token)
 		explicit_bzero(r->cfg.token, strlen(r->cfg.token));
 	vc_kube_config_release(&r->cfg);
@@ -727,6 +791,12 @@ int vc_kube_new(const struct vc_kube_config *cfg, struct vc_kube **out, struct v
 		r->token = tok;
 		r->token_checked = vc_time_mono_ns();
 	}
+	/* A token of the user's own wins over an exec plugin, as in client-go. */
+	if (r->cfg.exec && !r->token) {
+		rc = vc_kube_exec_auth_new(&r->cfg, &r->exec, err);
+		if (rc)
+			goto fail;
+	}
 	c = vc_kube_new_with_ops(&rest_ops, r);
 	if (!c) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
@@ -745,6 +815,7 @@ fail_key:
 	pthread_mutex_destroy(&r->lock);
 	vc_bucket_release(&r->bucket);
 	vc_kube_token_wipe(r->token);
+	vc_kube_exec_auth_free(r->exec);
 	vc_kube_config_release(&r->cfg);
 	vc_free(r);
 	return rc;

@@ -16,6 +16,7 @@
 #include "vc_buf.h"
 #include "vc_err.h"
 #include "vc_kube.h"
+#include "vc_kube_exec.h"
 #include "vc_ratelimit.h"
 
 /* ---- the REST client's state (vc_kube_rest.c) ---------------------------------------------- */
@@ -26,6 +27,8 @@ struct rest_handle {
 	struct rest *owner;
 	struct rest_handle *prev, *next; /* the owner's list of per-thread handles */
 	bool busy;
+	uint64_t cert_gen; /* the exec credential whose client certificate the handle has; 0: cfg's
+			    */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -48,6 +51,8 @@ struct rest {
 	int64_t token_checked; /* monotonic ns of the last look at token_file */
 	struct stat token_st;  /* token_file as it was when last read */
 	bool token_recheck;    /* a 401 came back: look at the file on the next request */
+
+	struct vc_kube_exec_auth *exec; /* the credential plugin's cache, or NULL */
 };
 
 /* ---- one HTTP exchange (vc_kube_rest.c) ----------------------------------------------------- */
@@ -74,6 +79,7 @@ struct xfer {
 	long status;
 	struct vc_buf resp;
 	int write_rc;		/* VC_E2BIG / VC_ENOMEM from the body buffer */
+	uint64_t cred_gen;	/* the exec credential the attempt sent (0: none) */
 	int64_t retry_after_ns; /* -1 when absent */
 };
 
@@ -127,9 +133,14 @@ void vc_kube_token_wipe(char *s);
 int vc_kube_token_read(const char *path, char **out, struct stat *st,
 		       struct vc_error *err) VC_WARN_UNUSED;
 /*
- * The Authorization header for the next request into b ("" when there is no token), after
- * re-reading r's token file when it may have rotated. Takes r->lock. 0 or b's error.
+ * The credentials for the next request: the Authorization header into b ("" when there is no
+ * token), after re-reading r's token file when it may have rotated (takes r->lock), or from the
+ * exec plugin's cache, which may run the plugin; then *creds is a new reference to the exec
+ * credential (its client certificate is for the request's handle; put it afterwards), else
+ * NULL. 0, b's error, the plugin's error ("getting credentials: ..."), or VC_EUNAUTHORIZED when
+ * the token is an oidc id-token that has expired (Caldera does not refresh it).
  */
-int vc_kube_auth_header(struct rest *r, struct vc_buf *b) VC_WARN_UNUSED;
+int vc_kube_auth_header(struct rest *r, struct vc_buf *b, struct vc_kube_exec_creds **creds,
+			struct vc_error *err) VC_WARN_UNUSED;
 
 #endif /* VC_KUBE_REST_INTERNAL_H */

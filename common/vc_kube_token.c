@@ -115,15 +115,47 @@ static void token_refresh(struct rest *r)
 	VC_LOG(VC_LOG_V(2), "read the bearer token", "file=%s", r->cfg.token_file);
 }
 
-/* The Authorization header for the next request into b ("" when there is no token). */
-int vc_kube_auth_header(struct rest *r, struct vc_buf *b)
+/* oidc's expiryDelta: an id-token this close to its exp is no longer sent. */
+#define OIDC_EXPIRY_DELTA_NS (10 * VC_NSEC_PER_SEC)
+
+int vc_kube_auth_header(struct rest *r, struct vc_buf *b, struct vc_kube_exec_creds **creds,
+			struct vc_error *err)
 {
+	char when[VC_TIME_STR_MAX];
 	int rc = 0;
 
+	*creds = NULL;
+	if (r->exec) {
+		*creds = vc_kube_exec_auth_get(r->exec, err);
+		if (!*creds)
+			return err ? err->code : VC_EIO;
+		if ((*creds)->cred.token)
+			rc = vc_buf_addf(b, "Authorization: Bearer %s", (*creds)->cred.token);
+		if (rc) {
+			vc_kube_exec_creds_put(*creds);
+			*creds = NULL;
+			return vc_error_set(err, rc, "out of memory");
+		}
+		return 0;
+	}
+	/*
+	 * An oidc id-token past its exp would only bring 401s (client-go: "No valid id-token, and
+	 * cannot refresh without refresh-token"; Caldera never refreshes): say so instead.
+	 */
+	if (r->cfg.token_expiry_ns && !r->cfg.token_file &&
+	    vc_time_now_ns() + OIDC_EXPIRY_DELTA_NS >= r->cfg.token_expiry_ns) {
+		if (vc_time_format_rfc3339(r->cfg.token_expiry_ns / VC_NSEC_PER_SEC, when,
+					   sizeof(when)))
+			snprintf(when, sizeof(when), "?");
+		return vc_error_set(
+			err, VC_EUNAUTHORIZED,
+			"the oidc id-token expired at %s, and Caldera does not refresh it with the refresh-token: log in again to get a new id-token, or use an exec credential plugin such as kubelogin",
+			when);
+	}
 	pthread_mutex_lock(&r->lock);
 	token_refresh(r);
 	if (r->token)
 		rc = vc_buf_addf(b, "Authorization: Bearer %s", r->token);
 	pthread_mutex_unlock(&r->lock);
-	return rc;
+	return rc ? vc_error_set(err, rc, "out of memory") : 0;
 }

@@ -14,8 +14,10 @@
 #include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_json.h"
+#include "vc_kube_exec.h"
 #include "vc_log.h"
 #include "vc_str.h"
+#include "vc_time.h"
 #include "vc_yaml.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -35,6 +37,7 @@ void vc_kube_config_release(struct vc_kube_config *cfg)
 	vc_free(cfg->client_cert_data);
 	vc_free(cfg->client_key_file);
 	vc_free(cfg->client_key_data);
+	vc_kube_exec_config_free(cfg->exec);
 	vc_free(cfg->namespace);
 	vc_free(cfg->user_agent);
 	memset(cfg, 0, sizeof(*cfg));
@@ -67,6 +70,7 @@ int vc_kube_config_copy(struct vc_kube_config *dst, const struct vc_kube_config 
 	ok = dup_field(&c.client_key_data, src->client_key_data) && ok;
 	ok = dup_field(&c.namespace, src->namespace) && ok;
 	ok = dup_field(&c.user_agent, src->user_agent) && ok;
+	ok = vc_kube_exec_config_dup(src->exec, &c.exec) == 0 && ok;
 	if (!ok) {
 		vc_kube_config_release(&c);
 		memset(dst, 0, sizeof(*dst));
@@ -425,10 +429,378 @@ static int fill_cluster(struct vc_kube_config *cfg, const json_t *cl, const stru
 	return 0;
 }
 
+/* ---- credential plugins ---------------------------------------------------------------- */
+
+/* obj[key] as a list of strings into a new NULL-terminated vector (NULL when absent or empty). */
+static int opt_strv(const json_t *obj, const char *key, const struct where *w, char ***out,
+		    struct vc_error *err)
+{
+	json_t *v = json_object_get(obj, key), *e;
+	size_t i, n;
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return vc_error_set(err, VC_EPARSE,
+				    "%s \"%s\" in %s: \"%s\" must be a list of strings", w->kind,
+				    w->name, w->file, key);
+	n = json_array_size(v);
+	if (n == 0)
+		return 0;
+	*out = vc_calloc(n + 1, sizeof(char *));
+	if (!*out)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	json_array_foreach (v, i, e) {
+		if (!json_is_string(e))
+			return vc_error_set(err, VC_EPARSE,
+					    "%s \"%s\" in %s: \"%s\" must be a list of strings",
+					    w->kind, w->name, w->file, key);
+		(*out)[i] = vc_strndup(json_string_value(e), json_string_length(e));
+		if (!(*out)[i])
+			return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * An install hint without control characters other than white space (client-go's
+ * cleanANSIEscapeCodes: a kubeconfig must not be able to drive the terminal). C0 controls,
+ * DEL and the two-byte UTF-8 forms of C1 controls are dropped.
+ */
+static char *clean_hint(const char *s)
+{
+	char *out = vc_malloc(strlen(s) + 1), *o = out;
+	const unsigned char *p;
+
+	if (!out)
+		return NULL;
+	for (p = (const unsigned char *)s; *p; p++) {
+		if ((*p < 0x20 && !(*p >= 0x09 && *p <= 0x0d)) || *p == 0x7f)
+			continue;
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			p++;
+			continue;
+		}
+		*o++ = (char)*p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * users[].user.exec into *out (clientcmd's ExecConfig and its validation; client-go's messages,
+ * after `user "u" in FILE: `).
+ */
+static int parse_exec(const json_t *ex, const struct kc_file *f, const char *name,
+		      struct vc_kube_exec_config **out, struct vc_error *err)
+{
+	const struct where w = { "exec plugin of user", name, f->path };
+	struct vc_kube_exec_config *e;
+	const char *s, *mode;
+	json_t *env, *ent, *pci;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (!json_is_object(ex))
+		return vc_error_set(err, VC_EPARSE, "user \"%s\" in %s: \"exec\" must be a mapping",
+				    name, f->path);
+	e = vc_calloc(1, sizeof(*e));
+	if (!e)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	rc = opt_str(ex, "command", &w, &s, err);
+	if (rc)
+		goto fail;
+	if (!s) {
+		rc = vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: command must be specified for %s to use exec authentication plugin",
+			name, f->path, name);
+		goto fail;
+	}
+	/* A command with a '/' is a path, relative to the kubeconfig's folder (ResolvePaths). */
+	if (!strchr(s, '/') || s[0] == '/')
+		e->command = vc_strdup(s);
+	else
+		e->command = vc_asprintf("%s/%s", f->dir, s);
+	if (!e->command)
+		goto nomem;
+	rc = opt_str(ex, "apiVersion", &w, &s, err);
+	if (rc)
+		goto fail;
+	if (!s) {
+		rc = vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: apiVersion must be specified for %s to use exec authentication plugin",
+			name, f->path, name);
+		goto fail;
+	}
+	/* v1alpha1 left client-go in 1.24; it refuses it as any unknown version. */
+	if (strcmp(s, VC_KUBE_EXEC_V1) && strcmp(s, VC_KUBE_EXEC_V1BETA1)) {
+		rc = vc_error_set(err, VC_EINVALID,
+				  "user \"%s\" in %s: exec plugin: invalid apiVersion \"%s\"", name,
+				  f->path, s);
+		goto fail;
+	}
+	if (!(e->api_version = vc_strdup(s)))
+		goto nomem;
+	rc = opt_strv(ex, "args", &w, &e->args, err);
+	if (rc)
+		goto fail;
+	env = json_object_get(ex, "env");
+	if (env && !json_is_null(env)) {
+		if (!json_is_array(env)) {
+			rc = vc_error_set(
+				err, VC_EPARSE,
+				"%s \"%s\" in %s: \"env\" must be a list of name and value", w.kind,
+				name, f->path);
+			goto fail;
+		}
+		if (json_array_size(env) &&
+		    !(e->env = vc_calloc(json_array_size(env) + 1, sizeof(char *))))
+			goto nomem;
+		json_array_foreach (env, i, ent) {
+			const char *n, *v;
+
+			if (!json_is_object(ent)) {
+				rc = vc_error_set(
+					err, VC_EPARSE,
+					"%s \"%s\" in %s: \"env\" must be a list of name and value",
+					w.kind, name, f->path);
+				goto fail;
+			}
+			rc = opt_str(ent, "name", &w, &n, err);
+			if (!rc)
+				rc = opt_str(ent, "value", &w, &v, err);
+			if (rc)
+				goto fail;
+			if (!n) {
+				rc = vc_error_set(
+					err, VC_EINVALID,
+					"user \"%s\" in %s: env variable name must be specified for %s to use exec authentication plugin",
+					name, f->path, name);
+				goto fail;
+			}
+			if (!(e->env[i] = vc_asprintf("%s=%s", n, v ? v : "")))
+				goto nomem;
+		}
+	}
+	rc = opt_str(ex, "installHint", &w, &s, err);
+	if (rc)
+		goto fail;
+	if (s && !(e->install_hint = clean_hint(s)))
+		goto nomem;
+	pci = json_object_get(ex, "provideClusterInfo");
+	if (pci && !json_is_null(pci) && !json_is_boolean(pci)) {
+		rc = vc_error_set(err, VC_EPARSE,
+				  "%s \"%s\" in %s: \"provideClusterInfo\" must be a boolean",
+				  w.kind, name, f->path);
+		goto fail;
+	}
+	e->provide_cluster_info = json_is_true(pci);
+	rc = opt_str(ex, "interactiveMode", &w, &mode, err);
+	if (rc)
+		goto fail;
+	if (!mode && !strcmp(e->api_version, VC_KUBE_EXEC_V1)) {
+		/* v1 has no default; v1beta1's is IfAvailable (clientcmd's SetDefaults_ExecConfig).
+		 */
+		rc = vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: interactiveMode must be specified for %s to use exec authentication plugin",
+			name, f->path, name);
+		goto fail;
+	} else if (!mode || !strcmp(mode, "IfAvailable")) {
+		e->interactive_mode = VC_KUBE_EXEC_IF_AVAILABLE;
+	} else if (!strcmp(mode, "Never")) {
+		e->interactive_mode = VC_KUBE_EXEC_NEVER;
+	} else if (!strcmp(mode, "Always")) {
+		e->interactive_mode = VC_KUBE_EXEC_ALWAYS;
+	} else {
+		rc = vc_error_set(err, VC_EINVALID,
+				  "user \"%s\" in %s: invalid interactiveMode for %s: \"%s\"", name,
+				  f->path, name, mode);
+		goto fail;
+	}
+	*out = e;
+	return 0;
+nomem:
+	rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+fail:
+	vc_kube_exec_config_free(e);
+	return rc;
+}
+
+/*
+ * The cluster's "client.authentication.k8s.io/exec" extension (clientcmd's clusterExtensionKey)
+ * as JSON text into e->cluster_config: what KUBERNETES_EXEC_INFO's spec.cluster.config carries.
+ */
+static int exec_cluster_config(struct vc_kube_exec_config *e, const json_t *cl,
+			       const struct kc_file *f, const char *cl_name, struct vc_error *err)
+{
+	json_t *exts = json_object_get(cl, "extensions"), *x;
+	size_t i;
+
+	if (!exts || json_is_null(exts))
+		return 0;
+	if (!json_is_array(exts))
+		return vc_error_set(err, VC_EPARSE,
+				    "cluster \"%s\" in %s: \"extensions\" must be a list", cl_name,
+				    f->path);
+	json_array_foreach (exts, i, x) {
+		json_t *v;
+
+		if (!vc_str_eq(vc_json_get_str(x, "name"), "client.authentication.k8s.io/exec"))
+			continue;
+		v = json_object_get(x, "extension");
+		if (!v || json_is_null(v))
+			return 0;
+		e->cluster_config = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		return e->cluster_config ? 0 : vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* base64url without padding (a JWT segment) into a new NUL-terminated buffer. */
+static int b64url_decode(const char *s, size_t n, char **out, struct vc_error *err)
+{
+	char *std = vc_malloc(n + 4);
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (!std) {
+		vc_error_set(err, VC_ENOMEM, "out of memory");
+		return VC_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		std[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
+	/* Padding is not allowed in the raw form: '=' (and the standard alphabet) are errors. */
+	for (i = 0; i < n; i++) {
+		if (s[i] == '=' || s[i] == '+' || s[i] == '/') {
+			vc_free(std);
+			vc_error_set(err, VC_EPARSE, "illegal base64 data at input byte %zu", i);
+			return VC_EPARSE;
+		}
+	}
+	while (i % 4)
+		std[i++] = '=';
+	rc = vc_base64_decode(std, i, out, NULL, err);
+	vc_free(std);
+	return rc;
+}
+
+/*
+ * The "exp" claim of an oidc id-token (client-go's idTokenExpired reads it the same way: the
+ * middle segment of a three-part JWT, base64url, a JSON object whose exp is a number).
+ */
+static int jwt_expiry(const char *tok, int64_t *exp_ns, struct vc_error *err)
+{
+	const char *d1 = strchr(tok, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	json_t *claims = NULL, *exp;
+	char *payload = NULL;
+	double v;
+	int rc;
+
+	if (!d2 || strchr(d2 + 1, '.'))
+		return vc_error_set(err, VC_EINVALID, "ID Token is not a valid JWT");
+	rc = b64url_decode(d1 + 1, (size_t)(d2 - d1 - 1), &payload, err);
+	if (rc)
+		return rc;
+	rc = vc_json_parse(payload, strlen(payload), 0, &claims, err);
+	vc_free(payload);
+	if (rc) {
+		if (rc == VC_EPARSE)
+			vc_error_prefix(err, "parsing claims");
+		return rc;
+	}
+	exp = json_object_get(claims, "exp");
+	if (!json_is_number(exp)) {
+		json_decref(claims);
+		return vc_error_set(err, VC_EINVALID, "the ID Token has no \"exp\" claim");
+	}
+	v = json_number_value(exp);
+	json_decref(claims);
+	if (v > (double)(INT64_MAX / VC_NSEC_PER_SEC))
+		v = (double)(INT64_MAX / VC_NSEC_PER_SEC);
+	if (v < 1)
+		v = 1;
+	*exp_ns = (int64_t)v * VC_NSEC_PER_SEC;
+	return 0;
+}
+
+/*
+ * users[].user.auth-provider. oidc: the id-token is the bearer token until its exp claim (no
+ * refresh with the refresh-token: the REST client says so once it expires). gcp and azure left
+ * client-go in 1.26 for exec plugins; kubectl's messages say which.
+ */
+static int fill_auth_provider(struct vc_kube_config *cfg, const json_t *ap, const struct kc_file *f,
+			      const char *name, struct vc_error *err)
+{
+	const struct where w = { "auth-provider of user", name, f->path };
+	const char *pname, *issuer, *client, *tok;
+	json_t *conf;
+	int rc;
+
+	if (!json_is_object(ap))
+		return vc_error_set(err, VC_EPARSE,
+				    "user \"%s\" in %s: \"auth-provider\" must be a mapping", name,
+				    f->path);
+	rc = opt_str(ap, "name", &w, &pname, err);
+	if (rc)
+		return rc;
+	if (vc_str_eq(pname, "gcp"))
+		return vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: The gcp auth plugin has been removed.\nPlease use the \"gke-gcloud-auth-plugin\" kubectl/client-go credential plugin instead.\nSee https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke for further details",
+			name, f->path);
+	if (vc_str_eq(pname, "azure"))
+		return vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: The azure auth plugin has been removed.\nPlease use the https://github.com/Azure/kubelogin kubectl/client-go credential plugin instead.\nSee https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins for further details",
+			name, f->path);
+	if (!vc_str_eq(pname, "oidc"))
+		return vc_error_set(err, VC_EINVALID,
+				    "user \"%s\" in %s: no Auth Provider found for name \"%s\"",
+				    name, f->path, pname ? pname : "");
+	conf = json_object_get(ap, "config");
+	if (conf && !json_is_null(conf) && !json_is_object(conf))
+		return vc_error_set(err, VC_EPARSE, "%s \"%s\" in %s: \"config\" must be a mapping",
+				    w.kind, name, f->path);
+	rc = opt_str(conf, "idp-issuer-url", &w, &issuer, err);
+	if (!rc)
+		rc = opt_str(conf, "client-id", &w, &client, err);
+	if (!rc)
+		rc = opt_str(conf, "id-token", &w, &tok, err);
+	if (rc)
+		return rc;
+	if (!issuer)
+		return vc_error_set(err, VC_EINVALID,
+				    "user \"%s\" in %s: Must provide idp-issuer-url", name,
+				    f->path);
+	if (!client)
+		return vc_error_set(err, VC_EINVALID, "user \"%s\" in %s: Must provide client-id",
+				    name, f->path);
+	if (!tok)
+		return vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: the oidc auth-provider has no id-token, and Caldera does not get one with the refresh-token: log in again (kubectl oidc-login) or use an exec credential plugin such as kubelogin",
+			name, f->path);
+	rc = jwt_expiry(tok, &cfg->token_expiry_ns, err);
+	if (rc) {
+		if (rc != VC_ENOMEM)
+			vc_error_prefix(err, "user \"%s\" in %s: oidc id-token", name, f->path);
+		return rc;
+	}
+	cfg->token = vc_strdup(tok);
+	return cfg->token ? 0 : vc_error_set(err, VC_ENOMEM, "out of memory");
+}
+
 static int fill_user(struct vc_kube_config *cfg, const json_t *u, const struct kc_file *f,
 		     const char *name, struct vc_error *err)
 {
 	const struct where w = { "user", name, f->path };
+	const json_t *ex, *ap;
 	const char *token;
 	int rc;
 
@@ -448,23 +820,33 @@ static int fill_user(struct vc_kube_config *cfg, const json_t *u, const struct k
 		rc = opt_b64(u, "client-key-data", &w, &cfg->client_key_data, err);
 	if (rc)
 		return rc;
-	if (!cfg->token && !cfg->token_file && !cfg->client_cert_file && !cfg->client_cert_data) {
-		if (json_object_get(u, "exec"))
-			return vc_error_set(
-				err, VC_EINVALID,
-				"user \"%s\" in %s: exec credential plugins are not supported",
-				name, f->path);
-		if (json_object_get(u, "auth-provider"))
-			return vc_error_set(
-				err, VC_EINVALID,
-				"user \"%s\" in %s: auth-provider plugins are not supported", name,
-				f->path);
-		if (json_object_get(u, "username"))
-			return vc_error_set(
-				err, VC_EINVALID,
-				"user \"%s\" in %s: basic authentication is not supported", name,
-				f->path);
+	ex = json_object_get(u, "exec");
+	ap = json_object_get(u, "auth-provider");
+	if (json_is_null(ex))
+		ex = NULL;
+	if (json_is_null(ap))
+		ap = NULL;
+	if (ex && ap)
+		return vc_error_set(
+			err, VC_EINVALID,
+			"user \"%s\" in %s: authProvider cannot be provided in combination with an exec plugin for %s",
+			name, f->path, name);
+	if (ex) {
+		rc = parse_exec(ex, f, name, &cfg->exec, err);
+		if (rc)
+			return rc;
 	}
+	/* A token of the user's own wins over the plugins (client-go's transport). */
+	if (ap && !cfg->token && !cfg->token_file) {
+		rc = fill_auth_provider(cfg, ap, f, name, err);
+		if (rc)
+			return rc;
+	}
+	if (!cfg->token && !cfg->token_file && !cfg->client_cert_file && !cfg->client_cert_data &&
+	    !cfg->exec && json_object_get(u, "username"))
+		return vc_error_set(err, VC_EINVALID,
+				    "user \"%s\" in %s: basic authentication is not supported",
+				    name, f->path);
 	if (!(cfg->client_cert_file || cfg->client_cert_data) !=
 	    !(cfg->client_key_file || cfg->client_key_data))
 		return vc_error_set(
@@ -477,8 +859,8 @@ static int fill_user(struct vc_kube_config *cfg, const json_t *u, const struct k
 static int from_kubeconfig(const struct kc *k, const char *context, const char *master,
 			   struct vc_kube_config *cfg, struct vc_error *err)
 {
-	const struct kc_file *cf, *f;
-	const json_t *ctx, *obj;
+	const struct kc_file *cf, *f, *cl_file = NULL;
+	const json_t *ctx, *obj, *cl_obj = NULL;
 	const char *cur = NULL, *cl_name, *user, *ns;
 	bool have_master = master && *master;
 	struct where w;
@@ -530,6 +912,8 @@ static int from_kubeconfig(const struct kc *k, const char *context, const char *
 		rc = fill_cluster(cfg, obj, f, cl_name, have_master, err);
 		if (rc)
 			return rc;
+		cl_obj = obj;
+		cl_file = f;
 	} else if (!have_master) {
 		return vc_error_set(err, VC_EINVALID, "context \"%s\" in %s has no cluster", cur,
 				    cf->path);
@@ -545,6 +929,11 @@ static int from_kubeconfig(const struct kc *k, const char *context, const char *
 		rc = fill_user(cfg, obj, f, user, err);
 		if (rc)
 			return rc;
+		if (cfg->exec && cl_obj) {
+			rc = exec_cluster_config(cfg->exec, cl_obj, cl_file, cl_name, err);
+			if (rc)
+				return rc;
+		}
 	}
 done:
 	if (have_master) {

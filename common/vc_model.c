@@ -826,6 +826,40 @@ static int container_request(const json_t *c, struct vc_resource *out, const cha
 	return rc;
 }
 
+/*
+ * Pod-level resources (spec.resources, KEP-2837; component-helpers' PodRequests): the pod's own
+ * request of cpu, memory or a hugepages-<size> replaces the containers' aggregate in sum for
+ * that resource; other names are not pod-level resources and are left alone. tmp is scratch.
+ */
+static int pod_level_request(const json_t *spec, struct vc_resource *sum, struct vc_resource *tmp,
+			     struct vc_error *err)
+{
+	const json_t *reqs = vc_json_get_obj(vc_json_get_obj(spec, "resources"), "requests");
+	const char *name;
+	json_t *v;
+	int rc;
+
+	if (!reqs)
+		return 0;
+	vc_resource_clear(tmp);
+	rc = vc_resource_from_list(tmp, reqs, err);
+	if (rc) {
+		if (rc != VC_ENOMEM)
+			vc_error_prefix(err, "resources");
+		return rc;
+	}
+	json_object_foreach ((json_t *)reqs, name, v) {
+		if (strcmp(name, "cpu") == 0)
+			sum->milli_cpu = tmp->milli_cpu;
+		else if (strcmp(name, "memory") == 0)
+			sum->memory = tmp->memory;
+		else if (vc_resource_is_hugepages(name) &&
+			 (rc = vc_resource_set_scalar(sum, name, vc_resource_get(tmp, name))))
+			return rc;
+	}
+	return 0;
+}
+
 int vc_pod_spec_request(const json_t *spec, struct vc_resource *req, struct vc_error *err)
 {
 	struct vc_resource sum, sidecars, init_max, one, tmp;
@@ -875,6 +909,8 @@ int vc_pod_spec_request(const json_t *spec, struct vc_resource *req, struct vc_e
 	rc = vc_resource_add(&sum, &sidecars);
 	if (!rc)
 		rc = vc_resource_set_max(&sum, &init_max);
+	if (!rc)
+		rc = pod_level_request(spec, &sum, &one, err);
 	if (rc)
 		goto out;
 

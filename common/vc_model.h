@@ -319,9 +319,10 @@ void vc_pod_view_release(struct vc_pod *pod);
 /*
  * The effective resource request of a pod spec (borrowed), by Kubernetes' rules: the sum of the
  * regular containers plus restartable init containers (sidecars), or, when larger in a
- * dimension, each ordinary init container plus the sidecars started before it; plus the pod
- * overhead. req must be initialised; it is replaced on success only. A request that does not
- * parse gives VC_EINVALID naming the container and resource.
+ * dimension, each ordinary init container plus the sidecars started before it; a pod-level
+ * request (spec.resources.requests) of cpu, memory or hugepages-<size> replaces that aggregate
+ * for its resource; plus the pod overhead. req must be initialised; it is replaced on success only.
+ * A request that does not parse gives VC_EINVALID naming the container and resource.
  */
 int vc_pod_spec_request(const json_t *spec, struct vc_resource *req, struct vc_error *err);
 

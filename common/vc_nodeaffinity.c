@@ -1,7 +1,7 @@
 /*
  * vc_nodeaffinity.c - matching a node against a v1.NodeSelector (component-helpers
  * nodeaffinity): matchExpressions through the label selectors of vc_selector.c, matchFields on
- * metadata.name.
+ * metadata.name; and scoring a node by preferred scheduling terms with the same term matcher.
  */
 #include "vc_selector.h"
 
@@ -12,6 +12,13 @@ struct field_term {
 	const char *field;
 	const char *value;
 	bool neq;
+};
+
+/* One parsed v1.NodeSelectorTerm (nodeSelectorTerm): its strings are borrowed from the JSON. */
+struct node_term {
+	struct vc_selector *sel; /* matchExpressions, or NULL when it has none */
+	struct field_term *ft;	 /* matchFields */
+	size_t nf;
 };
 
 /* nodeSelectorRequirementsAsFieldSelector into terms[] (borrowed from reqs). */
@@ -62,6 +69,71 @@ static int node_field_terms(const json_t *reqs, const struct vc_field_path *path
 	return rc;
 }
 
+/* Whether a term has neither matchExpressions nor matchFields (it selects nothing). */
+static bool node_term_empty(const json_t *term)
+{
+	return !json_array_size(json_object_get(term, "matchExpressions")) &&
+	       !json_array_size(json_object_get(term, "matchFields"));
+}
+
+static void node_term_release(struct node_term *t)
+{
+	vc_selector_free(t->sel);
+	vc_free(t->ft);
+	t->sel = NULL;
+	t->ft = NULL;
+	t->nf = 0;
+}
+
+/*
+ * newNodeSelectorTerm: parse a non-empty term at path into *out. Problems are appended to errs
+ * (the term is then unusable: the caller checks whether errs grew). 0 or VC_ENOMEM.
+ */
+static int node_term_parse(const json_t *term, const struct vc_field_path *path,
+			   struct node_term *out, struct vc_field_errors *errs)
+{
+	const json_t *me = json_object_get(term, "matchExpressions");
+	const json_t *mf = json_object_get(term, "matchFields");
+	struct vc_field_path mp = vc_field_path_child(path, "matchExpressions");
+	struct vc_field_path fp = vc_field_path_child(path, "matchFields");
+	int rc = 0;
+
+	out->sel = NULL;
+	out->ft = NULL;
+	out->nf = json_array_size(mf);
+	if (json_array_size(me)) {
+		rc = vc_node_selector_requirements(me, &mp, &out->sel, errs);
+		if (rc == VC_EINVALID)
+			rc = 0;
+	}
+	if (!rc && out->nf) {
+		if (!(out->ft = vc_calloc(out->nf, sizeof(*out->ft))))
+			rc = VC_ENOMEM;
+		else
+			rc = node_field_terms(mf, &fp, out->ft, errs);
+	}
+	if (rc)
+		node_term_release(out);
+	return rc;
+}
+
+/* nodeSelectorTerm.match on a parsed term. */
+static bool node_term_match(const struct node_term *t, const json_t *labels, const char *node_name)
+{
+	size_t j;
+
+	if (t->sel && !vc_selector_matches(t->sel, labels))
+		return false;
+	/* Only metadata.name is a node field, and only when the name is set. */
+	for (j = 0; j < t->nf && node_name && node_name[0]; j++) {
+		const char *have = strcmp(t->ft[j].field, "metadata.name") ? "" : node_name;
+
+		if (t->ft[j].neq == !strcmp(have, t->ft[j].value))
+			return false;
+	}
+	return true;
+}
+
 int vc_node_selector_match(const json_t *ns, const json_t *labels, const char *node_name,
 			   const struct vc_field_path *path, bool *matched, struct vc_error *err)
 {
@@ -75,43 +147,17 @@ int vc_node_selector_match(const json_t *ns, const json_t *labels, const char *n
 	vc_field_errors_init(&errs);
 	for (i = 0; i < json_array_size(terms) && !rc && !*matched; i++) {
 		const json_t *term = json_array_get(terms, i);
-		const json_t *me = json_object_get(term, "matchExpressions");
-		const json_t *mf = json_object_get(term, "matchFields");
 		struct vc_field_path ip = vc_field_path_index(&tpath, (long)i);
-		struct vc_field_path mp = vc_field_path_child(&ip, "matchExpressions");
-		struct vc_field_path fp = vc_field_path_child(&ip, "matchFields");
-		struct vc_selector *sel = NULL;
-		struct field_term *ft = NULL;
-		size_t nf = json_array_size(mf), before = errs.len, j;
-		bool ok = true;
+		struct node_term t;
+		size_t before = errs.len;
 
-		if (!json_array_size(me) && !nf)
+		if (node_term_empty(term))
 			continue; /* an empty term selects nothing */
-		if (json_array_size(me)) {
-			rc = vc_node_selector_requirements(me, &mp, &sel, &errs);
-			if (rc == VC_EINVALID)
-				rc = 0;
-		}
-		if (!rc && nf) {
-			if (!(ft = vc_calloc(nf, sizeof(*ft))))
-				rc = VC_ENOMEM;
-			else
-				rc = node_field_terms(mf, &fp, ft, &errs);
-		}
-		if (!rc && errs.len == before) {
-			if (sel && !vc_selector_matches(sel, labels))
-				ok = false;
-			/* Only metadata.name is a node field, and only when the name is set. */
-			for (j = 0; ok && j < nf && node_name && node_name[0]; j++) {
-				const char *have =
-					strcmp(ft[j].field, "metadata.name") ? "" : node_name;
-
-				ok = ft[j].neq != !strcmp(have, ft[j].value);
-			}
-			*matched = ok;
-		}
-		vc_selector_free(sel);
-		vc_free(ft);
+		rc = node_term_parse(term, &ip, &t, &errs);
+		if (!rc && errs.len == before)
+			*matched = node_term_match(&t, labels, node_name);
+		if (!rc)
+			node_term_release(&t);
 	}
 	if (rc) {
 		vc_field_errors_release(&errs);
@@ -124,4 +170,88 @@ int vc_node_selector_match(const json_t *ns, const json_t *labels, const char *n
 	}
 	vc_field_errors_release(&errs);
 	return rc;
+}
+
+/* ---- preferred scheduling terms ---------------------------------------------------------- */
+
+struct vc_node_prefs {
+	size_t n;
+	struct {
+		struct node_term term;
+		int64_t weight;
+	} terms[];
+};
+
+void vc_node_prefs_free(struct vc_node_prefs *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		node_term_release(&p->terms[i].term);
+	vc_free(p);
+}
+
+int vc_node_prefs_new(const json_t *terms, struct vc_node_prefs **out, struct vc_error *err)
+{
+	struct vc_field_errors errs;
+	struct vc_node_prefs *p;
+	size_t i, n = json_array_size(terms);
+	int rc = 0;
+
+	*out = NULL;
+	p = vc_malloc(sizeof(*p) + n * sizeof(p->terms[0]));
+	if (!p)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	p->n = 0;
+	vc_field_errors_init(&errs);
+	for (i = 0; i < n && !rc; i++) {
+		const json_t *pt = json_array_get(terms, i),
+			     *pref = json_object_get(pt, "preference");
+		json_int_t w = json_integer_value(json_object_get(pt, "weight"));
+		struct vc_field_path ip = vc_field_path_index(NULL, (long)i);
+		struct vc_field_path pp = vc_field_path_child(&ip, "preference");
+		size_t before = errs.len;
+
+		/* A term of weight 0 or with an empty preference counts for nothing. */
+		if (w == 0 || node_term_empty(pref))
+			continue;
+		rc = node_term_parse(pref, &pp, &p->terms[p->n].term, &errs);
+		if (rc)
+			break;
+		if (errs.len != before) {
+			node_term_release(&p->terms[p->n].term);
+			continue;
+		}
+		p->terms[p->n++].weight = (int64_t)w;
+	}
+	if (!rc && errs.len)
+		rc = vc_sel_errors_to_error(&errs, err);
+	vc_field_errors_release(&errs);
+	if (rc) {
+		if (rc == VC_ENOMEM)
+			vc_error_set(err, rc, "out of memory");
+		vc_node_prefs_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+bool vc_node_prefs_empty(const struct vc_node_prefs *p)
+{
+	return !p || p->n == 0;
+}
+
+int64_t vc_node_prefs_score(const struct vc_node_prefs *p, const json_t *labels,
+			    const char *node_name)
+{
+	int64_t score = 0;
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++)
+		if (node_term_match(&p->terms[i].term, labels, node_name))
+			score += p->terms[i].weight;
+	return score;
 }

@@ -142,6 +142,29 @@ int vc_node_selector_match(const json_t *node_selector, const json_t *node_label
 			   struct vc_error *err) VC_WARN_UNUSED;
 
 /*
+ * A pod's preferred node affinity (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution),
+ * parsed for scoring with the semantics of component-helpers' PreferredSchedulingTerms: each
+ * term's preference is matched as a required term is (vc_node_selector_match); a term of weight
+ * 0 or with neither matchExpressions nor matchFields is left out. vc_node_prefs_new parses the
+ * borrowed JSON array terms (NULL or empty: no terms), which must outlive *out. Returns 0 with a
+ * new *out, VC_EINVALID (*out NULL) with the aggregate text of every term that does not parse, as
+ * NewPreferredSchedulingTerms fails as a whole, or VC_ENOMEM.
+ */
+struct vc_node_prefs;
+int vc_node_prefs_new(const json_t *terms, struct vc_node_prefs **out,
+		      struct vc_error *err) VC_WARN_UNUSED;
+void vc_node_prefs_free(struct vc_node_prefs *p);
+/* Whether p (NULL allowed) has no term that can count. */
+bool vc_node_prefs_empty(const struct vc_node_prefs *p);
+/*
+ * PreferredSchedulingTerms.Score: the sum of the weights of the terms that match a node with
+ * these labels (borrowed object, NULL = none) and name (NULL or "": matchFields are not looked
+ * at). 0 for a NULL p.
+ */
+int64_t vc_node_prefs_score(const struct vc_node_prefs *p, const json_t *node_labels,
+			    const char *node_name);
+
+/*
  * Selector.Matches: whether every requirement holds for `labels`, a borrowed JSON object whose
  * values are strings (NULL means no labels; a non-string value counts as an absent label).
  * Everything matches any labels; Nothing matches none.

@@ -93,10 +93,24 @@ static void slim_statuses(json_t *arr)
 int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 {
 	static const char *const spec_keys[] = {
-		"schedulerName",   "nodeName",	"nodeSelector",	     "affinity",
-		"tolerations",	   "priority",	"priorityClassName", "preemptionPolicy",
-		"schedulingGates", "overhead",	"containers",	     "initContainers",
-		"hostname",	   "subdomain", "restartPolicy",     NULL,
+		"schedulerName",
+		"nodeName",
+		"nodeSelector",
+		"affinity",
+		"tolerations",
+		"priority",
+		"priorityClassName",
+		"preemptionPolicy",
+		"schedulingGates",
+		"overhead",
+		"containers",
+		"initContainers",
+		"hostname",
+		"subdomain",
+		"restartPolicy",
+		"resources",
+		"topologySpreadConstraints",
+		NULL,
 	};
 	static const char *const status_keys[] = {
 		"phase",

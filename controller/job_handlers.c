@@ -299,12 +299,14 @@ static void on_pod_delete(void *ctx, json_t *pod, bool final_state_unknown)
 /* ---- PodGroup and Command handlers ------------------------------------------------------------
  */
 
-static void pg_enqueue(struct jobctl *c, const json_t *pg)
+/* Queue the job of pg: OutOfSync when out_of_sync, else Unknown or no event after its phase. */
+static void pg_enqueue(struct jobctl *c, const json_t *pg, bool out_of_sync)
 {
 	struct vc_meta m;
 	json_t *ref;
 	const char *job = NULL;
 	char key[VC_CACHE_KEY_MAX];
+	int event = JOB_EVENT_NONE;
 	size_t i;
 
 	vc_meta_read(pg, &m);
@@ -317,10 +319,11 @@ static void pg_enqueue(struct jobctl *c, const json_t *pg)
 		job = m.name;
 	if (snprintf(key, sizeof(key), "%s/%s", m.ns, job) >= (int)sizeof(key))
 		return;
-	enqueue_event(c, key,
-		      vc_str_eq(json_string_value(vc_json_path(pg, "status.phase")), "Unknown")
-			      ? VC_EVENT_JOB_UNKNOWN
-			      : JOB_EVENT_NONE);
+	if (out_of_sync)
+		event = VC_EVENT_OUT_OF_SYNC;
+	else if (vc_str_eq(json_string_value(vc_json_path(pg, "status.phase")), "Unknown"))
+		event = VC_EVENT_JOB_UNKNOWN;
+	enqueue_event(c, key, event);
 }
 
 /*
@@ -333,14 +336,34 @@ static void on_pg_add(void *ctx, json_t *pg)
 	const char *p = json_string_value(vc_json_path(pg, "status.phase"));
 
 	if (p && *p)
-		pg_enqueue(ctx, pg);
+		pg_enqueue(ctx, pg, false);
 }
 
+/*
+ * Whether the PodGroupPending warning new_pg calls for differs from old_pg's: a condition to warn
+ * about, of another type or with another message (docs/volcano/job-controller.md §1.5).
+ */
+static bool pg_pending_changed(const json_t *old_pg, const json_t *new_pg)
+{
+	const json_t *o = job_pg_pending_condition(old_pg), *n = job_pg_pending_condition(new_pg);
+
+	return n && (!o || !vc_str_eq(vc_json_get_str(o, "type"), vc_json_get_str(n, "type")) ||
+		     !vc_str_eq(vc_json_get_str(o, "message"), vc_json_get_str(n, "message")));
+}
+
+/*
+ * A phase change queues the job, as in Volcano. So does a new Unschedulable condition under an
+ * unchanged phase: Volcano's sync that records PodGroupPending is then woken by the scheduler's
+ * PodScheduled writes on the pods, which on_pod_update does not queue (they change nothing else
+ * a sync reads), so the PodGroup's own change stands in for them.
+ */
 static void on_pg_update(void *ctx, json_t *old_pg, json_t *new_pg)
 {
 	if (!vc_str_eq(json_string_value(vc_json_path(old_pg, "status.phase")),
 		       json_string_value(vc_json_path(new_pg, "status.phase"))))
-		pg_enqueue(ctx, new_pg);
+		pg_enqueue(ctx, new_pg, false);
+	else if (pg_pending_changed(old_pg, new_pg))
+		pg_enqueue(ctx, new_pg, true);
 }
 
 /*

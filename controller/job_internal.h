@@ -119,12 +119,23 @@ int job_run_replace(struct job_run *run, json_t *obj) VC_WARN_UNUSED;
 int job_sync(struct job_run *run, enum job_status_fn fn) VC_WARN_UNUSED;
 int job_kill(struct job_run *run, const struct job_target *target, enum job_retain retain,
 	     enum job_status_fn fn) VC_WARN_UNUSED;
+/*
+ * KillJob's runningDuration (docs/volcano/job-controller.md §4.8): lastTransitionTime -
+ * creationTimestamp, as Go's Duration.String() into buf. Volcano subtracts its in-memory times:
+ * a transition made by this kill (transition_ns, the clock read it stamped; 0 when the kill made
+ * none) counts to the nanosecond ("7.71871174s"); an earlier one is known to the second only, as
+ * the API server keeps it (last_transition, RFC 3339). VC_EINVAL (buf "") when a time is missing
+ * or does not parse.
+ */
+int job_running_duration(const char *created, const char *last_transition, int64_t transition_ns,
+			 char buf[VC_DURATION_STR_MAX]);
 
 /* ---- what SyncJob and KillJob share (job_sync.c) --------------------------------------------- */
 
 struct vc_kube *job_kube(const struct job_run *run);
-/* The current time as RFC 3339 (the epoch when it cannot be formatted). */
-void job_now_str(char buf[VC_TIME_STR_MAX]);
+/* The current time as RFC 3339, to the second (the epoch when it cannot be formatted); returns
+ * that time in nanoseconds since the epoch. */
+int64_t job_now_str(char buf[VC_TIME_STR_MAX]);
 /* Annotation key of obj (borrowed), or NULL. */
 const char *job_ann(const json_t *obj, const char *key);
 /* metadata.name of obj (borrowed), "" when absent. */
@@ -203,6 +214,12 @@ int32_t *job_task_weights(struct job_run *run);
 /* Create the job's PodGroup, or update its spec when it differs
  * (docs/volcano/job-controller.md §2.2). */
 int job_pg_create_or_update(struct job_run *run, struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * docs/volcano/job-controller.md §1.5 PodGroupPending: the condition the warning is about, i.e.
+ * pg's newest condition with status True unless it is of type Scheduled (borrowed from pg), or
+ * NULL when there is nothing to warn about.
+ */
+const json_t *job_pg_pending_condition(const json_t *pg);
 /* docs/volcano/job-controller.md §1.5 PodGroupPending: record the warning for pg (borrowed). */
 void job_pg_pending_event(struct job_run *run, const json_t *pg);
 

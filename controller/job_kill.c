@@ -54,8 +54,17 @@ static int pick_victims(struct job_run *run, const struct job_target *t, enum jo
 				cand->terminating++;
 				continue;
 			}
-			if (in_retain(retain, job_phase_of(pod)))
+			/*
+			 * A kept pod still counts, by phase and in taskStatusCount, as Volcano
+			 * v1.7's KillJob counts it; HEAD leaves it out
+			 * (docs/volcano/job-controller.md §4.4, §8.21; compatibility.md).
+			 */
+			if (in_retain(retain, job_phase_of(pod)) &&
+			    !job_delete_expected(run, pod)) {
+				if (job_count_pod(cand, pod))
+					return VC_ENOMEM;
 				continue;
+			}
 		}
 		if (job_delete_expected(run, pod)) {
 			cand->terminating++; /* deleted by an earlier kill */
@@ -70,19 +79,32 @@ static int pick_victims(struct job_run *run, const struct job_target *t, enum jo
 	return 0;
 }
 
-/* runningDuration = lastTransitionTime - creationTimestamp (docs/volcano/job-controller.md §4.8).
- */
-static int running_duration(struct job_run *run, struct job_status *st)
+int job_running_duration(const char *created, const char *last_transition, int64_t transition_ns,
+			 char buf[VC_DURATION_STR_MAX])
 {
-	const char *lt = json_string_value(json_object_get(st->state, "lastTransitionTime"));
-	char buf[VC_DURATION_STR_MAX];
 	int64_t a, b;
 	int32_t an, bn;
 
-	if (!lt || !run->job.meta.creation_timestamp || vc_time_parse_rfc3339(lt, &a, &an, NULL) ||
-	    vc_time_parse_rfc3339(run->job.meta.creation_timestamp, &b, &bn, NULL))
-		return 0;
-	if (vc_duration_format((a - b) * VC_NSEC_PER_SEC + (an - bn), buf, sizeof(buf)))
+	buf[0] = '\0';
+	if (!created || vc_time_parse_rfc3339(created, &b, &bn, NULL))
+		return VC_EINVAL;
+	if (transition_ns) {
+		a = transition_ns / VC_NSEC_PER_SEC;
+		an = (int32_t)(transition_ns % VC_NSEC_PER_SEC);
+	} else if (!last_transition || vc_time_parse_rfc3339(last_transition, &a, &an, NULL)) {
+		return VC_EINVAL;
+	}
+	return vc_duration_format((a - b) * VC_NSEC_PER_SEC + (an - bn), buf, VC_DURATION_STR_MAX);
+}
+
+static int running_duration(struct job_run *run, struct job_status *st, int64_t transition_ns)
+{
+	char buf[VC_DURATION_STR_MAX];
+
+	if (job_running_duration(
+		    run->job.meta.creation_timestamp,
+		    json_string_value(json_object_get(st->state, "lastTransitionTime")),
+		    transition_ns, buf))
 		return 0;
 	return job_request_set_str(&st->running_duration, buf);
 }
@@ -109,6 +131,7 @@ int job_kill(struct job_run *run, const struct job_target *t, enum job_retain re
 	struct job_status st = { 0 };
 	struct vc_error err;
 	char now[VC_TIME_STR_MAX], *msg = NULL;
+	int64_t now_ns = 0;
 	bool nothing;
 	size_t i;
 	int rc;
@@ -148,11 +171,11 @@ int job_kill(struct job_run *run, const struct job_target *t, enum job_retain re
 		goto out;
 	}
 	if (job_status_fn_apply(fn, &run->job, &st, &rc)) {
-		job_now_str(now);
+		now_ns = job_now_str(now);
 		if ((rc = job_status_add_condition(&st, now)))
 			goto out;
 	}
-	if (rc || (rc = running_duration(run, &st)))
+	if (rc || (rc = running_duration(run, &st, now_ns)))
 		goto out;
 	if ((rc = job_plugin_hook(run, &st, 2, &err)))
 		goto out;

@@ -577,9 +577,20 @@ static bool running_eval(const struct vc_job *job, struct job_status *st, int *r
 	return false;
 }
 
+enum vc_job_phase job_rs_phase(const struct vc_job *job, const struct job_status *st)
+{
+	if (st->retry_count >= job->max_retry)
+		return VC_JOB_FAILED;
+	if (job->total_replicas - st->terminating >= st->min_available)
+		return VC_JOB_PENDING;
+	return VC_JOB_RESTARTING;
+}
+
 bool job_status_fn_apply(enum job_status_fn fn, const struct vc_job *job, struct job_status *st,
 			 int *rc)
 {
+	enum vc_job_phase next;
+
 	*rc = 0;
 	switch (fn) {
 	case JOB_FN_PENDING:
@@ -594,11 +605,8 @@ bool job_status_fn_apply(enum job_status_fn fn, const struct vc_job *job, struct
 		st->retry_count++;
 		return true;
 	case JOB_FN_RS:
-		if (st->retry_count >= job->max_retry)
-			return to_phase(st, VC_JOB_FAILED, rc);
-		if (job->total_replicas - st->terminating >= st->min_available)
-			return to_phase(st, VC_JOB_PENDING, rc);
-		return false;
+		next = job_rs_phase(job, st);
+		return next != VC_JOB_RESTARTING && to_phase(st, next, rc);
 	case JOB_FN_TO_ABORTING:
 		return to_phase(st, VC_JOB_ABORTING, rc);
 	case JOB_FN_TO_COMPLETING:

@@ -169,6 +169,13 @@ void job_state_decide(enum vc_job_phase phase, enum vc_bus_action action, struct
 bool job_status_fn_apply(enum job_status_fn fn, const struct vc_job *job, struct job_status *st,
 			 int *rc);
 
+/*
+ * The phase the Restarting status function RS leads st to (docs/volcano/job-controller.md §4.3):
+ * Failed once the retry budget is spent, Pending when enough pods are not terminating, else
+ * Restarting. Reads st only.
+ */
+enum vc_job_phase job_rs_phase(const struct vc_job *job, const struct job_status *st);
+
 /* The level of an action for the scope cancellation of delayed actions
  * (docs/volcano/job-controller.md §3.6). */
 enum job_action_level {

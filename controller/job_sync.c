@@ -27,10 +27,13 @@ struct vc_kube *job_kube(const struct job_run *run)
 	return run->c->ctx->kube;
 }
 
-void job_now_str(char buf[VC_TIME_STR_MAX])
+int64_t job_now_str(char buf[VC_TIME_STR_MAX])
 {
-	if (vc_time_format_rfc3339(vc_time_now_ns() / VC_NSEC_PER_SEC, buf, VC_TIME_STR_MAX))
+	int64_t now = vc_time_now_ns();
+
+	if (vc_time_format_rfc3339(now / VC_NSEC_PER_SEC, buf, VC_TIME_STR_MAX))
 		snprintf(buf, VC_TIME_STR_MAX, "1970-01-01T00:00:00Z");
+	return now;
 }
 
 const char *job_ann(const json_t *obj, const char *key)
@@ -780,6 +783,20 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 		}
 	}
 
+	/*
+	 * Restarting: pods come back only with the sync that ends the restart (RS → Pending), never
+	 * while killed pods still terminate. A pod made then could fail inside Restarting, where a
+	 * RestartJob consumes no retry (docs/volcano/job-controller.md §4.3, §8.13), and the job
+	 * would outlive its maxRetry. Volcano v1.7 creates no pods in Restarting
+	 * (compatibility.md).
+	 */
+	if (fn == JOB_FN_RS && create.n) {
+		struct job_status probe = cand;
+
+		probe.terminating += (int32_t)del.n;
+		if (job_rs_phase(&run->job, &probe) != VC_JOB_PENDING)
+			job_pod_ops_release(&create);
+	}
 	if (create.n && !del.n) {
 		rc = create_with_status(run, &create, &cand, fn, err);
 		goto out;

@@ -404,14 +404,11 @@ out:
 	return rc;
 }
 
-/* docs/volcano/job-controller.md §1.5 PodGroupPending: the newest True condition is not Scheduled.
- */
-void job_pg_pending_event(struct job_run *run, const json_t *pg)
+const json_t *job_pg_pending_condition(const json_t *pg)
 {
 	json_t *conds = vc_json_path(pg, "status.conditions"), *cnd, *latest = NULL;
 	int64_t lt = 0, t;
-	char *type, *msg;
-	size_t i, k;
+	size_t i;
 
 	json_array_foreach (conds, i, cnd) {
 		const char *ts = vc_json_get_str(cnd, "lastTransitionTime");
@@ -425,7 +422,20 @@ void job_pg_pending_event(struct job_run *run, const json_t *pg)
 			lt = t;
 		}
 	}
-	if (!latest || vc_str_eq(vc_json_get_str(latest, "type"), "Scheduled")) {
+	if (!latest || vc_str_eq(vc_json_get_str(latest, "type"), "Scheduled"))
+		return NULL;
+	return latest;
+}
+
+/* docs/volcano/job-controller.md §1.5 PodGroupPending: the newest True condition is not Scheduled.
+ */
+void job_pg_pending_event(struct job_run *run, const json_t *pg)
+{
+	const json_t *latest = job_pg_pending_condition(pg);
+	char *type, *msg;
+	size_t k;
+
+	if (!latest) {
 		(void)job_pg_pending_changed(run->c, run->key, NULL);
 		return;
 	}

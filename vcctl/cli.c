@@ -647,6 +647,8 @@ static int client_from_flags(const struct vcctl_opts *o, struct vc_kube **out, s
 	}
 	if (!rc) {
 		kc.user_agent = vc_strdup("vcctl/" VCCTL_VERSION);
+		/* A command run by a person: an exec credential plugin may ask at the terminal. */
+		kc.exec_stdin = true;
 		rc = kc.user_agent ? vc_kube_new(&kc, out, err)
 				   : vc_error_set(err, VC_ENOMEM, "out of memory");
 	}

@@ -114,6 +114,15 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 		p->node_score[node] = sched_ssn_node_score(ssn, t, &ssn->nodes[node]);
 		order[i] = (void *)(uintptr_t)node;
 	}
+	if (p->nbatch > 0) {
+		/* Batch scores (node affinity, taints, pod affinity, spread) normalised over these
+		 * nodes. */
+		for (i = 0; i < n; i++)
+			p->batch_scores[i] = 0;
+		sched_ssn_batch_scores(ssn, t, p->feasible, n, p->batch_scores);
+		for (i = 0; i < n; i++)
+			p->node_score[p->feasible[i]] += p->batch_scores[i];
+	}
 	sched_sort(ssn, order, n, tmp, cmp_node_score);
 	rc = 0;
 	for (i = 0; i < n && !*assigned; i++) {

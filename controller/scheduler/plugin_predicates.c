@@ -1,11 +1,13 @@
 /*
  * plugin_predicates.c - the predicates plugin: node filters (docs/volcano/scheduler.md §4.7) with
  * Kubernetes' failure reasons. The resource fit on FutureIdle is the node search's own
- * (sched_select.c); this plugin adds the pod number and the pod-spec filters.
+ * (sched_select.c); this plugin adds the pod number and the pod-spec filters, and, when some pod
+ * has inter-pod terms, InterPodAffinity and PodTopologySpread (sched_podaff.c).
  */
 #include "plugins.h"
 
 #include "sched_framework.h"
+#include "sched_podaff.h"
 #include "vc_selector.h"
 
 static void pass(struct pred_result *out)
@@ -210,15 +212,25 @@ static int predicates_cb(void *st, const struct sched_ssn_task *t, const struct 
 	return 0;
 }
 
+/* InterPodAffinity, then PodTopologySpread (DoNotSchedule): docs/volcano/scheduler.md §4.7. */
+static int predicates_pods_cb(void *st, const struct sched_ssn_task *t,
+			      const struct sched_ssn_node *n, struct pred_result *out,
+			      bool *unresolvable)
+{
+	return sched_podaff_filter(st, t, n, out, unresolvable);
+}
+
 static int predicates_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
 			   struct sched_callbacks *cb, void **state, struct vc_error *err)
 {
-	(void)ssn;
 	(void)conf;
 	(void)err;
 	cb->predicate = predicates_cb;
 	cb->predicate_by_class = true;
-	*state = NULL;
+	/* The filters that depend on other nodes' pods, only when some pod has such terms. */
+	*state = sched_ssn_podaff(ssn);
+	if (*state)
+		cb->predicate_pods = predicates_pods_cb;
 	return 0;
 }
 

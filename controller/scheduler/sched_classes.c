@@ -98,8 +98,7 @@ out:
 
 /* ---- predicate classes --------------------------------------------------------------------- */
 
-/* A structural hash of a JSON value, independent of the order of object members. */
-static uint64_t json_hash(const json_t *v, int depth)
+uint64_t sched_json_hash(const json_t *v, int depth)
 {
 	uint64_t h;
 	const char *k;
@@ -116,12 +115,12 @@ static uint64_t json_hash(const json_t *v, int depth)
 		uint64_t sum = 0;
 
 		json_object_foreach ((json_t *)v, k, x)
-			sum += (vc_fnv1a64(k) * 31) ^ json_hash(x, depth + 1);
+			sum += (vc_fnv1a64(k) * 31) ^ sched_json_hash(x, depth + 1);
 		return h ^ sum;
 	}
 	case JSON_ARRAY:
 		json_array_foreach (v, i, x)
-			h = (h ^ json_hash(x, depth + 1)) * VC_FNV64_PRIME;
+			h = (h ^ sched_json_hash(x, depth + 1)) * VC_FNV64_PRIME;
 		return h;
 	case JSON_STRING:
 		return h ^ vc_fnv1a64(json_string_value(v));
@@ -132,7 +131,7 @@ static uint64_t json_hash(const json_t *v, int depth)
 	}
 }
 
-static bool json_same(const json_t *a, const json_t *b)
+bool sched_json_same(const json_t *a, const json_t *b)
 {
 	if (!a || !b)
 		return a == b;
@@ -173,9 +172,9 @@ static bool class_eq(const void *stored, const void *key)
 	const struct class_key *a = stored, *b = key;
 
 	return a->shape == b->shape && !a->spec.pod == !b->spec.pod &&
-	       json_same(a->spec.selector, b->spec.selector) &&
-	       json_same(a->spec.required, b->spec.required) &&
-	       json_same(a->spec.tolerations, b->spec.tolerations);
+	       sched_json_same(a->spec.selector, b->spec.selector) &&
+	       sched_json_same(a->spec.required, b->spec.required) &&
+	       sched_json_same(a->spec.tolerations, b->spec.tolerations);
 }
 
 /*
@@ -210,8 +209,9 @@ int sched_assign_class_keys(struct sched_session *ssn)
 		}
 		k->shape = t->shape;
 		k->hash = ((uint64_t)t->shape * 0x9e3779b97f4a7c15ULL) ^ (k->spec.pod ? 1 : 2) ^
-			  json_hash(k->spec.selector, 0) ^ (json_hash(k->spec.required, 0) * 3) ^
-			  (json_hash(k->spec.tolerations, 0) * 5);
+			  sched_json_hash(k->spec.selector, 0) ^
+			  (sched_json_hash(k->spec.required, 0) * 3) ^
+			  (sched_json_hash(k->spec.tolerations, 0) * 5);
 		if (vc_hmap_lookup(&map, k, &first)) {
 			cls[i] = ((const struct class_key *)first)->cls;
 		} else {

@@ -43,14 +43,16 @@ static const char *const other_flags[] = {
  */
 static const struct {
 	const char *plugin;
-	const char *keys[6];
+	const char *keys[8];
 } plugin_args[] = {
 	{ "capacity", { "ancestorReclaimLevel" } },
 	{ "binpack",
 	  { "binpack.weight", "binpack.cpu", "binpack.memory", "binpack.resources",
 	    "binpack.resources." } },
 	{ "nodeorder",
-	  { "leastrequested.weight", "mostrequested.weight", "balancedresource.weight" } },
+	  { "leastrequested.weight", "mostrequested.weight", "balancedresource.weight",
+	    "nodeaffinity.weight", "tainttoleration.weight", "podaffinity.weight",
+	    "podtopologyspread.weight" } },
 	{ "overcommit", { "overcommit-factor" } },
 	{ "task-topology", { "task-topology.weight" } },
 };

@@ -372,18 +372,19 @@ bool sched_ssn_preemptive(struct sched_session *ssn, const struct sched_ssn_queu
 	return true;
 }
 
-int sched_ssn_predicate(struct sched_session *ssn, const struct sched_ssn_task *t,
-			const struct sched_ssn_node *n, struct pred_result *out, bool *unresolvable)
+static int run_predicates(struct sched_plugin_slot *const *slots, size_t nslots, bool pods,
+			  const struct sched_ssn_task *t, const struct sched_ssn_node *n,
+			  struct pred_result *out, bool *unresolvable)
 {
-	struct sched_session_priv *p = ssn->priv;
 	size_t i;
 
 	out->fit = true;
 	out->reason[0] = '\0';
 	*unresolvable = false;
-	for (i = 0; i < p->npred; i++) {
-		struct sched_plugin_slot *s = p->pred_slots[i];
-		int rc = s->cb.predicate(s->state, t, n, out, unresolvable);
+	for (i = 0; i < nslots; i++) {
+		struct sched_plugin_slot *s = slots[i];
+		int rc = pods ? s->cb.predicate_pods(s->state, t, n, out, unresolvable)
+			      : s->cb.predicate(s->state, t, n, out, unresolvable);
 
 		if (rc < 0)
 			return rc;
@@ -391,6 +392,48 @@ int sched_ssn_predicate(struct sched_session *ssn, const struct sched_ssn_task *
 			return 0;
 	}
 	return 0;
+}
+
+int sched_ssn_predicate_class(struct sched_session *ssn, const struct sched_ssn_task *t,
+			      const struct sched_ssn_node *n, struct pred_result *out,
+			      bool *unresolvable)
+{
+	return run_predicates(ssn->priv->pred_slots, ssn->priv->npred, false, t, n, out,
+			      unresolvable);
+}
+
+int sched_ssn_predicate_pods(struct sched_session *ssn, const struct sched_ssn_task *t,
+			     const struct sched_ssn_node *n, struct pred_result *out,
+			     bool *unresolvable)
+{
+	return run_predicates(ssn->priv->pred_pods_slots, ssn->priv->npred_pods, true, t, n, out,
+			      unresolvable);
+}
+
+int sched_ssn_predicate(struct sched_session *ssn, const struct sched_ssn_task *t,
+			const struct sched_ssn_node *n, struct pred_result *out, bool *unresolvable)
+{
+	int rc = sched_ssn_predicate_class(ssn, t, n, out, unresolvable);
+
+	if (rc < 0 || !out->fit || ssn->priv->npred_pods == 0)
+		return rc;
+	return sched_ssn_predicate_pods(ssn, t, n, out, unresolvable);
+}
+
+void sched_ssn_batch_scores(struct sched_session *ssn, const struct sched_ssn_task *t,
+			    const uint32_t *nodes, size_t n, double *scores)
+{
+	struct sched_session_priv *p = ssn->priv;
+	size_t i;
+
+	for (i = 0; i < p->nbatch; i++)
+		p->batch_slots[i]->cb.batch_node_order(p->batch_slots[i]->state, t, nodes, n,
+						       scores);
+}
+
+struct sched_podaff *sched_ssn_podaff(const struct sched_session *ssn)
+{
+	return ssn->priv->podaff;
 }
 
 /* sched_ssn_node_score is in sched_select.c, next to its cache. */

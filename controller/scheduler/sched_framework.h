@@ -24,7 +24,7 @@
  *                                                     Permit -> true; no votes -> true
  *   job_starving           the first tier that registers any: AND of those; none -> false
  *   job_valid              the first plugin saying "not valid" wins
- *   node_order             scores summed
+ *   node_order             scores summed (batch_node_order too, over the candidates)
  *   preemptable/reclaimable (victim filters)  the intersection over every enabled filter,
  *                          whatever its tier (the REC of docs/volcano/scheduler.md §1.4); no filter
  * at all, or an empty intersection, means no victims on_allocate/on_deallocate, job_enqueued every
@@ -104,7 +104,7 @@ struct sched_ssn_job {
 	double *min_res;  /* minResources, dense (zeros when has_min_res is false) */
 	bool has_min_res; /* spec.minResources is set */
 	uint32_t count[SCHED_TASK_STATUS_COUNT]; /* tasks per status (live) */
-	uint32_t pending_be;			 /* Pending best-effort tasks (live) */
+	uint32_t pending_be;			 /* Pending best-effort, ungated tasks (live) */
 	int64_t created;			 /* PodGroup creationTimestamp (ns), 0 unknown */
 	int64_t min_task_total;			 /* Σ minTaskMember */
 	bool roles_enforced;			 /* minMember >= Σ minTaskMember > 0 */
@@ -172,6 +172,20 @@ struct sched_callbacks {
 			 struct pred_result *out, bool *unresolvable);
 	double (*node_order)(void *st, const struct sched_ssn_task *t,
 			     const struct sched_ssn_node *n);
+	/*
+	 * A node filter whose outcome depends on pods of other nodes too (inter-pod affinity,
+	 * topology spread: docs/volcano/scheduler.md §4.7): asked after every predicate passed, in
+	 * the same order, and never served from the class cache. Same contract as predicate.
+	 */
+	int (*predicate_pods)(void *st, const struct sched_ssn_task *t,
+			      const struct sched_ssn_node *n, struct pred_result *out,
+			      bool *unresolvable);
+	/*
+	 * Volcano's BatchNodeOrderFn: scores of t over nodes[0..n) at once, normalised over them
+	 * (docs/volcano/scheduler.md §4.8); add node i's score to scores[i]. Never cached.
+	 */
+	void (*batch_node_order)(void *st, const struct sched_ssn_task *t, const uint32_t *nodes,
+				 size_t n, double *scores);
 	bool (*job_ready)(void *st, const struct sched_ssn_job *j);
 	enum sched_vote (*job_pipelined)(void *st, const struct sched_ssn_job *j);
 	/* Fill out; out->valid false = the job is skipped by the actions. */
@@ -327,6 +341,12 @@ size_t sched_ssn_preemptable(struct sched_session *ssn, const struct sched_ssn_t
 			     struct sched_ssn_task *const *cands, size_t n, bool *keep);
 size_t sched_ssn_reclaimable(struct sched_session *ssn, const struct sched_ssn_task *reclaimer,
 			     struct sched_ssn_task *const *cands, size_t n, bool *keep);
+
+/*
+ * The session's index of pods by topology domain for inter-pod affinity and topology spread
+ * (sched_podaff.h), or NULL when no pod of the snapshot has such terms.
+ */
+struct sched_podaff *sched_ssn_podaff(const struct sched_session *ssn);
 
 /* Whether the configuration has this action (Pending->Inqueue promotion in allocate). */
 bool sched_ssn_has_action(const struct sched_session *ssn, const char *action);

@@ -143,6 +143,24 @@ int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 uint32_t sched_best_node(struct sched_session *ssn, const struct sched_ssn_task *t,
 			 const uint32_t *cands, size_t n);
 
+/*
+ * The predicates that the class cache may keep (every predicate callback), and those it may not
+ * (predicate_pods); sched_ssn_predicate runs both. 0 or VC_ENOMEM.
+ */
+int sched_ssn_predicate_class(struct sched_session *ssn, const struct sched_ssn_task *t,
+			      const struct sched_ssn_node *n, struct pred_result *out,
+			      bool *unresolvable) VC_WARN_UNUSED;
+int sched_ssn_predicate_pods(struct sched_session *ssn, const struct sched_ssn_task *t,
+			     const struct sched_ssn_node *n, struct pred_result *out,
+			     bool *unresolvable) VC_WARN_UNUSED;
+
+/*
+ * The batch scores (batch_node_order) of t over nodes[0..n), added to scores[i]; nothing when
+ * no plugin has one.
+ */
+void sched_ssn_batch_scores(struct sched_session *ssn, const struct sched_ssn_task *t,
+			    const uint32_t *nodes, size_t n, double *scores);
+
 /* Start a predicate-cache scope (one job's pass in allocate). */
 void sched_cache_reset(struct sched_session *ssn);
 
@@ -180,6 +198,14 @@ uint32_t sched_name_index_get(const struct sched_name_index *m, const char *name
 
 /* Whether a pod spec asks for a host port (a container or init container's hostPort > 0). */
 bool sched_pod_has_host_ports(const json_t *spec);
+/*
+ * A structural hash of a JSON value (NULL allowed), independent of the order of object members
+ * (depth: 0 for the root), and whether two values (NULL allowed) are equal as JSON
+ * (sched_classes.c).
+ */
+uint64_t sched_json_hash(const json_t *v, int depth);
+bool sched_json_same(const json_t *a, const json_t *b);
+
 /* Number the distinct request vectors into the tasks' shape (sched_classes.c). 0 or VC_ENOMEM. */
 int sched_assign_shapes(struct sched_session *ssn) VC_WARN_UNUSED;
 /* Give tasks their predicate class_key (sched_classes.c). 0 or VC_ENOMEM. */
@@ -199,6 +225,11 @@ struct sched_session_priv {
 	/* The slots with a predicate / node_order callback (hot loops). */
 	struct sched_plugin_slot **pred_slots, **score_slots;
 	size_t npred, nscore;
+	/* The slots with a predicate_pods / batch_node_order callback. */
+	struct sched_plugin_slot **pred_pods_slots, **batch_slots;
+	size_t npred_pods, nbatch;
+	double *batch_scores;	     /* nnodes, when nbatch > 0 */
+	struct sched_podaff *podaff; /* sched_ssn_podaff() */
 	struct sched_result *res;
 	uint64_t rng;
 	uint32_t node_offset;

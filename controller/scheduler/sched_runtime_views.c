@@ -261,6 +261,30 @@ nomem:
 	return VC_ENOMEM;
 }
 
+/*
+ * Set dst's labels to the shared copy of src's labels without volcano.sh/task-index: pod
+ * affinity and topology spread select pods by any label (sched_podaff.c), but the task index
+ * differs from pod to pod and would make every pod's copy its own. Under views_mu.
+ */
+static int set_labels(struct sched_runtime *s, json_t *dst, const json_t *src)
+{
+	json_t *from = json_object_get(src, "labels"), *copy, *shared;
+
+	if (!json_is_object(from) || !json_object_size(from))
+		return 0;
+	copy = json_copy(from); /* shallow: the values stay shared */
+	if (!copy)
+		return VC_ENOMEM;
+	json_object_del(copy, "volcano.sh/task-index");
+	if (!json_object_size(copy)) {
+		json_decref(copy);
+		return 0;
+	}
+	shared = intern(s, copy);
+	json_decref(copy);
+	return shared && json_object_set_new(dst, "labels", shared) == 0 ? 0 : VC_ENOMEM;
+}
+
 static int copy_member(json_t *dst, const json_t *src, const char *key)
 {
 	json_t *v = json_object_get(src, key);
@@ -277,9 +301,7 @@ static int copy_member(json_t *dst, const json_t *src, const char *key)
  */
 static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
 {
-	/* The labels and annotations the scheduler reads (sched_api.c, vc_pod_view). */
-	static const char *const label_keys[] = { SCHED_ANN_TASK_SPEC, SCHED_ANN_PREEMPTABLE,
-						  NULL };
+	/* The annotations the scheduler reads (sched_api.c, vc_pod_view); labels: set_labels. */
 	static const char *const annotation_keys[] = { SCHED_ANN_TASK_SPEC, SCHED_ANN_TASK_PRIORITY,
 						       SCHED_ANN_PREEMPTABLE,
 						       "scheduling.k8s.io/group-name", NULL };
@@ -302,7 +324,7 @@ static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
 	for (i = 0; !rc && meta_keys[i]; i++)
 		rc = copy_member(m, meta, meta_keys[i]);
 	if (!rc)
-		rc = set_picked(s, m, meta, "labels", label_keys);
+		rc = set_labels(s, m, meta);
 	if (!rc)
 		rc = set_picked(s, m, meta, "annotations", annotation_keys);
 	if (!rc)

@@ -337,6 +337,27 @@ static bool fits_future(const struct sched_session *ssn, const double *req,
 }
 
 /*
+ * The outcome of the predicates the class cache may not keep (predicate_pods) for t on a node
+ * that passed everything else: *reason as node_outcome's. 0 or VC_ENOMEM.
+ */
+static int pods_outcome(struct sched_session *ssn, const struct sched_ssn_task *t, uint32_t node,
+			enum sched_search_mode mode, uint32_t *reason)
+{
+	struct pred_result pr;
+	bool unresolvable = false;
+	int rc = sched_ssn_predicate_pods(ssn, t, &ssn->nodes[node], &pr, &unresolvable);
+
+	if (rc < 0)
+		return rc;
+	if (!pr.fit && (mode == SCHED_SEARCH_ALLOCATE || unresolvable)) {
+		*reason = sched_reason_intern(ssn, pr.reason);
+		if (*reason == SCHED_NONE)
+			return VC_ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * The outcome of one node for t: SCHED_NONE when it is feasible, else the reason it is not.
  * Allocate mode checks the resource fit on FutureIdle first; preempt mode only counts what
  * eviction cannot fix. tab (allocate mode only, may be NULL) is t's class table: the outcome
@@ -359,7 +380,7 @@ static int node_outcome(struct sched_session *ssn, const struct sched_ssn_task *
 	} else {
 		p->predicate_calls++;
 		p->predicate_evals++;
-		rc = sched_ssn_predicate(ssn, t, n, &pr, &unresolvable);
+		rc = sched_ssn_predicate_class(ssn, t, n, &pr, &unresolvable);
 		if (rc < 0)
 			return rc;
 		if (!pr.fit && (mode == SCHED_SEARCH_ALLOCATE || unresolvable)) {
@@ -417,6 +438,16 @@ int sched_predicate_nodes(struct sched_session *ssn, struct sched_ssn_task *t,
 				p->cache_reason[node] = reason;
 			}
 		}
+		/*
+		 * The filters on other nodes' pods last, outside both caches: their outcome
+		 * changes as the job's own tasks are placed (a spread constraint that failed a
+		 * node for one task may admit it for the next).
+		 */
+		if (reason == SCHED_NONE && p->npred_pods > 0) {
+			rc = pods_outcome(ssn, t, node, mode, &reason);
+			if (rc < 0)
+				goto out;
+		}
 		if (reason != SCHED_NONE) {
 			count_reason(p, reason);
 			nfailed++;
@@ -460,9 +491,22 @@ static uint32_t best_of(struct sched_session *ssn, const struct sched_ssn_task *
 	if (n == 1)
 		return cands[0];
 	p->score_calls += n;
+	if (p->nbatch > 0) {
+		/* The batch scores are normalised over the candidates: all of them first. */
+		for (i = 0; i < n; i++) {
+			const struct sched_class_entry *e = tab ? &tab[cands[i]] : NULL;
+
+			p->batch_scores[i] =
+				e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
+					? e->score
+					: node_score(ssn, t, tab, &ssn->nodes[cands[i]]);
+		}
+		sched_ssn_batch_scores(ssn, t, cands, n, p->batch_scores);
+	}
 	for (i = 0; i < n; i++) {
 		const struct sched_class_entry *e = tab ? &tab[cands[i]] : NULL;
-		double s = e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
+		double s = p->nbatch > 0 ? p->batch_scores[i]
+			   : e && e->has_score && entry_valid(p, e, t->class_key, cands[i])
 				   ? e->score
 				   : node_score(ssn, t, tab, &ssn->nodes[cands[i]]);
 

@@ -7,6 +7,7 @@
 #include "sched_session.h"
 
 #include "sched_internal.h"
+#include "sched_podaff.h"
 #include "vc_alloc.h"
 #include "vc_str.h"
 #include "vc_time.h"
@@ -165,10 +166,12 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 	p->slots = vc_calloc(n ? n : 1, sizeof(*p->slots));
 	p->pred_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
 	p->score_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
+	p->pred_pods_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
+	p->batch_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
 	p->job_order_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
 	p->task_order_slots = vc_calloc(n ? n : 1, sizeof(struct sched_plugin_slot *));
 	if (!p->slots || !p->pred_slots || !p->score_slots || !p->job_order_slots ||
-	    !p->task_order_slots)
+	    !p->task_order_slots || !p->pred_pods_slots || !p->batch_slots)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	for (i = 0; i < c->ntiers; i++) {
 		for (k = 0; k < c->tiers[i].nplugins; k++) {
@@ -197,10 +200,14 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 				s->cb.task_order = NULL;
 			if (!en[SCHED_ENABLE_QUEUE_ORDER])
 				s->cb.queue_order = NULL;
-			if (!en[SCHED_ENABLE_PREDICATE])
+			if (!en[SCHED_ENABLE_PREDICATE]) {
 				s->cb.predicate = NULL;
-			if (!en[SCHED_ENABLE_NODE_ORDER])
+				s->cb.predicate_pods = NULL;
+			}
+			if (!en[SCHED_ENABLE_NODE_ORDER]) {
 				s->cb.node_order = NULL;
+				s->cb.batch_node_order = NULL;
+			}
 			if (!en[SCHED_ENABLE_JOB_READY])
 				s->cb.job_ready = NULL;
 			if (!en[SCHED_ENABLE_JOB_PIPELINED])
@@ -225,6 +232,10 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 				p->pred_slots[p->npred++] = s;
 			if (s->cb.node_order)
 				p->score_slots[p->nscore++] = s;
+			if (s->cb.predicate_pods)
+				p->pred_pods_slots[p->npred_pods++] = s;
+			if (s->cb.batch_node_order)
+				p->batch_slots[p->nbatch++] = s;
 			if (s->cb.job_order)
 				p->job_order_slots[p->njob_order++] = s;
 			if (s->cb.task_order)
@@ -371,7 +382,11 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 			task_from_pod(ssn, t, &nodes);
 			j->count[t->t->status < SCHED_TASK_STATUS_COUNT ? t->t->status
 									: SCHED_TASK_UNKNOWN]++;
-			if (t->t->status == SCHED_TASK_PENDING && t->t->best_effort)
+			/*
+			 * A gated pod is never placed: it does not count toward minMember as a
+			 * pending best-effort task (the Rec of docs/volcano/scheduler.md §4.1).
+			 */
+			if (t->t->status == SCHED_TASK_PENDING && t->t->best_effort && !t->gated)
 				j->pending_be++;
 			if (sched_task_status_is_allocated(t->t->status))
 				for (d = 0; d < nd; d++)
@@ -411,8 +426,14 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 	}
 	sched_name_index_release(&nodes);
 	sched_name_index_release(&queues);
+	/* Inter-pod terms anywhere: the index the predicates and nodeorder plugins read. */
+	if (sched_podaff_new(ssn, &p->podaff) < 0)
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	rc = open_plugins(ssn, err);
 	if (rc == 0 && sched_class_caches_init(ssn) < 0)
+		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+	if (rc == 0 && p->nbatch > 0 &&
+	    !(p->batch_scores = vc_calloc(ssn->nnodes + 1, sizeof(double))))
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 	return rc;
 nomem:
@@ -462,6 +483,10 @@ static void release_session(struct sched_session *ssn)
 	vc_free(p->slots);
 	vc_free(p->pred_slots);
 	vc_free(p->score_slots);
+	vc_free(p->pred_pods_slots);
+	vc_free(p->batch_slots);
+	vc_free(p->batch_scores);
+	sched_podaff_free(p->podaff);
 	vc_free(p->feasible);
 	vc_free(p->scratch_nodes);
 	vc_free(p->cache_stamp);

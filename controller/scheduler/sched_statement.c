@@ -9,6 +9,8 @@
  */
 #include "sched_internal.h"
 
+#include "sched_podaff.h"
+
 #include "vc_alloc.h"
 
 void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
@@ -24,7 +26,7 @@ void sched_ssn_set_status(struct sched_session *ssn, struct sched_ssn_task *t,
 	if (j) {
 		j->count[old]--;
 		j->count[s]++;
-		if (t->t->best_effort) {
+		if (t->t->best_effort && !t->gated) {
 			if (old == SCHED_TASK_PENDING)
 				j->pending_be--;
 			if (s == SCHED_TASK_PENDING)
@@ -41,6 +43,8 @@ static void fire(struct sched_session *ssn, const struct sched_ssn_task *t, bool
 {
 	struct sched_plugin_slot *s;
 
+	if (ssn->priv->podaff)
+		sched_podaff_update(ssn->priv->podaff, t, allocate);
 	for (s = ssn->priv->slots; s < ssn->priv->slots + ssn->priv->nslots; s++) {
 		if (allocate && s->cb.on_allocate)
 			s->cb.on_allocate(s->state, t);

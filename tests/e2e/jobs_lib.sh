@@ -314,3 +314,11 @@ task_yaml() {
 	printf '        containers:\n        - name: main\n          image: busybox\n'
 	printf '          resources: {requests: {cpu: 100m, memory: 64Mi}}\n'
 }
+# job_events JOB [TEMPLATE]: the job's Events, one a line, each as the jsonpath TEMPLATE
+# (default "{.reason}: {.message}").
+job_events() {
+	local tpl='{.reason}: {.message}'
+	[ $# -lt 2 ] || tpl=$2
+	k get events --field-selector "involvedObject.name=$1,involvedObject.kind=Job" \
+		-o jsonpath="{range .items[*]}$tpl{\"\\n\"}{end}"
+}

@@ -20,8 +20,7 @@ jobs_setup
 # event_seen JOB TEXT: the job has an event "REASON: MESSAGE" equal to TEXT.
 event_seen() {
 	local out
-	out=$(k get events --field-selector "involvedObject.name=$1,involvedObject.kind=Job" \
-		-o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}') || return 1
+	out=$(job_events "$1") || return 1
 	grep -qxF "$2" <<<"$out" || { echo "$out"; return 1; }
 }
 # status JOB: "phase retryCount version" (absent numbers, omitted when 0, print 0)

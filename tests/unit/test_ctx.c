@@ -14,7 +14,9 @@ static const char *full_pod =
 	"\"managedFields\":[{\"manager\":\"kubectl\"}]},"
 	"\"spec\":{\"schedulerName\":\"volcano\",\"nodeName\":\"n1\",\"priority\":5,"
 	"\"volumes\":[{\"name\":\"v\"}],\"serviceAccountName\":\"default\","
+	"\"resources\":{\"requests\":{\"cpu\":\"2\"}},"
 	"\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}],"
+	"\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"zone\"}],"
 	"\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"env\":[{\"name\":\"A\"}],"
 	"\"resources\":{\"requests\":{\"cpu\":\"1\"}},\"ports\":[{\"hostPort\":80}]}],"
 	"\"initContainers\":[{\"name\":\"i\",\"image\":\"x\",\"restartPolicy\":\"Always\"}]},"
@@ -29,7 +31,9 @@ static const char *slim_pod =
 	"\"metadata\":{\"name\":\"j-w-0\",\"namespace\":\"ns\",\"uid\":\"u1\","
 	"\"annotations\":{\"scheduling.k8s.io/group-name\":\"pg\"}},"
 	"\"spec\":{\"schedulerName\":\"volcano\",\"nodeName\":\"n1\",\"priority\":5,"
+	"\"resources\":{\"requests\":{\"cpu\":\"2\"}},"
 	"\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}],"
+	"\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"zone\"}],"
 	"\"containers\":[{\"name\":\"c\","
 	"\"resources\":{\"requests\":{\"cpu\":\"1\"}},\"ports\":[{\"hostPort\":80}]}],"
 	"\"initContainers\":[{\"name\":\"i\",\"restartPolicy\":\"Always\"}]},"
@@ -69,7 +73,7 @@ static void test_slim_pod_errors(void **state)
 	(void)state;
 	assert_int_equal(ctx_slim_pod(NULL, arr, &out), VC_EINVAL);
 	assert_null(out);
-	for (n = 0; n < 200; n++) {
+	for (n = 0; n < 400; n++) {
 		int rc;
 
 		vc_alloc_fail_after(n);
@@ -82,7 +86,7 @@ static void test_slim_pod_errors(void **state)
 		assert_int_equal(rc, VC_ENOMEM);
 		assert_null(out);
 	}
-	assert_true(n < 200);
+	assert_true(n < 400);
 	json_decref(arr);
 	json_decref(in);
 }

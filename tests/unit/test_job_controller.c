@@ -705,6 +705,50 @@ static void test_restart_and_max_retry(void **state)
 	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-w-2")); /* retained */
 	assert_null(stored(&x, &vc_gvr_pods, "ns/j-w-0"));
 	assert_null(stored(&x, &vc_gvr_podgroups, "ns/j-U1"));
+	/* The retained pod is counted, as Volcano v1.7's KillJob counts it (compatibility.md). */
+	assert_int_equal(jint(job, "status.failed"), 1);
+	assert_int_equal(jint(job, "status.running"), 0);
+	assert_int_equal(jint(job, "status.taskStatusCount.w.phase.Failed"), 1);
+	assert_int_equal(json_object_size(vc_json_path(job, "status.taskStatusCount")), 1);
+	fx_release(&x);
+}
+
+/*
+ * After a restart, a killed pod that is still terminating keeps the job in Restarting; no pod is
+ * created until RS moves it to Pending, so no new pod can fail while a RestartJob would consume
+ * no retry (docs/volcano/job-controller.md §4.3; compatibility.md).
+ */
+static void test_restarting_waits_for_terminating(void **state)
+{
+	struct fx x;
+	json_t *slow;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	run_to_running(&x, job_text);
+	slow = json_deep_copy(stored(&x, &vc_gvr_pods, "ns/j-w-1"));
+	set_pod_phase(&x, "j-w-0", "Failed", 1);
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Restarting");
+	assert_int_equal(jint(JOB(&x), "status.retryCount"), 1);
+	/* The kubelet has not removed j-w-1 yet: it shows with a deletionTimestamp. */
+	json_object_set_new(json_object_get(slow, "metadata"), "deletionTimestamp",
+			    json_string("2024-01-01T00:00:10Z"));
+	put(&x, &vc_gvr_pods, slow);
+	clear_calls(&x);
+	set_pg_phase(&x, "Inqueue");
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Restarting");
+	assert_int_equal(jint(JOB(&x), "status.terminating"), 1);
+	assert_int_equal(count_calls(&x, "create pods"), 0);
+	/* Gone: the restart ends and every pod comes back at version 1. */
+	json_object_del(x.f.store, "pods/ns/j-w-1");
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Pending");
+	assert_int_equal(count_calls(&x, "create pods"), 3);
+	assert_string_equal(jstr(stored(&x, &vc_gvr_pods, "ns/j-w-1"),
+				 "metadata.annotations[\"volcano.sh/job-version\"]"),
+			    "1");
 	fx_release(&x);
 }
 
@@ -745,6 +789,8 @@ static void test_commands_abort_resume(void **state)
 	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-w-2")); /* Succeeded: soft retain */
 	assert_null(stored(&x, &vc_gvr_podgroups, "ns/j-U1"));
 	assert_null(stored(&x, &vc_gvr_commands, "ns/c1"));
+	assert_int_equal(jint(job, "status.succeeded"), 1); /* the retained pod is counted */
+	assert_int_equal(jint(job, "status.taskStatusCount.w.phase.Succeeded"), 1);
 
 	/* A Command whose deletion finds it gone is not executed. */
 	clear_calls(&x);
@@ -772,6 +818,30 @@ static void test_commands_abort_resume(void **state)
 	fx_release(&x);
 }
 
+/*
+ * runningDuration as Volcano computes it: a kill that makes the transition measures to the
+ * nanosecond (Volcano v1.7 on the local cluster showed `runningDuration: 7.71871174s` for the
+ * seed MPI job, where Caldera wrote `7s`); a kill without one has the stored seconds.
+ */
+static void test_running_duration(void **state)
+{
+	char buf[VC_DURATION_STR_MAX];
+
+	(void)state;
+	assert_int_equal(job_running_duration("2024-01-01T00:00:00Z", "2024-01-01T00:00:05Z",
+					      T0 * VC_NSEC_PER_SEC + 7718711740, buf),
+			 0);
+	assert_string_equal(buf, "7.71871174s");
+	assert_int_equal(
+		job_running_duration("2024-01-01T00:00:00Z", "2024-01-01T00:01:05Z", 0, buf), 0);
+	assert_string_equal(buf, "1m5s");
+	assert_int_equal(job_running_duration("2024-01-01T00:00:00Z", NULL, 0, buf), VC_EINVAL);
+	assert_string_equal(buf, "");
+	assert_int_equal(job_running_duration(NULL, "2024-01-01T00:00:05Z", 0, buf), VC_EINVAL);
+	assert_int_equal(job_running_duration("yesterday", NULL, T0 * VC_NSEC_PER_SEC, buf),
+			 VC_EINVAL);
+}
+
 static void test_task_completed_and_min_success(void **state)
 {
 	static const char *const two_tasks =
@@ -786,7 +856,7 @@ static void test_task_completed_and_min_success(void **state)
 		"'tasks':[{'name':'w','replicas':3,'template':{'spec':{'containers':[{'name':"
 		"'c'}]}}}]}}";
 	struct fx x;
-	json_t *job;
+	json_t *job, *tsc;
 
 	(void)state;
 	fx_init(&x, 15, 0);
@@ -808,6 +878,20 @@ static void test_task_completed_and_min_success(void **state)
 	assert_string_equal(jstr(job, "status.state.phase"), "Completed");
 	assert_null(stored(&x, &vc_gvr_pods, "ns/j-ps-0"));
 	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-w-1"));
+	/*
+	 * Completing -> Completed through kills: the pods they keep are counted (Volcano v1.7's
+	 * KillJob; compatibility.md), the one they deleted is not.
+	 */
+	assert_int_equal(jint(job, "status.succeeded"), 2);
+	assert_int_equal(jint(job, "status.terminating"), 0);
+	assert_int_equal(jint(job, "status.running"), 0);
+	tsc = J("{'w':{'phase':{'Succeeded':2}}}");
+	assert_true(vc_json_equal(vc_json_path(job, "status.taskStatusCount"), tsc));
+	json_decref(tsc);
+	/* A later request in Completed counts the same again. */
+	x.hj.on_add(x.hj.ctx, job);
+	assert_int_equal(jobctl_run_pending(x.jc), 1);
+	assert_int_equal(jint(JOB(&x), "status.succeeded"), 2);
 	fx_release(&x);
 
 	fx_init(&x, 15, 0);
@@ -1399,6 +1483,43 @@ static void test_pg_pending_event(void **state)
 	fx_release(&x);
 }
 
+/*
+ * A gang that cannot fit: the PodGroup stays Inqueue and the scheduler adds an Unschedulable
+ * condition. That write alone wakes the job, which records PodGroupPending
+ * (docs/volcano/job-controller.md §1.5); a write that changes neither phase nor warning does not.
+ */
+static void test_pg_condition_wakes_job(void **state)
+{
+	static const char *const want =
+		"Warning PodGroupPending PodGroup ns:j unschedulable, reason: 3/3 tasks in gang "
+		"unschedulable: pod group is not ready, 3 Pending, 3 minAvailable";
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	start_job(&x, job_text);
+	set_pg_phase(&x, "Inqueue");
+	settle(&x);
+	assert_int_equal(count_stored(&x, "pods/"), 3);
+	clear_calls(&x);
+	set(&x, &vc_gvr_podgroups, "ns/j-U1", "status",
+	    J("{'phase':'Inqueue','conditions':[{'type':'Unschedulable','status':'True',"
+	      "'reason':'NotEnoughResources','message':'3/3 tasks in gang unschedulable: pod "
+	      "group is not ready, 3 Pending, 3 minAvailable',"
+	      "'lastTransitionTime':'2024-01-01T00:00:05Z'}]}"));
+	assert_int_equal(deliver(&x), 1);
+	assert_int_equal(jobctl_run_pending(x.jc), 1);
+	assert_true(has_event(&x, want));
+	assert_int_equal(json_array_size(x.events), 1);
+	/* Only the transition time moves: nothing is queued. */
+	clear_calls(&x);
+	set(&x, &vc_gvr_podgroups, "ns/j-U1", "status.conditions[0].lastTransitionTime",
+	    json_string("2024-01-01T00:00:06Z"));
+	assert_int_equal(deliver(&x), 1);
+	assert_int_equal(jobctl_run_pending(x.jc), 0);
+	fx_release(&x);
+}
+
 /* ---- pod expectations -------------------------------------------------------------------------
  */
 
@@ -1592,7 +1713,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_then_pods),
 		cmocka_unit_test(test_restart_and_max_retry),
+		cmocka_unit_test(test_restarting_waits_for_terminating),
 		cmocka_unit_test(test_commands_abort_resume),
+		cmocka_unit_test(test_running_duration),
 		cmocka_unit_test(test_task_completed_and_min_success),
 		cmocka_unit_test(test_scale_up_down),
 		cmocka_unit_test(test_retry_limit_terminates),
@@ -1606,6 +1729,7 @@ int main(void)
 		cmocka_unit_test(test_task_failed),
 		cmocka_unit_test(test_restart_task_and_pod),
 		cmocka_unit_test(test_pg_pending_event),
+		cmocka_unit_test(test_pg_condition_wakes_job),
 		cmocka_unit_test(test_expectations),
 		cmocka_unit_test(test_first_writes_errors),
 		cmocka_unit_test(test_pod_update_filter),

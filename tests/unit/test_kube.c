@@ -16,6 +16,7 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "vc_alloc.h"
+#include "vc_base64.h"
 #include "vc_buf.h"
 #include "vc_err.h"
 #include "vc_json.h"
@@ -1857,6 +1859,332 @@ static void test_token_rotation(void **state)
 	scratch_file("token", "");
 }
 
+/* ---- credential plugins (exec, oidc) ------------------------------------------------------ */
+
+/*
+ * A client from a kubeconfig whose user is user_yaml (indented under "  user:"), for m. The
+ * plugins are tests/data/exec's scripts, named by absolute path.
+ */
+static struct vc_kube *kubeconfig_client(const struct mock *m, const char *user_yaml)
+{
+	struct vc_kube_config cfg;
+	struct vc_kube *c = NULL;
+	struct vc_error err;
+	char *ca = m->tls ? vc_base64_encode(pki.ca_pem, strlen(pki.ca_pem)) : NULL, *text;
+
+	text = vc_asprintf("current-context: x\n"
+			   "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+			   "clusters: [{name: c, cluster: {server: '%s'%s%s}}]\n"
+			   "users:\n"
+			   "- name: u\n"
+			   "  user:\n%s",
+			   m->url, ca ? ", certificate-authority-data: " : "", ca ? ca : "",
+			   user_yaml);
+	assert_non_null(text);
+	if (vc_kubeconfig_load(scratch_file("kubeconfig", text), NULL, NULL, &cfg, &err))
+		fail_msg("vc_kubeconfig_load: %s", err.text);
+	vc_free(text);
+	vc_free(ca);
+	if (vc_kube_new(&cfg, &c, &err))
+		fail_msg("vc_kube_new: %s", err.text);
+	vc_kube_config_release(&cfg);
+	vc_kube_set_sleep(c, fake_sleep, NULL);
+	return c;
+}
+
+/* The user block of an exec plugin: tests/data/exec/<script>. */
+static const char *exec_user(const char *script)
+{
+	static char buf[1024];
+	char cwd[512];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(buf, sizeof(buf),
+		 "    exec:\n"
+		 "      apiVersion: client.authentication.k8s.io/v1\n"
+		 "      command: %s/tests/data/exec/%s\n"
+		 "      interactiveMode: Never\n",
+		 cwd, script);
+	return buf;
+}
+
+/* How many times the counting plugin ran. */
+static int plugin_runs(void)
+{
+	char path[128];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/count", scratch);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Answers 200 to requests with the bearer token or client certificate it is set to, else 401. */
+struct gate {
+	const char *bearer; /* NULL: any */
+	const char *cn;	    /* NULL: any */
+};
+
+static void gate_server(struct mock *m, const struct mreq *rq, struct mresp *rs)
+{
+	const struct gate *g = m->ctx;
+	char want[256];
+	bool ok = true;
+
+	if (g->bearer) {
+		snprintf(want, sizeof(want), "Bearer %s", g->bearer);
+		ok = !strcmp(rq->authorization, want);
+	}
+	if (g->cn)
+		ok = ok && !strcmp(rq->client_cn, g->cn);
+	if (ok) {
+		set_body(rs, "{}");
+	} else {
+		rs->status = 401;
+		set_body(rs, STATUS(401, "Unauthorized", "Unauthorized"));
+	}
+}
+
+static void gate_set(struct mock *m, struct gate *g, const char *bearer, const char *cn)
+{
+	pthread_mutex_lock(&m->lock);
+	g->bearer = bearer;
+	g->cn = cn;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void exec_env_clear(void)
+{
+	unsetenv("EXEC_COUNT_FILE");
+	unsetenv("EXEC_EXPIRY");
+	unsetenv("EXEC_TOKEN");
+	unsetenv("EXEC_CERT_FILE");
+	unsetenv("EXEC_KEY_FILE");
+	scratch_file("count", "0\n");
+}
+
+static int get(struct vc_kube *c, struct vc_error *err)
+{
+	return vc_kube_get(c, &vc_gvr_pods, "a", "p", NULL, NULL, err);
+}
+
+/*
+ * An exec plugin's token: sent as the bearer token, kept while it is good (one run for many
+ * requests), fetched again after its expirationTimestamp and after a 401, where the request is
+ * sent once more with the new token, and only once.
+ */
+static void test_exec_plugin_token(void **state)
+{
+	struct gate g = { "token-1", NULL };
+	struct vc_error err;
+	struct vc_kube *c;
+	struct mock m;
+	int n;
+
+	(void)state;
+	exec_env_clear();
+	setenv("EXEC_COUNT_FILE", scratch_file("count", "0\n"), 1);
+	mock_start(&m, false, gate_server, &g);
+	c = kubeconfig_client(&m, exec_user("token.sh"));
+	/* Nothing runs before the first request. */
+	assert_int_equal(plugin_runs(), 0);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(mock_nreqs(&m), 3);
+	assert_string_equal(m.reqs[0].authorization, "Bearer token-1");
+	assert_string_equal(m.reqs[2].authorization, "Bearer token-1");
+	assert_int_equal(plugin_runs(), 1);
+
+	/* Revoked early: 401, a new token, the request again. */
+	gate_set(&m, &g, "token-2", NULL);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(mock_nreqs(&m), 5);
+	assert_string_equal(m.reqs[3].authorization, "Bearer token-1");
+	assert_string_equal(m.reqs[4].authorization, "Bearer token-2");
+	assert_int_equal(plugin_runs(), 2);
+
+	/* A server that refuses every token: one new token per 401, then the 401 is the answer. */
+	gate_set(&m, &g, "never", NULL);
+	assert_int_equal(get(c, &err), VC_EUNAUTHORIZED);
+	assert_string_equal(err.text, "Unauthorized");
+	assert_int_equal(mock_nreqs(&m), 7);
+	assert_string_equal(m.reqs[6].authorization, "Bearer token-3");
+	assert_int_equal(plugin_runs(), 3);
+	/* The refused token is not used again. */
+	gate_set(&m, &g, "token-4", NULL);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(mock_nreqs(&m), 8);
+	assert_int_equal(plugin_runs(), 4);
+
+	/* An expirationTimestamp in the past: the plugin runs for each request. */
+	gate_set(&m, &g, NULL, NULL);
+	setenv("EXEC_EXPIRY", "2000-01-01T00:00:00Z", 1);
+	vc_kube_free(c);
+	scratch_file("count", "0\n");
+	c = kubeconfig_client(&m, exec_user("token.sh"));
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(plugin_runs(), 2);
+	/* ... and once per expiry when it is in the future. */
+	setenv("EXEC_EXPIRY", "2200-01-01T00:00:00Z", 1);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(plugin_runs(), 3);
+	n = mock_nreqs(&m);
+	assert_string_equal(m.reqs[n - 1].authorization, "Bearer token-3");
+	vc_kube_free(c);
+	mock_stop(&m);
+	exec_env_clear();
+}
+
+/* A plugin that fails fails the request, naming the plugin; nothing is sent. */
+static void test_exec_plugin_fails(void **state)
+{
+	struct gate g = { NULL, NULL };
+	struct vc_error err;
+	struct vc_kube *c;
+	struct mock m;
+	char cwd[512], want[1024];
+	int saved = dup(STDERR_FILENO), fd = open("/dev/null", O_WRONLY);
+
+	(void)state;
+	exec_env_clear();
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	mock_start(&m, false, gate_server, &g);
+	c = kubeconfig_client(&m, exec_user("fail.sh"));
+	/* The plugin's own stderr goes to ours: keep it out of the test output. */
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	assert_int_equal(get(c, &err), VC_EIO);
+	snprintf(want, sizeof(want),
+		 "getting credentials: exec: executable %s/tests/data/exec/fail.sh failed with "
+		 "exit code 3",
+		 cwd);
+	assert_string_equal(err.text, want);
+	vc_kube_free(c);
+	c = kubeconfig_client(&m, exec_user("bad-json.sh"));
+	assert_int_equal(get(c, &err), VC_EPARSE);
+	assert_non_null(
+		strstr(err.text, "bad-json.sh: decoding stdout: couldn't get version/kind"));
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	assert_int_equal(mock_nreqs(&m), 0);
+	vc_kube_free(c);
+	mock_stop(&m);
+}
+
+/*
+ * An exec plugin's client certificate is the one TLS presents; when a 401 makes the plugin run
+ * again and it returns another certificate, the new one is used, on a new connection.
+ */
+static void test_exec_plugin_cert(void **state)
+{
+	struct gate g = { NULL, "caldera-test-user" };
+	X509 *rotated = make_cert("rotated-user", pki.other_key, pki.ca, pki.ca_key, false, NULL);
+	char *rotated_pem = cert_pem(rotated);
+	struct vc_error err;
+	struct vc_kube *c;
+	struct mock m;
+	int conns;
+
+	(void)state;
+	exec_env_clear();
+	setenv("EXEC_COUNT_FILE", scratch_file("count", "0\n"), 1);
+	setenv("EXEC_CERT_FILE", scratch_file("exec.crt", pki.client_cert_pem), 1);
+	setenv("EXEC_KEY_FILE", scratch_file("exec.key", pki.client_key_pem), 1);
+	scratch_file("exec.crt.2", rotated_pem);
+	scratch_file("exec.key.2", pki.other_key_pem);
+	mock_start(&m, true, gate_server, &g);
+	c = kubeconfig_client(&m, exec_user("cert.sh"));
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(mock_nreqs(&m), 2);
+	assert_string_equal(m.reqs[1].client_cn, "caldera-test-user");
+	assert_string_equal(m.reqs[1].authorization, "");
+	assert_int_equal(plugin_runs(), 1);
+	conns = m.nconns;
+
+	gate_set(&m, &g, NULL, "rotated-user");
+	assert_int_equal(get(c, &err), 0);
+	assert_int_equal(mock_nreqs(&m), 4);
+	assert_string_equal(m.reqs[2].client_cn, "caldera-test-user");
+	assert_string_equal(m.reqs[3].client_cn, "rotated-user");
+	assert_int_equal(plugin_runs(), 2);
+	assert_true(m.nconns > conns);
+	/* The rotated certificate stays. */
+	assert_int_equal(get(c, &err), 0);
+	assert_string_equal(m.reqs[4].client_cn, "rotated-user");
+	vc_kube_free(c);
+	mock_stop(&m);
+	X509_free(rotated);
+	vc_free(rotated_pem);
+	exec_env_clear();
+}
+
+/* Many threads, one plugin run (TSan runs this as part of test_kube). */
+static void test_exec_plugin_threads(void **state)
+{
+	struct vc_error err;
+	struct vc_kube *c;
+	struct mock m;
+	int i;
+
+	(void)state;
+	exec_env_clear();
+	setenv("EXEC_COUNT_FILE", scratch_file("count", "0\n"), 1);
+	mock_start(&m, false, echo, NULL);
+	c = kubeconfig_client(&m, exec_user("token.sh"));
+	run_workers(c, 4);
+	assert_int_equal(mock_nreqs(&m), 100);
+	for (i = 0; i < 100; i++)
+		assert_string_equal(m.reqs[i].authorization, "Bearer token-1");
+	assert_int_equal(plugin_runs(), 1);
+	assert_int_equal(get(c, &err), 0);
+	vc_kube_free(c);
+	mock_stop(&m);
+	exec_env_clear();
+}
+
+/* JWT segments: {"alg":"none"}, {"exp":1893456000,"sub":"ann"} and {"exp":1000000000}. */
+#define OIDC_USER(tok)         \
+	"    auth-provider:\n" \
+	"      name: oidc\n"   \
+	"      config: {idp-issuer-url: 'https://idp', client-id: k8s, id-token: " tok "}\n"
+#define JWT_VALID   "eyJhbGciOiJub25lIn0.eyJleHAiOjE4OTM0NTYwMDAsInN1YiI6ImFubiJ9.c2ln"
+#define JWT_EXPIRED "eyJhbGciOiJub25lIn0.eyJleHAiOjEwMDAwMDAwMDB9.c2ln"
+
+/* oidc's id-token is the bearer token; once it has expired, the client says so, sends nothing. */
+static void test_oidc_id_token(void **state)
+{
+	struct gate g = { JWT_VALID, NULL };
+	struct vc_error err;
+	struct vc_kube *c;
+	struct mock m;
+
+	(void)state;
+	mock_start(&m, false, gate_server, &g);
+	c = kubeconfig_client(&m, OIDC_USER(JWT_VALID));
+	assert_int_equal(get(c, &err), 0);
+	assert_string_equal(m.reqs[0].authorization, "Bearer " JWT_VALID);
+	vc_kube_free(c);
+	c = kubeconfig_client(&m, OIDC_USER(JWT_EXPIRED));
+	assert_int_equal(get(c, &err), VC_EUNAUTHORIZED);
+	assert_string_equal(
+		err.text, "the oidc id-token expired at 2001-09-09T01:46:40Z, and Caldera does not "
+			  "refresh it with the refresh-token: log in again to get a new id-token, "
+			  "or use an exec credential plugin such as kubelogin");
+	assert_int_equal(mock_nreqs(&m), 1);
+	vc_kube_free(c);
+	mock_stop(&m);
+}
+
 static void test_new_errors(void **state)
 {
 	struct vc_kube_config cfg = { 0 };
@@ -2006,6 +2334,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tls_threads_reconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_token_rotation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_plugin_token, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_plugin_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_plugin_cert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_plugin_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oidc_id_token, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
 	};
@@ -2021,8 +2354,11 @@ int main(void)
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	pki_free();
 	{
-		static const char *const names[] = { "ca.crt", "user.crt",  "user.key",
-						     "token",  "namespace", "empty-token" };
+		static const char *const names[] = {
+			"ca.crt",    "user.crt",    "user.key",	  "token",
+			"namespace", "empty-token", "kubeconfig", "count",
+			"exec.crt",  "exec.key",    "exec.crt.2", "exec.key.2",
+		};
 		char p[128];
 		size_t i;
 

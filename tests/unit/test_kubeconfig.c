@@ -11,6 +11,7 @@
 #include "vc_err.h"
 #include "vc_kube.h"
 #include "vc_log.h"
+#include "vc_time.h"
 
 #define CA_PEM "-----BEGIN CERTIFICATE-----\nCA DATA\n-----END CERTIFICATE-----\n"
 #define CA_B64 \
@@ -335,20 +336,6 @@ static void test_errors(void **state)
 		"certificate-authority-data: 'LS0t!S1C'}}]\n",
 		NULL, VC_EPARSE,
 		"cannot decode certificate-authority-data of cluster \"c\" in %s: illegal base64 data at input byte 4");
-	expect_error(s,
-		     "current-context: x\n"
-		     "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-		     "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
-		     "users: [{name: u, user: {exec: {command: aws}}}]\n",
-		     NULL, VC_EINVALID,
-		     "user \"u\" in %s: exec credential plugins are not supported");
-	expect_error(s,
-		     "current-context: x\n"
-		     "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-		     "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
-		     "users: [{name: u, user: {auth-provider: {name: gcp}}}]\n",
-		     NULL, VC_EINVALID,
-		     "user \"u\" in %s: auth-provider plugins are not supported");
 	expect_error(
 		s,
 		"current-context: x\n"
@@ -699,6 +686,353 @@ static void test_allocation_failures(void **state)
 	}
 }
 
+/* ---- credential plugins ------------------------------------------------------------------- */
+
+#define PLUGIN_HEAD                                               \
+	"current-context: x\n"                                    \
+	"contexts: [{name: x, context: {cluster: c, user: u}}]\n" \
+	"clusters: [{name: c, cluster: {server: 'https://h'}}]\n" \
+	"users:\n"                                                \
+	"- name: u\n"                                             \
+	"  user:\n"
+
+static const char exec_config[] =
+	"current-context: eks\n"
+	"clusters:\n"
+	"- name: c\n"
+	"  cluster:\n"
+	"    server: https://eks.example.com\n"
+	"    certificate-authority-data: " CA_B64 "\n"
+	"    extensions:\n"
+	"    - name: other\n"
+	"      extension: {a: 1}\n"
+	"    - name: client.authentication.k8s.io/exec\n"
+	"      extension:\n"
+	"        audience: sts.example.com\n"
+	"        roles: [a, b]\n"
+	"contexts:\n"
+	"- {name: eks, context: {cluster: c, user: aws}}\n"
+	"- {name: beta, context: {cluster: c, user: beta}}\n"
+	"- {name: rel, context: {cluster: c, user: rel}}\n"
+	"- {name: both, context: {cluster: c, user: both}}\n"
+	"users:\n"
+	"- name: aws\n"
+	"  user:\n"
+	"    exec:\n"
+	"      apiVersion: client.authentication.k8s.io/v1\n"
+	"      command: aws\n"
+	"      args: [--region, eu-west-1, eks, get-token, --cluster-name, prod]\n"
+	"      env:\n"
+	"      - {name: AWS_PROFILE, value: prod}\n"
+	"      - {name: EMPTY}\n"
+	"      installHint: \"\\e[1mInstall\\e[0m the AWS CLI\\n\\tsee docs\"\n"
+	"      provideClusterInfo: true\n"
+	"      interactiveMode: Never\n"
+	"- name: beta\n"
+	"  user:\n"
+	"    exec:\n"
+	"      apiVersion: client.authentication.k8s.io/v1beta1\n"
+	"      command: /usr/local/bin/gke-gcloud-auth-plugin\n"
+	"      env: null\n"
+	"- name: rel\n"
+	"  user:\n"
+	"    exec:\n"
+	"      apiVersion: client.authentication.k8s.io/v1\n"
+	"      command: bin/plugin\n"
+	"      interactiveMode: Always\n"
+	"- name: both\n"
+	"  user:\n"
+	"    token: static\n"
+	"    exec:\n"
+	"      apiVersion: client.authentication.k8s.io/v1\n"
+	"      command: ./plugin\n"
+	"      interactiveMode: IfAvailable\n";
+
+static void test_exec_plugin(void **state)
+{
+	struct scratch *s = *state;
+	const char *path = put(s, "kubeconfig", exec_config);
+	struct vc_kube_config cfg, copy;
+	struct vc_error err;
+	const struct vc_kube_exec_config *e;
+
+	assert_int_equal(vc_kubeconfig_load(path, NULL, NULL, &cfg, &err), 0);
+	e = cfg.exec;
+	assert_non_null(e);
+	assert_null(cfg.token);
+	assert_string_equal(e->api_version, "client.authentication.k8s.io/v1");
+	/* A bare name is looked up in PATH when the plugin runs. */
+	assert_string_equal(e->command, "aws");
+	assert_string_equal(e->args[0], "--region");
+	assert_string_equal(e->args[5], "prod");
+	assert_null(e->args[6]);
+	assert_string_equal(e->env[0], "AWS_PROFILE=prod");
+	assert_string_equal(e->env[1], "EMPTY=");
+	assert_null(e->env[2]);
+	/* Escape sequences are dropped from the hint, white space stays. */
+	assert_string_equal(e->install_hint, "[1mInstall[0m the AWS CLI\n\tsee docs");
+	assert_true(e->provide_cluster_info);
+	assert_int_equal(e->interactive_mode, VC_KUBE_EXEC_NEVER);
+	assert_string_equal(e->cluster_config, "{\"audience\":\"sts.example.com\",\"roles\":[\"a\","
+					       "\"b\"]}");
+	assert_false(cfg.exec_stdin);
+	assert_int_equal(cfg.exec_timeout_ns, 0);
+
+	/* A copy is deep. */
+	assert_int_equal(vc_kube_config_copy(&copy, &cfg, &err), 0);
+	assert_ptr_not_equal(copy.exec, cfg.exec);
+	assert_ptr_not_equal(copy.exec->args, cfg.exec->args);
+	assert_string_equal(copy.exec->args[1], "eu-west-1");
+	assert_string_equal(copy.exec->env[0], "AWS_PROFILE=prod");
+	assert_string_equal(copy.exec->cluster_config, e->cluster_config);
+	assert_string_equal(copy.exec->install_hint, e->install_hint);
+	assert_true(copy.exec->provide_cluster_info);
+	vc_kube_config_release(&copy);
+	vc_kube_config_release(&cfg);
+	assert_null(cfg.exec);
+
+	/* v1beta1 defaults interactiveMode to IfAvailable; no args, no env. */
+	assert_int_equal(vc_kubeconfig_load(path, "beta", NULL, &cfg, &err), 0);
+	assert_string_equal(cfg.exec->api_version, "client.authentication.k8s.io/v1beta1");
+	assert_string_equal(cfg.exec->command, "/usr/local/bin/gke-gcloud-auth-plugin");
+	assert_null(cfg.exec->args);
+	assert_null(cfg.exec->env);
+	assert_null(cfg.exec->install_hint);
+	assert_false(cfg.exec->provide_cluster_info);
+	assert_int_equal(cfg.exec->interactive_mode, VC_KUBE_EXEC_IF_AVAILABLE);
+	vc_kube_config_release(&cfg);
+
+	/* A relative path is relative to the kubeconfig's folder (clientcmd's ResolvePaths). */
+	assert_int_equal(vc_kubeconfig_load(path, "rel", NULL, &cfg, &err), 0);
+	assert_string_equal(cfg.exec->command, in_dir(s, "bin/plugin"));
+	assert_int_equal(cfg.exec->interactive_mode, VC_KUBE_EXEC_ALWAYS);
+	vc_kube_config_release(&cfg);
+
+	/* With a token of its own the user keeps both; the client uses the token. */
+	assert_int_equal(vc_kubeconfig_load(path, "both", NULL, &cfg, &err), 0);
+	assert_string_equal(cfg.token, "static");
+	assert_string_equal(cfg.exec->command, in_dir(s, "./plugin"));
+	assert_int_equal(cfg.exec->interactive_mode, VC_KUBE_EXEC_IF_AVAILABLE);
+	vc_kube_config_release(&cfg);
+}
+
+static void test_exec_plugin_errors(void **state)
+{
+	struct scratch *s = *state;
+
+	expect_error(s, PLUGIN_HEAD "    exec: {apiVersion: client.authentication.k8s.io/v1}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: command must be specified for u to use exec authentication "
+		     "plugin");
+	expect_error(s, PLUGIN_HEAD "    exec: {command: aws}\n", NULL, VC_EINVALID,
+		     "user \"u\" in %s: apiVersion must be specified for u to use exec "
+		     "authentication plugin");
+	/* v1alpha1 is gone from client-go: refused as any unknown version. */
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1alpha1}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: exec plugin: invalid apiVersion "
+		     "\"client.authentication.k8s.io/v1alpha1\"");
+	expect_error(s, PLUGIN_HEAD "    exec: {command: aws, apiVersion: v1}\n", NULL, VC_EINVALID,
+		     "user \"u\" in %s: exec plugin: invalid apiVersion \"v1\"");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: interactiveMode must be specified for u to use exec "
+		     "authentication plugin");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1, interactiveMode: Sometimes}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: invalid interactiveMode for u: \"Sometimes\"");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1beta1, env: [{value: x}]}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: env variable name must be specified for u to use exec "
+		     "authentication plugin");
+	expect_error(
+		s,
+		PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+			    "client.authentication.k8s.io/v1beta1}\n"
+			    "    auth-provider: {name: oidc}\n",
+		NULL, VC_EINVALID,
+		"user \"u\" in %s: authProvider cannot be provided in combination with an exec "
+		"plugin for u");
+	expect_error(s, PLUGIN_HEAD "    exec: [aws]\n", NULL, VC_EPARSE,
+		     "user \"u\" in %s: \"exec\" must be a mapping");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: [aws], apiVersion: "
+				 "client.authentication.k8s.io/v1beta1}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"command\" must be a string");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1beta1, args: a}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"args\" must be a list of strings");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1beta1, args: [a, [b]]}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"args\" must be a list of strings");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1beta1, env: {A: b}}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"env\" must be a list of name and value");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1beta1, env: [A]}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"env\" must be a list of name and value");
+	expect_error(s,
+		     PLUGIN_HEAD
+		     "    exec: {command: aws, apiVersion: "
+		     "client.authentication.k8s.io/v1beta1, provideClusterInfo: 'true'}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"provideClusterInfo\" must be a boolean");
+	expect_error(s,
+		     PLUGIN_HEAD "    exec: {command: aws, apiVersion: "
+				 "client.authentication.k8s.io/v1beta1, installHint: [x]}\n",
+		     NULL, VC_EPARSE,
+		     "exec plugin of user \"u\" in %s: \"installHint\" must be a string");
+	expect_error(s,
+		     "current-context: x\n"
+		     "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		     "clusters: [{name: c, cluster: {server: 'https://h', extensions: {a: b}}}]\n"
+		     "users: [{name: u, user: {exec: {command: aws, apiVersion: "
+		     "client.authentication.k8s.io/v1beta1}}}]\n",
+		     NULL, VC_EPARSE, "cluster \"c\" in %s: \"extensions\" must be a list");
+}
+
+/* JWT segments: {"alg":"none"}; {"exp":1893456000,"sub":"ann"}; {"sub":"ann"}. */
+#define JWT_HEAD "eyJhbGciOiJub25lIn0"
+#define JWT_EXP	 "eyJleHAiOjE4OTM0NTYwMDAsInN1YiI6ImFubiJ9"
+#define JWT_NEXP "eyJzdWIiOiJhbm4ifQ"
+#define OIDC(tok)                                                                       \
+	PLUGIN_HEAD                                                                     \
+	"    auth-provider:\n"                                                          \
+	"      name: oidc\n"                                                            \
+	"      config: {idp-issuer-url: 'https://idp', client-id: k8s, id-token: '" tok \
+	"', refresh-token: r}\n"
+
+static void test_auth_provider(void **state)
+{
+	struct scratch *s = *state;
+	const char *path = put(s, "kubeconfig", OIDC(JWT_HEAD "." JWT_EXP ".sig"));
+	struct vc_kube_config cfg;
+	struct vc_error err;
+
+	assert_int_equal(vc_kubeconfig_load(path, NULL, NULL, &cfg, &err), 0);
+	assert_string_equal(cfg.token, JWT_HEAD "." JWT_EXP ".sig");
+	assert_int_equal(cfg.token_expiry_ns, INT64_C(1893456000) * VC_NSEC_PER_SEC);
+	assert_null(cfg.exec);
+	vc_kube_config_release(&cfg);
+	/* The user's own token wins: the provider is not looked at. */
+	path = put(s, "kubeconfig", PLUGIN_HEAD "    token: t\n    auth-provider: {name: gcp}\n");
+	assert_int_equal(vc_kubeconfig_load(path, NULL, NULL, &cfg, &err), 0);
+	assert_string_equal(cfg.token, "t");
+	assert_int_equal(cfg.token_expiry_ns, 0);
+	vc_kube_config_release(&cfg);
+
+	expect_error(s, PLUGIN_HEAD "    auth-provider: {name: gcp}\n", NULL, VC_EINVALID,
+		     "user \"u\" in %s: The gcp auth plugin has been removed.\nPlease use the "
+		     "\"gke-gcloud-auth-plugin\" kubectl/client-go credential plugin instead.\nSee "
+		     "https://cloud.google.com/blog/products/containers-kubernetes/"
+		     "kubectl-auth-changes-in-gke for further details");
+	expect_error(s, PLUGIN_HEAD "    auth-provider: {name: azure, config: {apiserver-id: x}}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: The azure auth plugin has been removed.\nPlease use the "
+		     "https://github.com/Azure/kubelogin kubectl/client-go credential plugin "
+		     "instead.\nSee https://kubernetes.io/docs/reference/access-authn-authz/"
+		     "authentication/#client-go-credential-plugins for further details");
+	expect_error(s, PLUGIN_HEAD "    auth-provider: {name: openstack}\n", NULL, VC_EINVALID,
+		     "user \"u\" in %s: no Auth Provider found for name \"openstack\"");
+	expect_error(s, PLUGIN_HEAD "    auth-provider: oidc\n", NULL, VC_EPARSE,
+		     "user \"u\" in %s: \"auth-provider\" must be a mapping");
+	expect_error(s, PLUGIN_HEAD "    auth-provider: {name: oidc, config: [a]}\n", NULL,
+		     VC_EPARSE, "auth-provider of user \"u\" in %s: \"config\" must be a mapping");
+	expect_error(s, PLUGIN_HEAD "    auth-provider: {name: oidc, config: {client-id: k}}\n",
+		     NULL, VC_EINVALID, "user \"u\" in %s: Must provide idp-issuer-url");
+	expect_error(s,
+		     PLUGIN_HEAD "    auth-provider: {name: oidc, config: {idp-issuer-url: i}}\n",
+		     NULL, VC_EINVALID, "user \"u\" in %s: Must provide client-id");
+	expect_error(s,
+		     PLUGIN_HEAD "    auth-provider: {name: oidc, config: {idp-issuer-url: i, "
+				 "client-id: k, refresh-token: r}}\n",
+		     NULL, VC_EINVALID,
+		     "user \"u\" in %s: the oidc auth-provider has no id-token, and Caldera does "
+		     "not get one with the refresh-token: log in again (kubectl oidc-login) or use "
+		     "an exec credential plugin such as kubelogin");
+	expect_error(s, OIDC("opaque-token"), NULL, VC_EINVALID,
+		     "user \"u\" in %s: oidc id-token: ID Token is not a valid JWT");
+	expect_error(s, OIDC("a.b.c.d"), NULL, VC_EINVALID,
+		     "user \"u\" in %s: oidc id-token: ID Token is not a valid JWT");
+	expect_error(s, OIDC(JWT_HEAD ".e30=.sig"), NULL, VC_EPARSE,
+		     "user \"u\" in %s: oidc id-token: illegal base64 data at input byte 3");
+	expect_error(
+		s, OIDC(JWT_HEAD ".bm90IGpzb24.sig"), NULL, VC_EPARSE,
+		"user \"u\" in %s: oidc id-token: parsing claims: '[' or '{' expected near 'not'");
+	expect_error(s, OIDC(JWT_HEAD "." JWT_NEXP ".sig"), NULL, VC_EINVALID,
+		     "user \"u\" in %s: oidc id-token: the ID Token has no \"exp\" claim");
+}
+
+/* Every allocation of loading an exec user and copying it failing in turn. */
+static void test_exec_allocation_failures(void **state)
+{
+	struct scratch *s = *state;
+	const char *path = put(s, "kubeconfig", exec_config);
+	struct vc_kube_config cfg, copy;
+	struct vc_error err;
+	long n, failures;
+	int rc;
+
+	vc_alloc_install_json();
+	for (n = 0;; n++) {
+		vc_alloc_fail_after(n);
+		rc = vc_kubeconfig_load(path, NULL, NULL, &cfg, &err);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (!failures) {
+			assert_int_equal(rc, 0);
+			break;
+		}
+		assert_true(rc == VC_ENOMEM || rc == VC_EPARSE);
+		assert_null(cfg.exec);
+	}
+	for (n = 0;; n++) {
+		vc_alloc_fail_after(n);
+		rc = vc_kube_config_copy(&copy, &cfg, &err);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (!failures)
+			break;
+		assert_int_equal(rc, VC_ENOMEM);
+		assert_null(copy.exec);
+	}
+	assert_int_equal(rc, 0);
+	assert_string_equal(copy.exec->env[1], "EMPTY=");
+	vc_kube_config_release(&copy);
+	vc_kube_config_release(&cfg);
+	path = put(s, "kubeconfig", OIDC(JWT_HEAD "." JWT_EXP ".sig"));
+	for (n = 0;; n++) {
+		vc_alloc_fail_after(n);
+		rc = vc_kubeconfig_load(path, NULL, NULL, &cfg, &err);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (!failures) {
+			assert_int_equal(rc, 0);
+			vc_kube_config_release(&cfg);
+			break;
+		}
+		assert_true(rc == VC_ENOMEM || rc == VC_EPARSE);
+		assert_null(cfg.token);
+	}
+}
+
 static void quiet(void *ctx, int level, const char *line)
 {
 	(void)ctx;
@@ -719,6 +1053,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_from_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_plugin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_plugin_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_provider, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_allocation_failures, setup, teardown),
 	};
 
 	/* The fallbacks log warnings: keep them out of the test output. */

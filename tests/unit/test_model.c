@@ -365,6 +365,48 @@ static void test_pod_request_rules(void **state)
 	json_decref(obj);
 }
 
+/*
+ * Pod-level resources (spec.resources, KEP-2837: component-helpers' PodRequests): a cpu, memory
+ * or hugepages-* request of the pod replaces the containers' aggregate for that resource;
+ * other resources and pod-level limits leave it alone; the overhead is added after.
+ */
+static void test_pod_level_request(void **state)
+{
+	json_t *obj =
+		load("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"},"
+		     "\"spec\":{\"overhead\":{\"cpu\":\"100m\"},"
+		     "\"resources\":{\"requests\":{\"cpu\":\"3\",\"hugepages-2Mi\":\"4Mi\","
+		     "\"nvidia.com/gpu\":\"7\"},\"limits\":{\"memory\":\"8Gi\"}},"
+		     "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"1\","
+		     "\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\",\"hugepages-2Mi\":\"2Mi\"}}},"
+		     "{\"name\":\"b\",\"resources\":{\"requests\":{\"cpu\":\"500m\"}}}]}}");
+	json_t *mem_only = load("{\"spec\":{\"resources\":{\"requests\":{\"memory\":\"2Gi\"}},"
+				"\"containers\":[{\"name\":\"a\"}]}}");
+	json_t *bad = load("{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"x\"}},"
+			   "\"containers\":[{\"name\":\"a\"}]}}");
+	struct vc_error err;
+	struct vc_pod pod;
+
+	(void)state;
+	assert_int_equal(vc_pod_view(obj, &pod, NULL), 0);
+	assert_true(pod.request.milli_cpu == 3100.0);
+	assert_true(pod.request.memory == 1024.0 * 1024 * 1024);
+	assert_true(vc_resource_get(&pod.request, "nvidia.com/gpu") == 1000.0);
+	assert_true(vc_resource_get(&pod.request, "hugepages-2Mi") == 4.0 * 1024 * 1024 * 1000);
+	vc_pod_view_release(&pod);
+	/* Containers without requests: the pod's memory alone; cpu stays 0 (best-effort cpu). */
+	assert_int_equal(vc_pod_view(mem_only, &pod, NULL), 0);
+	assert_true(pod.request.milli_cpu == 0);
+	assert_true(pod.request.memory == 2.0 * 1024 * 1024 * 1024);
+	vc_pod_view_release(&pod);
+	vc_error_clear(&err);
+	assert_int_equal(vc_pod_view(bad, &pod, &err), VC_EINVALID);
+	assert_non_null(strstr(err.text, "resources"));
+	json_decref(obj);
+	json_decref(mem_only);
+	json_decref(bad);
+}
+
 static void test_pod_bad_request(void **state)
 {
 	json_t *obj = load("{\"spec\":{\"containers\":[{\"name\":\"main\",\"resources\":"
@@ -426,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_podgroup),
 		cmocka_unit_test(test_queue),
 		cmocka_unit_test(test_pod_request_rules),
+		cmocka_unit_test(test_pod_level_request),
 		cmocka_unit_test(test_pod_bad_request),
 		cmocka_unit_test(test_node),
 	};

@@ -180,7 +180,7 @@ static void test_soft_fail(void **state)
 		"unknown plugin 'deviceshare'",
 		"unknown plugin 'network-topology-aware'",
 		"plugin 'binpack': argument 'binpack.nosuch' is not used",
-		"plugin 'nodeorder': argument 'podaffinity.weight' is not used",
+		"plugin 'nodeorder': argument 'imagelocality.weight' is not used",
 		NULL,
 	};
 	static const char *const none[] = { NULL };
@@ -237,7 +237,7 @@ static void test_soft_fail(void **state)
 		       "  - name: nodeorder\n"
 		       "    arguments:\n"
 		       "      leastrequested.weight: 1\n"
-		       "      podaffinity.weight: 2\n",
+		       "      imagelocality.weight: 1\n",
 		       volcano_head, &c);
 	assert_int_equal(c.nactions, 3);
 	assert_int_equal(c.ntiers, 2);
@@ -252,7 +252,9 @@ static void test_soft_fail(void **state)
 	/* Every argument a plugin here reads is known: nothing skipped. */
 	expect_skipped("tiers:\n- plugins:\n  - name: overcommit\n    arguments:\n"
 		       "      overcommit-factor: 1.5\n  - name: task-topology\n    arguments:\n"
-		       "      task-topology.weight: 3\n",
+		       "      task-topology.weight: 3\n  - name: nodeorder\n    arguments:\n"
+		       "      podaffinity.weight: 2\n      podtopologyspread.weight: 2\n"
+		       "      nodeaffinity.weight: 2\n      tainttoleration.weight: 3\n",
 		       none, &c);
 	sched_conf_release(&c);
 }

@@ -1610,9 +1610,10 @@ static struct srt_view *pod_view(const char *key)
 }
 
 /*
- * A pod view keeps its own metadata strings and shares the spec, status, and the labels and
- * annotations the scheduler reads with every pod that has the same ones; hostname, subdomain
- * and other labels (one per pod) are left out, and so are unbound pods of other schedulers.
+ * A pod view keeps its own metadata strings and shares the spec, status, the labels (every one
+ * but volcano.sh/task-index: pod affinity selects by any label) and the annotations the
+ * scheduler reads with every pod that has the same ones; hostname, subdomain and the task index
+ * (one per pod) are left out, and so are unbound pods of other schedulers.
  * srt_pod_obj gives requests and Events the whole identity back.
  */
 static void test_pod_views(void **state)
@@ -1633,6 +1634,9 @@ static void test_pod_views(void **state)
 						      "metadata.labels[\"volcano.sh/task-spec\"]",
 						      json_string("w")),
 				 0);
+		/* Any label may be selected by a pod affinity term: kept. */
+		assert_int_equal(
+			vc_json_set_path_new(p, "metadata.labels[\"app\"]", json_string("web")), 0);
 		/* Per pod, and read by nobody in the scheduler: left out. */
 		assert_int_equal(vc_json_set_path_new(p,
 						      "metadata.labels[\"volcano.sh/task-index\"]",
@@ -1678,6 +1682,8 @@ static void test_pod_views(void **state)
 		json_string_value(vc_json_path(full, "metadata.labels[\"volcano.sh/task-spec\"]")),
 		"w");
 	assert_null(vc_json_path(full, "metadata.labels[\"volcano.sh/task-index\"]"));
+	assert_string_equal(json_string_value(vc_json_path(full, "metadata.labels[\"app\"]")),
+			    "web");
 	assert_string_equal(json_string_value(vc_json_path(full, "status.phase")), "Pending");
 	json_decref(full);
 
