@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # vcctl (and kubectl-vc) against the local cluster with Volcano's CRDs and the real kubectl:
 # every file of examples/ passes `kubectl apply --dry-run=server`; `job run` creates the Job its
-# flags describe; `job list` and `job view` show it in Volcano's layout; `job suspend` and
-# `job resume` create Commands with the right action, target and owner; `job delete` removes
-# it; `queue create/list/get/operate/delete` (PodGroup counts per phase, CloseQueue/OpenQueue
-# Commands, weight updates); errors from the server (unknown job or queue) and from bad input
-# print Volcano's messages and exit non-zero. No controller runs: the objects are checked as
-# vcctl wrote them.
+# flags describe; `job list` (-q, -S, --selector, "No resources found" after the filters) and
+# `job view` show it in Volcano HEAD's layout, `job list` byte for byte as Volcano v1.7's vcctl
+# prints it where HEAD did not change it (when that binary is there); `pod list` by job, queue
+# and namespace; `job suspend` and `job resume` create Commands with the right action, target
+# and owner; the v* programs (vsub, vjobs, vsuspend, vqueues, vcancel) as Volcano ships them;
+# `job delete` removes it; `queue create/list/get/operate/delete` (Parent column, PodGroup
+# counts per phase, CloseQueue/OpenQueue Commands, weight updates); errors from the server
+# (unknown job or queue) and from bad input print Volcano's messages and exit non-zero. No
+# controller runs: the objects are checked as vcctl wrote them.
 #
 # VCCTL (default build/vcctl, made by `make build`) is the binary to run; point it at an ASan
 # build to check it for leaks and errors against the real server.
