@@ -479,6 +479,39 @@ static void policy_trigger(const json_t *pol, char *buf, size_t len)
 		snprintf(buf, len, "(no event)");
 }
 
+/* Failed pods, which PodFailed policies act on, with their containers' exit codes. */
+static void failed_pods(struct ex *x, int max)
+{
+	const json_t *p, *cs;
+	size_t i, k;
+	int n = 0;
+
+	json_array_foreach (json_object_get(x->in->pods, "items"), i, p) {
+		const json_t *st = json_object_get(p, "status");
+		char codes[256] = "";
+		size_t off = 0;
+
+		if (n >= max || strcmp(str_or_empty(st, "phase"), "Failed"))
+			continue;
+		json_array_foreach (json_object_get(st, "containerStatuses"), k, cs) {
+			const json_t *term =
+				json_object_get(json_object_get(cs, "state"), "terminated");
+			int w;
+
+			if (!term)
+				continue;
+			w = snprintf(codes + off, sizeof(codes) - off, "%s%s exit code %lld",
+				     off ? ", " : " (", str_or_empty(cs, "name"),
+				     (long long)vc_json_get_int(term, "exitCode", 0));
+			if (w > 0 && (size_t)w < sizeof(codes) - off)
+				off += (size_t)w;
+		}
+		detail(x, "Pod %s/%s status.phase: Failed%s%s", x->in->ns, meta_str(p, "name"),
+		       codes, off ? ")" : "");
+		n++;
+	}
+}
+
 /* The last ExecuteAction/CommandIssued event of the job names the action under way. */
 static enum vcctl_why explain_phase(struct ex *x, const char *phase)
 {
@@ -543,6 +576,7 @@ static enum vcctl_why explain_phase(struct ex *x, const char *phase)
 			       i, what, action, str_or_empty(t, "name"));
 		}
 	}
+	failed_pods(x, 3);
 	detail(x, "%s status.retryCount: %lld (spec.maxRetry %lld)", x->job,
 	       (long long)vc_json_get_int(json_object_get(x->in->job, "status"), "retryCount", 0),
 	       (long long)vc_json_get_int(spec, "maxRetry", 3));

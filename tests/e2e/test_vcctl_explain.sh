@@ -12,6 +12,8 @@
 #               numbers from Queue spec.capability and status.allocated
 #   dependson   task b depends on task a (minAvailable 1) in a gang of 2: a's pod alone cannot
 #               make the gang, so b is never created: the dependsOn wait is the first reason
+#   policy      a pod fails under {PodFailed: AbortJob}: the job is Aborted, the action from its
+#               last ExecuteAction event and the policy that leads to it
 #   missing     a job that does not exist
 #
 # Checked against Volcano v1.7: under E2E_IMPL=volcano the same scenarios run on v1.7's
@@ -150,6 +152,25 @@ explain dep
 pods_are dep 1 || fail "task b has pods, or a has none" "$(k get pods)"
 k delete vcjob dep --wait=false >/dev/null
 pass "a dependsOn wait that the gang cannot break"
+
+step "policy: a failed pod aborts the job"
+ns explain-policy
+job_yaml pol "  minAvailable: 1
+  schedulerName: volcano
+  policies:
+  - {event: PodFailed, action: AbortJob}
+  tasks:
+$(cpu_task main 1 100m)" | apply_job -
+wait_phase pol Running
+set_exit pol-main-0 1
+wait_phase pol Aborted
+wait_for "explain to name the action and its policy" 30 explain_match pol "Job $CUR_NS/pol: Aborted" \
+	'Why: the job is Aborted: the controller ran the action AbortJob' \
+	"From: Event $CUR_NS/pol\..* \(Normal ExecuteAction.*\) message" \
+	"  Job $CUR_NS/pol spec.policies\[0\]: PodFailed -> AbortJob" \
+	"  Pod $CUR_NS/pol-main-0 status.phase: Failed \(main exit code 1\)"
+explain pol
+pass "an Aborted job: the action from its last event, the policy that leads to it"
 
 step "missing: no such job"
 explain_has nope "Job $CUR_NS/nope: not found" "Why: the job does not exist" ||

@@ -1347,6 +1347,10 @@ static void test_explain_job_states(void **state)
 		     "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
 		     "\"type\":\"Normal\",\"reason\":\"ExecuteAction\",\"message\":\"Start to "
 		     "execute action AbortJob \",\"lastTimestamp\":\"2024-06-01T11:59:59Z\"}]}");
+	c.pods = J("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
+		   "\"Failed\",\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"terminated\":"
+		   "{\"exitCode\":3}}}]}},{\"metadata\":{\"name\":\"tf-worker-0\"},"
+		   "\"status\":{\"phase\":\"Running\"}}]}");
 	assert_int_equal(run_explain(&c, &cap), VCCTL_WHY_PHASE);
 	assert_string_equal(cap.buf,
 			    "Job ml/tf: Restarting\n"
@@ -1356,6 +1360,7 @@ static void test_explain_job_states(void **state)
 			    "  Job ml/tf spec.policies[0]: PodEvicted -> RestartJob\n"
 			    "  Job ml/tf spec.tasks[0].policies[0]: exitCode 3 -> RestartJob (task "
 			    "ps)\n"
+			    "  Pod ml/tf-ps-0 status.phase: Failed (c exit code 3)\n"
 			    "  Job ml/tf status.retryCount: 1 (spec.maxRetry 3)\n");
 	cap_close(&cap);
 	ex_free(&c);
