@@ -581,7 +581,7 @@ void job_metrics_phase(struct job_run *run, const char *old_phase, const char *n
 	struct vc_metric *m = NULL;
 	const char *v[] = { run->job.meta.name, job_queue(run->obj), NULL };
 
-	if (!new_phase || vc_str_eq(old_phase, new_phase))
+	if (!run->c || !new_phase || vc_str_eq(old_phase, new_phase))
 		return;
 	if (!strcmp(new_phase, "Completed"))
 		m = run->c->m_completed;
@@ -597,7 +597,7 @@ void job_metrics_pod_created(struct job_run *run)
 	int32_t nsec = 0;
 	double ms;
 
-	if (!run->c->m_pod_latency || !run->job.meta.creation_timestamp ||
+	if (!run->c || !run->c->m_pod_latency || !run->job.meta.creation_timestamp ||
 	    vc_time_parse_rfc3339(run->job.meta.creation_timestamp, &sec, &nsec, NULL) < 0)
 		return;
 	ms = (double)(vc_time_now_ns() - (sec * INT64_C(1000000000) + nsec)) / 1e6;
@@ -619,6 +619,7 @@ void job_metrics_forget(struct jobctl *c, const json_t *job)
 
 void jobctl_config_defaults(struct jobctl_config *cfg)
 {
+	memset(cfg, 0, sizeof(*cfg));
 	cfg->workers = 3;
 	cfg->max_requeue = 15;
 }
