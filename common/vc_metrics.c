@@ -517,7 +517,8 @@ int vc_metric_value(struct vc_metric *m, const char *const *values, double *out)
 static void series_remove(struct vc_metric *m, size_t at)
 {
 	vc_free(m->series[at]);
-	memmove(m->series + at, m->series + at + 1, (m->nseries - at - 1) * sizeof(struct series *));
+	memmove(m->series + at, m->series + at + 1,
+		(m->nseries - at - 1) * sizeof(struct series *));
 	m->nseries--;
 }
 

@@ -81,8 +81,8 @@ static const struct plain_def plains[] = {
 	{ "volcano_eviction_transactions_total",
 	  "Total number of committed eviction transactions, by action", l_action, true,
 	  OFF(evictions) },
-	{ "volcano_unschedule_task_count", "Number of tasks could not be scheduled", l_job_id, false,
-	  OFF(unsched_tasks) },
+	{ "volcano_unschedule_task_count", "Number of tasks could not be scheduled", l_job_id,
+	  false, OFF(unsched_tasks) },
 	{ "volcano_unschedule_job_count", "Number of jobs could not be scheduled", NULL, false,
 	  OFF(unsched_jobs) },
 	{ "volcano_job_share", "Share for one job", l_job_share, false, OFF(job_share) },
@@ -205,7 +205,8 @@ void sched_metrics_action(const struct sched_metrics *m, const char *action, int
 	const char *v[] = { action, NULL };
 
 	if (m)
-		checked(vc_metric_observe(m->action, v, sched_metrics_ms(vc_time_mono_ns() - start)));
+		checked(vc_metric_observe(m->action, v,
+					  sched_metrics_ms(vc_time_mono_ns() - start)));
 }
 
 void sched_metrics_plugin(const struct sched_metrics *m, const char *plugin, bool open,
@@ -214,7 +215,8 @@ void sched_metrics_plugin(const struct sched_metrics *m, const char *plugin, boo
 	const char *v[] = { plugin, open ? "OnSessionOpen" : "OnSessionClose", NULL };
 
 	if (m)
-		checked(vc_metric_observe(m->plugin, v, sched_metrics_ms(vc_time_mono_ns() - start)));
+		checked(vc_metric_observe(m->plugin, v,
+					  sched_metrics_ms(vc_time_mono_ns() - start)));
 }
 
 void sched_metrics_stage(const struct sched_metrics *m, const char *stage, int64_t start)
@@ -226,8 +228,7 @@ void sched_metrics_stage(const struct sched_metrics *m, const char *stage, int64
 					  sched_metrics_ms(vc_time_mono_ns() - start)));
 }
 
-void sched_metrics_task_stage(const struct sched_metrics *m, const char *stage,
-			      int64_t created_ns)
+void sched_metrics_task_stage(const struct sched_metrics *m, const char *stage, int64_t created_ns)
 {
 	const char *v[] = { stage, NULL };
 

@@ -38,10 +38,10 @@ enum sched_mq {
 };
 
 /* The values of the label stage of volcano_task_scheduling_latency_milliseconds. */
-#define SCHED_STAGE_WATCHED   "Watched"
-#define SCHED_STAGE_ASSUMED   "Assumed"
-#define SCHED_STAGE_PREBOUND  "PreBound"
-#define SCHED_STAGE_BOUND     "Bound"
+#define SCHED_STAGE_WATCHED  "Watched"
+#define SCHED_STAGE_ASSUMED  "Assumed"
+#define SCHED_STAGE_PREBOUND "PreBound"
+#define SCHED_STAGE_BOUND    "Bound"
 /* ... and of volcano_scheduling_stage_duration_milliseconds. */
 #define SCHED_STAGE_PREDICATE "Predicate"
 #define SCHED_STAGE_SCORING   "Scoring"
@@ -84,8 +84,7 @@ void sched_metrics_plugin(const struct sched_metrics *m, const char *plugin, boo
 /* A per-task stage (SCHED_STAGE_PREDICATE, ...) ran since start. */
 void sched_metrics_stage(const struct sched_metrics *m, const char *stage, int64_t start);
 /* A task reached stage (SCHED_STAGE_WATCHED, ...); created_ns: the pod's creation (0: skip). */
-void sched_metrics_task_stage(const struct sched_metrics *m, const char *stage,
-			      int64_t created_ns);
+void sched_metrics_task_stage(const struct sched_metrics *m, const char *stage, int64_t created_ns);
 /* n pods were scheduled, unschedulable or met an error (result: Volcano's label value). */
 void sched_metrics_attempts(const struct sched_metrics *m, const char *result, double n);
 /* Preempt chose victims on a node; an attempt was made with them. */

@@ -384,7 +384,8 @@ void srt_on_pod_add(void *ctx, json_t *obj)
 	put_view(s, obj);
 	if (pod_waiting(s, obj)) {
 		if (s->sched)
-			sched_metrics_task_stage(s->sched, SCHED_STAGE_WATCHED, pod_created_ns(obj));
+			sched_metrics_task_stage(s->sched, SCHED_STAGE_WATCHED,
+						 pod_created_ns(obj));
 		sched_runtime_kick(s);
 	}
 }

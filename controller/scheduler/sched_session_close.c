@@ -311,7 +311,8 @@ static int job_result(struct sched_session *ssn, struct sched_ssn_job *j)
 				unsched_now = true;
 			}
 		} else {
-			sched_metrics_job_unschedulable(sched_ssn_metrics(ssn), j->j->name, 0, false);
+			sched_metrics_job_unschedulable(sched_ssn_metrics(ssn), j->j->name, 0,
+							false);
 			/* The same for every ready job of the session: one shared object. */
 			if (!ssn->priv->scheduled_cond)
 				ssn->priv->scheduled_cond =

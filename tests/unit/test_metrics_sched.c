@@ -16,7 +16,7 @@
 #include "vc_buf.h"
 #include "vc_time.h"
 
-#define GIB (1024.0 * 1024 * 1024)
+#define GIB	(1024.0 * 1024 * 1024)
 #define CREATED INT64_C(1767225600) /* 2026-01-01T00:00:00Z */
 
 static int64_t mono;
@@ -47,11 +47,12 @@ static struct sched_job_info *add_job(struct fixture *f, int i, const char *name
 	char text[512];
 	struct vc_error err;
 
-	snprintf(text, sizeof(text),
-		 "{\"metadata\":{\"namespace\":\"ns\",\"name\":\"%s\","
-		 "\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},"
-		 "\"spec\":{\"minMember\":%d,\"queue\":\"default\"},\"status\":{\"phase\":\"Inqueue\"}}",
-		 name, min);
+	snprintf(
+		text, sizeof(text),
+		"{\"metadata\":{\"namespace\":\"ns\",\"name\":\"%s\","
+		"\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},"
+		"\"spec\":{\"minMember\":%d,\"queue\":\"default\"},\"status\":{\"phase\":\"Inqueue\"}}",
+		name, min);
 	f->obj[i] = json_loads(text, 0, NULL);
 	assert_non_null(f->obj[i]);
 	vc_error_clear(&err);
