@@ -134,6 +134,19 @@ int vc_metrics_exponential_buckets(double start, double factor, size_t count, do
 	return 0;
 }
 
+int vc_metrics_exponential_buckets_range(double min, double max, size_t count, double *out)
+{
+	double factor;
+	size_t i;
+
+	if (!out || count < 2 || !(min > 0) || !(max > min) || !isfinite(max))
+		return VC_EINVAL;
+	factor = pow(max / min, 1.0 / (double)(count - 1));
+	for (i = 0; i < count; i++)
+		out[i] = min * pow(factor, (double)i);
+	return 0;
+}
+
 static int check_labels(const char *name, const char *const *labels, bool histogram,
 			size_t *nlabels, struct vc_error *err)
 {
@@ -498,6 +511,71 @@ int vc_metric_value(struct vc_metric *m, const char *const *values, double *out)
 		*out = m->series[at]->value;
 	pthread_mutex_unlock(&m->lock);
 	return 0;
+}
+
+/* Remove series at (its lock held). */
+static void series_remove(struct vc_metric *m, size_t at)
+{
+	vc_free(m->series[at]);
+	memmove(m->series + at, m->series + at + 1,
+		(m->nseries - at - 1) * sizeof(struct series *));
+	m->nseries--;
+}
+
+int vc_metric_delete(struct vc_metric *m, const char *const *values)
+{
+	bool found;
+	size_t at;
+	int rc;
+
+	if (!m || m->nlabels == 0)
+		return VC_EINVAL;
+	rc = check_values(m, &values);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&m->lock);
+	at = series_find(m, values, &found);
+	if (found)
+		series_remove(m, at);
+	pthread_mutex_unlock(&m->lock);
+	return found ? 1 : 0;
+}
+
+int vc_metric_delete_matching(struct vc_metric *m, const char *label, const char *value)
+{
+	size_t l, i, out;
+	int n = 0;
+
+	if (!m || !label || !value || m->nlabels == 0)
+		return VC_EINVAL;
+	for (l = 0; l < m->nlabels && strcmp(m->labels[l], label) != 0; l++)
+		;
+	if (l == m->nlabels)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	for (i = out = 0; i < m->nseries; i++) {
+		if (strcmp(m->series[i]->values[l], value) == 0) {
+			vc_free(m->series[i]);
+			n++;
+			continue;
+		}
+		m->series[out++] = m->series[i];
+	}
+	m->nseries = out;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+size_t vc_metric_series_count(struct vc_metric *m)
+{
+	size_t n;
+
+	if (!m)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	n = m->nseries;
+	pthread_mutex_unlock(&m->lock);
+	return n;
 }
 
 /* Append s with backslash and newline escaped, and the double quote too when quote is set. */

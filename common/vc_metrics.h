@@ -14,6 +14,10 @@
  *
  * Every function is thread-safe; updates of one metric are serialized by that metric's lock, so
  * a render sees each histogram series consistent. Metrics live as long as their registry.
+ *
+ * Cost: an update of an existing series takes the metric's lock, a binary search over its series
+ * (by label values) and, for a histogram, a walk over its fixed buckets; it never allocates.
+ * Only the first update of a new tuple of label values allocates (one block for the series).
  */
 #ifndef VC_METRICS_H
 #define VC_METRICS_H
@@ -74,6 +78,14 @@ int vc_metrics_exponential_buckets(double start, double factor, size_t count,
 				   double *out) VC_WARN_UNUSED;
 
 /*
+ * Fill out[0..count) with count bounds growing by a constant factor from min to max, both
+ * included (client_golang's ExponentialBucketsRange: min * (max/min)^(i/(count-1))). VC_EINVAL
+ * unless count >= 2, min > 0 and max > min.
+ */
+int vc_metrics_exponential_buckets_range(double min, double max, size_t count,
+					 double *out) VC_WARN_UNUSED;
+
+/*
  * Updates. `values` is a NULL-terminated array of label values, one per label name in declared
  * order (NULL or an empty array for a metric without labels); the values are copied when the
  * series is created and must be valid UTF-8. Each returns 0, or:
@@ -97,6 +109,22 @@ int vc_metric_observe(struct vc_metric *m, const char *const *values, double v) 
  * values or a NULL out.
  */
 int vc_metric_value(struct vc_metric *m, const char *const *values, double *out) VC_WARN_UNUSED;
+
+/*
+ * Forget series, so that they no longer render (client_golang's DeleteLabelValues and
+ * DeletePartialMatch). vc_metric_delete removes the series of exactly `values` and returns 1,
+ * or 0 when there was none. vc_metric_delete_matching removes every series whose label `label`
+ * has the value `value` and returns how many it removed (0 when the metric has no such label).
+ * A later update creates the series again, from zero. Both return VC_EINVAL for a NULL metric,
+ * a metric without labels (its one series always renders), or, for vc_metric_delete, a wrong
+ * number of values. Neither allocates.
+ */
+int vc_metric_delete(struct vc_metric *m, const char *const *values) VC_WARN_UNUSED;
+int vc_metric_delete_matching(struct vc_metric *m, const char *label,
+			      const char *value) VC_WARN_UNUSED;
+
+/* How many series m has (1 for a metric without labels); 0 for NULL. */
+size_t vc_metric_series_count(struct vc_metric *m);
 
 /*
  * Append every metric of r to out in the text format 0.0.4 (see the top of this file):

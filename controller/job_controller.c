@@ -543,8 +543,83 @@ size_t jobctl_run_pending(struct jobctl *c)
 /* ---- lifecycle ----------------------------------------------------------------------------------
  */
 
+/* ---- metrics (docs/volcano/metrics.md, Controller manager) ---------------------------------- */
+
+static void register_metrics(struct jobctl *c)
+{
+	static const char *const labels[] = { "job_name", "queue_name", NULL };
+	struct vc_metrics *r = c->cfg.metrics;
+	struct vc_error err;
+	double b[12];
+
+	if (!r)
+		return;
+	vc_error_clear(&err);
+	if (!c->cfg.metrics_no_per_job &&
+	    (vc_metrics_counter(r, "volcano_job_completed_phase_count",
+				"Number of job completed phase", labels, &c->m_completed, &err) ||
+	     vc_metrics_counter(r, "volcano_job_failed_phase_count", "Number of job failed phase",
+				labels, &c->m_failed, &err)))
+		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+	/* 10 ms to about 20 s. */
+	if (vc_metrics_exponential_buckets(10, 2, VC_ARRAY_SIZE(b), b) ||
+	    vc_metrics_histogram(r, "volcano_controller_job_to_pod_creation_latency_milliseconds",
+				 "Latency from VCJob creation to pod created in milliseconds", NULL,
+				 b, VC_ARRAY_SIZE(b), &c->m_pod_latency, &err))
+		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+}
+
+static const char *job_queue(const json_t *job)
+{
+	const char *q = vc_json_get_str(vc_json_get_obj(job, "spec"), "queue");
+
+	return q && *q ? q : "default";
+}
+
+void job_metrics_phase(struct job_run *run, const char *old_phase, const char *new_phase)
+{
+	struct vc_metric *m = NULL;
+	const char *v[] = { run->job.meta.name, job_queue(run->obj), NULL };
+
+	if (!run->c || !new_phase || vc_str_eq(old_phase, new_phase))
+		return;
+	if (!strcmp(new_phase, "Completed"))
+		m = run->c->m_completed;
+	else if (!strcmp(new_phase, "Failed"))
+		m = run->c->m_failed;
+	if (m && vc_metric_inc(m, v) < 0)
+		VC_LOG(VC_LOG_V(4), "cannot record metric", "job=%s", run->key);
+}
+
+void job_metrics_pod_created(struct job_run *run)
+{
+	int64_t sec;
+	int32_t nsec = 0;
+	double ms;
+
+	if (!run->c || !run->c->m_pod_latency || !run->job.meta.creation_timestamp ||
+	    vc_time_parse_rfc3339(run->job.meta.creation_timestamp, &sec, &nsec, NULL) < 0)
+		return;
+	ms = (double)(vc_time_now_ns() - (sec * INT64_C(1000000000) + nsec)) / 1e6;
+	if (vc_metric_observe(run->c->m_pod_latency, NULL, ms > 0 ? ms : 0) < 0)
+		VC_LOG(VC_LOG_V(4), "cannot record metric", "job=%s", run->key);
+}
+
+void job_metrics_forget(struct jobctl *c, const json_t *job)
+{
+	const char *v[] = { vc_json_get_str(vc_json_get_obj(job, "metadata"), "name"),
+			    job_queue(job), NULL };
+
+	if (!v[0])
+		return;
+	if ((c->m_completed && vc_metric_delete(c->m_completed, v) < 0) ||
+	    (c->m_failed && vc_metric_delete(c->m_failed, v) < 0))
+		VC_LOG(VC_LOG_V(4), "cannot delete metric", "job=%s", v[0]);
+}
+
 void jobctl_config_defaults(struct jobctl_config *cfg)
 {
+	memset(cfg, 0, sizeof(*cfg));
 	cfg->workers = 3;
 	cfg->max_requeue = 15;
 }
@@ -603,6 +678,7 @@ int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
 	infs[1] = ctx->pods;
 	infs[2] = ctx->podgroups;
 	infs[3] = ctx->commands;
+	register_metrics(c);
 	for (k = 0; k < 4; k++)
 		if ((rc = vc_informer_add_handler(infs[k], job_handler_set(c, k))))
 			goto fail;

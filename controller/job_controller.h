@@ -13,10 +13,19 @@
 
 #include "ctx.h"
 #include "vc_err.h"
+#include "vc_metrics.h"
 
 struct jobctl_config {
 	int workers;	 /* --worker-threads (3) */
 	int max_requeue; /* --max-requeue-num (15; < 0 unlimited) */
+	/*
+	 * Optional (borrowed): the registry of Volcano's job controller metrics
+	 * (docs/volcano/metrics.md, Controller manager): volcano_job_{completed,failed}_phase_count
+	 * and volcano_controller_job_to_pod_creation_latency_milliseconds. metrics_no_per_job
+	 * (--metrics-per-job=false) leaves out the two per-job counters.
+	 */
+	struct vc_metrics *metrics;
+	bool metrics_no_per_job;
 };
 
 struct jobctl;

@@ -57,6 +57,7 @@ static void on_job_delete(void *ctx, json_t *obj, bool final_state_unknown)
 	char key[VC_CACHE_KEY_MAX];
 
 	(void)final_state_unknown;
+	job_metrics_forget(ctx, obj);
 	if (!obj_key(obj, key))
 		job_cache_remove(ctx, key);
 }

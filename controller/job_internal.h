@@ -87,7 +87,19 @@ struct jobctl {
 	pthread_mutex_t lock;	/* guards the entries */
 	struct vc_hmap entries; /* "<ns>/<job>" -> struct job_entry (job_cache.c) */
 	bool stopped;
+	/* Metrics (NULL without a registry; the phase counters also with per-job series off). */
+	struct vc_metric *m_completed, *m_failed, *m_pod_latency;
 };
+
+/*
+ * Metrics of the job controller (job_controller.c). A status write that moved the job from
+ * old_phase (its phase string, may be NULL) to Completed or Failed counts one; a pod created
+ * observes the time since the job's creation. job_metrics_forget deletes a job's series.
+ */
+struct job_run;
+void job_metrics_phase(struct job_run *run, const char *old_phase, const char *new_phase);
+void job_metrics_pod_created(struct job_run *run);
+void job_metrics_forget(struct jobctl *c, const json_t *job);
 
 /*
  * One job being worked on by a worker: its object (the newest of the informer's and the one

@@ -96,6 +96,10 @@ int job_put_status(struct job_run *run, const struct job_status *st, json_t **ou
 	rc = vc_kube_update(job_kube(run), &vc_gvr_jobs, run->job.meta.ns, run->job.meta.name,
 			    "status", o, out, err);
 	json_decref(o);
+	if (rc == 0)
+		job_metrics_phase(run,
+				  json_string_value(vc_json_path(run->obj, "status.state.phase")),
+				  st->phase_str);
 	if (rc && rc != VC_ENOTFOUND)
 		VC_LOG(VC_LOG_V(2), "cannot update job status", "job=%s err=\"%s\"", run->key,
 		       err->text);
@@ -145,6 +149,7 @@ static void do_create(void *arg, size_t i)
 		snprintf(op->err, sizeof(op->err), "failed to create pod %s, err: %s",
 			 job_name_of(op->pod), err.text);
 	} else {
+		job_metrics_pod_created(po->run);
 		ph = json_string_value(vc_json_path(out, "status.phase"));
 		op->phase = vc_strdup(ph ? ph : "");
 		if (!op->phase)

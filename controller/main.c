@@ -60,6 +60,7 @@ struct config {
 	bool enable_healthz;
 	const char *healthz_address;
 	bool enable_metrics;
+	bool metrics_per_job; /* --metrics-per-job */
 	const char *listen_address;
 	bool version;
 	struct vc_leader_config leader;
@@ -128,6 +129,8 @@ struct config {
 		F("healthz-address", VC_FLAG_STRING, ":11251", healthz_address,               \
 		  "the health listener's host:port"),                                         \
 		F("enable-metrics", VC_FLAG_BOOL, "false", enable_metrics, "serve /metrics"), \
+		F("metrics-per-job", VC_FLAG_BOOL, "true", metrics_per_job,                   \
+		  "export the series labelled by job (false bounds /metrics by queues)"),     \
 		F("listen-address", VC_FLAG_STRING, metrics_address, listen_address,          \
 		  "the metrics listener's host:port"),                                        \
 		F("version", VC_FLAG_BOOL, "false", version, "print the version and exit")
@@ -393,6 +396,8 @@ static int create_job(struct app *app, void **out, struct vc_error *err)
 	jobctl_config_defaults(&jc);
 	jc.workers = c->worker_threads;
 	jc.max_requeue = c->max_requeue;
+	jc.metrics = app->metrics;
+	jc.metrics_no_per_job = !c->metrics_per_job;
 	return jobctl_new(&app->ctx, &jc, (struct jobctl **)out, err);
 }
 
@@ -450,6 +455,7 @@ static int create_sched(struct app *app, void **out, struct vc_error *err)
 	sc.default_queue = c->default_queue;
 	sc.seed = (uint64_t)c->seed;
 	sc.metrics = app->metrics;
+	sc.metrics_no_per_job = !c->metrics_per_job;
 	sc.events = app->sched_events;
 	rc = vc_flag_list_split(&c->node_selectors, sel_store, sc.node_selectors, SCHED_MAX_NAMES,
 				&nsel);

@@ -11,8 +11,8 @@ PKGS=(
 	clang clang-format clang-tidy cppcheck libclang-rt-14-dev
 	# the local cluster: etcd, certificate tools, the Kubernetes build
 	etcd-server openssl curl rsync ca-certificates dpkg-dev
-	# tests
-	python3 procps iproute2
+	# tests (prometheus: promtool checks the /metrics text in tests/e2e/test_metrics.sh)
+	python3 procps iproute2 prometheus
 )
 
 missing=()

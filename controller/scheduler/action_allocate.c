@@ -20,6 +20,7 @@ struct alloc_ctx {
 	const char **fail_role;
 	uint32_t *fail_next, *fail_head, nfail;
 	struct sched_stmt stmt;
+	bool *committed; /* per job: a statement of its tasks was committed */
 };
 
 static bool role_failed(const struct alloc_ctx *c, const struct sched_ssn_job *j, const char *role)
@@ -126,6 +127,7 @@ static int allocate_tasks(struct alloc_ctx *c, struct sched_ssn_job *j, enum pas
 	while (c->cursor[idx] < c->len[idx]) {
 		struct sched_ssn_task *t = c->ws[c->start[idx] + c->cursor[idx]++];
 		uint32_t node = SCHED_NONE, one;
+		int64_t st0;
 		const uint32_t *cands;
 		size_t n;
 		double *fi = p->vec + ssn->ndims;
@@ -144,9 +146,12 @@ static int allocate_tasks(struct alloc_ctx *c, struct sched_ssn_job *j, enum pas
 			cands = &one;
 			n = 1;
 		} else {
+			int64_t t0 = sched_metrics_start(sched_ssn_metrics(ssn));
+
 			rc = sched_predicate_nodes(ssn, t, SCHED_SEARCH_ALLOCATE, true, &n);
 			if (rc < 0)
 				return rc;
+			sched_metrics_stage(sched_ssn_metrics(ssn), SCHED_STAGE_PREDICATE, t0);
 			cands = p->feasible;
 		}
 		if (n == 0) {
@@ -155,7 +160,9 @@ static int allocate_tasks(struct alloc_ctx *c, struct sched_ssn_job *j, enum pas
 				continue;
 			break;
 		}
+		st0 = sched_metrics_start(sched_ssn_metrics(ssn));
 		node = sched_best_node(ssn, t, cands, n);
+		sched_metrics_stage(sched_ssn_metrics(ssn), SCHED_STAGE_SCORING, st0);
 		if (node == SCHED_NONE)
 			continue;
 		sched_ssn_future_idle(ssn, &ssn->nodes[node], fi);
@@ -252,8 +259,9 @@ static int allocate_execute(struct sched_session *ssn)
 	c.fail_next = vc_calloc(nt, sizeof(uint32_t));
 	c.fail_head = vc_malloc(nj * sizeof(uint32_t));
 	jobs = vc_calloc(ssn->nqueues + 1, sizeof(*jobs));
+	c.committed = vc_calloc(nj, sizeof(bool));
 	if (!c.ws || !tmp || !c.start || !c.len || !c.cursor || !c.fail_role || !c.fail_next ||
-	    !c.fail_head || !jobs)
+	    !c.fail_head || !jobs || !c.committed)
 		goto out;
 	for (i = 0; i < nj; i++)
 		c.fail_head[i] = SCHED_NONE;
@@ -281,6 +289,7 @@ static int allocate_execute(struct sched_session *ssn)
 		}
 		switch (res) {
 		case PASS_READY:
+			c.committed[j->index] |= c.stmt.n > 0;
 			sched_stmt_commit(ssn, &c.stmt);
 			if (c.cursor[j->index] < c.len[j->index])
 				sched_heap_push(&jobs[q->index], j);
@@ -297,6 +306,13 @@ static int allocate_execute(struct sched_session *ssn)
 		}
 		sched_heap_push(&queues, q);
 	}
+	/* Once per job and session: its last task assumed now (Volcano's
+	 * UpdateE2eSchedulingDurationByJob). */
+	for (i = 0; i < ssn->njobs; i++)
+		if (c.committed[i])
+			sched_metrics_job_assumed(sched_ssn_metrics(ssn), ssn->jobs[i].j->ns,
+						  ssn->jobs[i].j->name, ssn->jobs[i].j->queue,
+						  ssn->jobs[i].created);
 	rc = 0;
 out:
 	if (jobs)
@@ -313,6 +329,7 @@ out:
 	vc_free(c.fail_role);
 	vc_free(c.fail_next);
 	vc_free(c.fail_head);
+	vc_free(c.committed);
 	return rc;
 }
 

@@ -147,12 +147,16 @@ int sched_preempt_task(struct sched_session *ssn, struct sched_stmt *stmt, struc
 		for (k = 0; k < nc; k++)
 			if (keep[k])
 				cands[nv++] = cands[k];
+		if (!reclaim)
+			sched_metrics_preempt_victims(sched_ssn_metrics(ssn), nv);
 		sched_ssn_future_idle(ssn, sn, avail);
 		for (k = 0; k < nv; k++)
 			for (d = 0; d < ssn->ndims; d++)
 				avail[d] += cands[k]->req[d];
 		if (!sched_res_le(ssn, t->req, avail))
 			continue;
+		if (!reclaim)
+			sched_metrics_preempt_attempt(sched_ssn_metrics(ssn));
 		for (k = 0; k < nv; k++) {
 			struct sched_ssn_task *v = cands[k];
 			struct sched_ssn_job *vj = v->job;

@@ -139,6 +139,36 @@ static int drf_open(struct sched_session *ssn, const struct sched_plugin_conf *c
 	return 0;
 }
 
+/*
+ * Each namespace's dominant share of the cluster (Σ its jobs' allocations), weight 1: Caldera
+ * reads no namespace weights, which is Volcano's default weight (docs/volcano/metrics.md).
+ */
+static void drf_namespace_metrics(struct drf_state *s)
+{
+	struct sched_session *ssn = s->ssn;
+	size_t i, k, d, nd = ssn->ndims;
+	double *acc = s->tmp;
+
+	if (!sched_ssn_metrics(ssn))
+		return;
+	for (i = 0; i < ssn->njobs; i++) {
+		const char *ns = ssn->jobs[i].j->ns;
+		bool first = true;
+
+		for (k = 0; k < i && first; k++)
+			first = strcmp(ssn->jobs[k].j->ns, ns) != 0;
+		if (!first)
+			continue;
+		memset(acc, 0, nd * sizeof(double));
+		for (k = i; k < ssn->njobs; k++)
+			if (strcmp(ssn->jobs[k].j->ns, ns) == 0)
+				for (d = 0; d < nd; d++)
+					acc[d] += s->alloc[k * nd + d];
+		sched_metrics_namespace(sched_ssn_metrics(ssn), ns,
+					drf_dense_share(nd, acc, ssn->total), 1);
+	}
+}
+
 static void drf_close(struct sched_session *ssn, void *state)
 {
 	struct drf_state *s = state;
@@ -147,8 +177,12 @@ static void drf_close(struct sched_session *ssn, void *state)
 	if (!s)
 		return;
 	/* Leave the shares in the model for logs and tests. */
-	for (i = 0; i < ssn->njobs; i++)
+	for (i = 0; i < ssn->njobs; i++) {
 		ssn->jobs[i].j->share = s->share[i];
+		sched_metrics_job_share(sched_ssn_metrics(ssn), ssn->jobs[i].j->ns,
+					ssn->jobs[i].j->name, s->share[i]);
+	}
+	drf_namespace_metrics(s);
 	vc_free(s->alloc);
 	vc_free(s->share);
 	vc_free(s->tmp);

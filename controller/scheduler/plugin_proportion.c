@@ -490,8 +490,23 @@ static void proportion_close(struct sched_session *ssn, void *state)
 
 	if (!s)
 		return;
-	for (i = 0; i < ssn->nqueues; i++)
-		ssn->queues[i].q->share = s->share[i];
+	for (i = 0; i < ssn->nqueues; i++) {
+		const struct sched_ssn_queue *q = &ssn->queues[i];
+
+		q->q->share = s->share[i];
+		/* The session's last word on each queue (Volcano updates these as it goes). */
+		sched_metrics_queue_dense(ssn, SCHED_MQ_ALLOCATED, q->q->name, QV(s, allocated, q));
+		sched_metrics_queue_dense(ssn, SCHED_MQ_DESERVED, q->q->name, QV(s, deserved, q));
+		sched_metrics_queue_dense(ssn, SCHED_MQ_REAL_CAPACITY, q->q->name,
+					  QV(s, real_cap, q));
+		sched_metrics_queue_dense(ssn, SCHED_MQ_INQUEUE, q->q->name, QV(s, inqueue, q));
+		sched_metrics_queue_resource(ssn, SCHED_MQ_REQUEST, q->q->name, &q->q->request);
+		if (q->q->has_capability)
+			sched_metrics_queue_resource(ssn, SCHED_MQ_CAPACITY, q->q->name,
+						     &q->q->capability);
+		sched_metrics_queue_attrs(sched_ssn_metrics(ssn), q->q->name, s->share[i],
+					  q->q->weight, proportion_overused_cb(s, q));
+	}
 	proportion_free(s);
 }
 

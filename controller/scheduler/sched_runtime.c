@@ -361,13 +361,33 @@ static void put_view(struct sched_runtime *s, const json_t *obj)
 	}
 }
 
+/* An RFC 3339 time in ns since the epoch, 0 when NULL or malformed. */
+static int64_t time_ns(const char *ts)
+{
+	int64_t sec;
+	int32_t nsec = 0;
+
+	if (!ts || vc_time_parse_rfc3339(ts, &sec, &nsec, NULL) < 0)
+		return 0;
+	return sec * NS_PER_SEC + nsec;
+}
+
+static int64_t pod_created_ns(const json_t *pod)
+{
+	return time_ns(vc_json_get_str(vc_json_get_obj(pod, "metadata"), "creationTimestamp"));
+}
+
 void srt_on_pod_add(void *ctx, json_t *obj)
 {
 	struct sched_runtime *s = ctx;
 
 	put_view(s, obj);
-	if (pod_waiting(s, obj))
+	if (pod_waiting(s, obj)) {
+		if (s->sched)
+			sched_metrics_task_stage(s->sched, SCHED_STAGE_WATCHED,
+						 pod_created_ns(obj));
 		sched_runtime_kick(s);
+	}
 }
 
 void srt_on_pod_update(void *ctx, json_t *old_obj, json_t *new_obj)
@@ -547,13 +567,97 @@ static void format_uuid(uint64_t a, uint64_t b, char *buf, size_t len)
 		 a >> 32, (a >> 16) & 0xffff, a & 0xffff, b >> 48, b & UINT64_C(0xffffffffffff));
 }
 
+/* The series of one job or queue (s->series). */
+struct srt_series {
+	char *ns, *name, *queue; /* queue: NULL for a queue's entry */
+	uint64_t seen_cycle;
+};
+
+static void series_free(void *val)
+{
+	struct srt_series *e = val;
+
+	vc_free(e->ns);
+	vc_free(e->name);
+	vc_free(e->queue);
+	vc_free(e);
+}
+
+/* Remember (or refresh) one job's or queue's series; a job seen first sets its start time. */
+static void series_seen(struct sched_runtime *s, const struct sched_job_info *j, const char *queue)
+{
+	char key[600];
+	struct srt_series *e;
+
+	if (j)
+		snprintf(key, sizeof(key), "j%s/%s", j->ns, j->name);
+	else
+		snprintf(key, sizeof(key), "q%s", queue);
+	e = srt_map_get(&s->series, key);
+	if (e && (!j || vc_str_eq(e->queue, j->queue))) {
+		e->seen_cycle = s->cycle;
+		return;
+	}
+	e = vc_calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->seen_cycle = s->cycle;
+	if (j) {
+		e->ns = vc_strdup(j->ns);
+		e->name = vc_strdup(j->name);
+		e->queue = vc_strdup(j->queue);
+	} else {
+		e->name = vc_strdup(queue);
+	}
+	if (!e->name || (j && (!e->ns || !e->queue)) || srt_map_put(&s->series, key, e) < 0) {
+		series_free(e);
+		return;
+	}
+	if (j)
+		sched_metrics_job_seen(s->sched, j->ns, j->name, j->queue,
+				       j->pg ? time_ns(j->pg->meta.creation_timestamp) : 0);
+}
+
+static bool series_gone(void *ctx, const char *key, void *val)
+{
+	struct sched_runtime *s = ctx;
+	struct srt_series *e = val;
+
+	if (e->seen_cycle == s->cycle)
+		return false;
+	if (key[0] == 'j')
+		sched_metrics_job_delete(s->sched, e->ns, e->name, e->queue);
+	else
+		sched_metrics_queue_delete(s->sched, e->name);
+	return true;
+}
+
+/*
+ * Jobs and queues of this cycle's snapshot keep their series; those of PodGroups and Queues
+ * gone from the caches are deleted (Volcano's DeleteJobMetrics, DeleteQueueMetrics), so the
+ * per-job series stay bounded by the jobs that exist.
+ */
+static void series_sweep(struct sched_runtime *s, const struct sched_snapshot *snap)
+{
+	size_t i;
+
+	if (!s->sched)
+		return;
+	for (i = 0; i < snap->njobs; i++)
+		series_seen(s, snap->jobs[i], NULL);
+	for (i = 0; i < snap->nqueues; i++)
+		series_seen(s, NULL, snap->queues[i]->name);
+	srt_map_sweep(&s->series, series_gone, s);
+}
+
 int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 {
 	struct sched_result res;
 	struct srt_snap sn;
 	char uid[40], now[40];
-	int64_t t0 = loop_now();
+	int64_t t0 = loop_now(), snap_ns;
 	uint64_t seed, a, b;
+	size_t i, unschedulable = 0;
 	int rc;
 
 	pthread_mutex_lock(&s->mu);
@@ -565,6 +669,8 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 	rc = srt_snap_build(s, &sn, err);
 	if (rc)
 		return rc;
+	snap_ns = loop_now() - t0;
+	sn.snap.metrics = s->sched;
 	a = rng_next(&s->rng);
 	b = rng_next(&s->rng);
 	seed = rng_next(&s->rng);
@@ -581,15 +687,17 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 		return rc;
 	}
 	srt_apply_result(s, &res);
+	for (i = 0; i < res.ntasks; i++)
+		unschedulable += vc_str_eq(res.tasks[i].reason, "Unschedulable");
+	sched_metrics_attempts(s->sched, "unschedulable", (double)unschedulable);
+	series_sweep(s, &sn.snap);
 	VC_LOG(VC_LOG_V(3), "scheduling cycle done",
 	       "session=%s jobs=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f", uid, sn.snap.njobs,
 	       sn.snap.nnodes, res.nbinds, res.nevicts, (double)(loop_now() - t0) / 1e6);
 	sched_result_release(&res);
 	srt_snap_release(&sn);
 	srt_gc(s);
-	if (s->m_latency)
-		if (vc_metric_observe(s->m_latency, NULL, (double)(loop_now() - t0) / 1e6) < 0)
-			VC_LOG(VC_LOG_V(4), "cannot record metric", "");
+	sched_metrics_cycle(s->sched, loop_now() - t0, snap_ns + res.open_ns);
 	return 0;
 }
 
@@ -677,22 +785,15 @@ static void track_free_val(void *val)
 
 static void register_metrics(struct sched_runtime *s)
 {
-	static const char *const result[] = { "result", NULL };
-	double buckets[12];
 	struct vc_error err;
 
 	if (!s->cfg.metrics)
 		return;
-	if (vc_metrics_exponential_buckets(5, 2, VC_ARRAY_SIZE(buckets), buckets) == 0 &&
-	    vc_metrics_histogram(s->cfg.metrics, "volcano_e2e_scheduling_latency_milliseconds",
-				 "E2e scheduling latency in milliseconds (scheduling algorithm)",
-				 NULL, buckets, VC_ARRAY_SIZE(buckets), &s->m_latency, &err) < 0)
+	if (sched_metrics_register(s->cfg.metrics, !s->cfg.metrics_no_per_job, &s->metrics, &err) <
+	    0)
 		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
-	if (vc_metrics_counter(s->cfg.metrics, "volcano_schedule_attempts_total",
-			       "Number of attempts to bind pods, by the result: 'scheduled' or "
-			       "'error'",
-			       result, &s->m_attempts, &err) < 0)
-		VC_WARN("cannot register metric", "error=\"%s\"", err.text);
+	else
+		s->sched = &s->metrics;
 	if (vc_metrics_gauge(s->cfg.metrics, "volcano_scheduler_configuration_skipped_entries",
 			     "Entries of the scheduler configuration in use that were skipped "
 			     "(unknown actions, plugins, keys and plugin arguments)",
@@ -758,7 +859,8 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 	    srt_map_init(&s->pod_views, 1024, srt_pod_view_free) < 0 ||
 	    srt_map_init(&s->intern, 256, srt_intern_free) < 0 ||
 	    srt_map_init(&s->pg_views, 256, srt_pg_view_free) < 0 ||
-	    srt_map_init(&s->node_views, 256, srt_node_view_free) < 0) {
+	    srt_map_init(&s->node_views, 256, srt_node_view_free) < 0 ||
+	    srt_map_init(&s->series, 256, series_free) < 0) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -861,6 +963,7 @@ void sched_runtime_free(struct sched_runtime *s)
 	srt_map_release(&s->intern);
 	srt_map_release(&s->pg_views);
 	srt_map_release(&s->node_views);
+	srt_map_release(&s->series);
 	pthread_cond_destroy(&s->cond);
 	pthread_cond_destroy(&s->pool_cond);
 	pthread_cond_destroy(&s->idle_cond);

@@ -39,6 +39,11 @@ struct sched_runtime_config {
 	/* Optional: where the scheduler's metrics go (borrowed; NULL = none). */
 	struct vc_metrics *metrics;
 	/*
+	 * --metrics-per-job=false: no series labelled by job (the e2e job gauges, unschedulable
+	 * task counts, job shares and retries; sched_metrics.h). Default true, as Volcano.
+	 */
+	bool metrics_no_per_job;
+	/*
 	 * Optional: the recorder of the scheduler's Events (borrowed), whose source is the
 	 * scheduler's name as Volcano's ("volcano"); NULL = ctx's recorder.
 	 */

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "sched_conf.h"
+#include "sched_metrics.h"
 #include "sched_session.h"
 #include "vc_hash.h"
 #include "vc_metrics.h"
@@ -224,8 +225,14 @@ struct sched_runtime {
 	double pc_tokens;
 	int64_t pc_at;
 
-	/* Metrics (NULL when cfg.metrics is NULL). */
-	struct vc_metric *m_latency, *m_attempts;
+	/* Metrics: sched points to metrics when cfg.metrics is set, else NULL. */
+	struct sched_metrics metrics;
+	const struct sched_metrics *sched;
+	/*
+	 * Jobs ("j" + ns/name) and queues ("q" + name) that have series, with the cycle that last
+	 * saw them (loop thread only): the series of one no snapshot holds are deleted.
+	 */
+	struct srt_map series;
 	/* The configuration's skipped entries (gauge) and files that did not parse (counter). */
 	struct vc_metric *m_conf_skipped, *m_conf_errors;
 };

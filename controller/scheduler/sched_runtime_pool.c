@@ -249,11 +249,18 @@ static void now_rfc3339(char *buf, size_t len)
 
 static void count_attempt(struct sched_runtime *s, const char *result)
 {
-	const char *values[] = { result, NULL };
+	sched_metrics_attempts(s->sched, result, 1);
+}
 
-	if (s->m_attempts)
-		if (vc_metric_inc(s->m_attempts, values) < 0)
-			VC_LOG(VC_LOG_V(4), "cannot record metric", "");
+static int64_t pod_created_ns(const json_t *pod)
+{
+	const char *ts = vc_json_get_str(vc_json_get_obj(pod, "metadata"), "creationTimestamp");
+	int64_t sec;
+	int32_t nsec = 0;
+
+	if (!ts || vc_time_parse_rfc3339(ts, &sec, &nsec, NULL) < 0)
+		return 0;
+	return sec * INT64_C(1000000000) + nsec;
 }
 
 /* {"status":{"conditions":[{type, status, reason, message, lastTransitionTime}]}} */
@@ -311,6 +318,7 @@ static void run_bind(struct sched_runtime *s, struct srt_work *w)
 	const char *uid = vc_json_get_str(vc_json_get_obj(w->obj, "metadata"), "uid");
 	struct srt_assumed *a;
 	struct vc_error err;
+	int64_t created, t0;
 	json_t *body;
 	char *msg;
 	int rc;
@@ -324,13 +332,19 @@ static void run_bind(struct sched_runtime *s, struct srt_work *w)
 		json_decref(body);
 		body = NULL;
 	}
+	/* Caldera has no PreBind step: the task is PreBound when its bind goes out. */
+	created = s->sched ? pod_created_ns(w->obj) : 0;
+	sched_metrics_task_stage(s->sched, SCHED_STAGE_PREBOUND, created);
+	t0 = sched_metrics_start(s->sched);
 	if (!body)
 		rc = vc_error_set(&err, VC_ENOMEM, "out of memory");
 	else
 		rc = vc_kube_create(s->ctx->kube, &vc_gvr_pods, w->ns, w->name, "binding", body,
 				    NULL, &err);
 	json_decref(body);
+	sched_metrics_stage(s->sched, SCHED_STAGE_BIND, t0);
 	if (rc == 0) {
+		sched_metrics_task_stage(s->sched, SCHED_STAGE_BOUND, created);
 		pthread_mutex_lock(&s->mu);
 		a = srt_map_get(&s->assumed, w->key);
 		if (a) {

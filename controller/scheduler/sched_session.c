@@ -178,6 +178,7 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 			const struct sched_plugin_conf *pc = &c->tiers[i].plugins[k];
 			struct sched_plugin_slot *s = &p->slots[p->nslots];
 			const bool *en = pc->enabled;
+			int64_t t0;
 			int rc;
 
 			s->plugin = sched_plugin_find(pc->name);
@@ -189,7 +190,9 @@ static int open_plugins(struct sched_session *ssn, struct vc_error *err)
 			p->nslots++;
 			if (strcmp(pc->name, "gang") == 0)
 				p->gang_configured = true;
+			t0 = sched_metrics_start(sched_ssn_metrics(ssn));
 			rc = s->plugin->on_session_open(ssn, pc, &s->cb, &s->state, err);
+			sched_metrics_plugin(sched_ssn_metrics(ssn), pc->name, true, t0);
 			if (rc < 0)
 				return rc;
 			s->opened = true;
@@ -452,8 +455,12 @@ static void release_session(struct sched_session *ssn)
 	for (i = p->nslots; i-- > 0;) {
 		struct sched_plugin_slot *s = &p->slots[i];
 
-		if (s->opened && s->plugin->on_session_close)
+		if (s->opened && s->plugin->on_session_close) {
+			int64_t t0 = sched_metrics_start(sched_ssn_metrics(ssn));
+
 			s->plugin->on_session_close(ssn, s->state);
+			sched_metrics_plugin(sched_ssn_metrics(ssn), s->conf->name, false, t0);
+		}
 	}
 	for (i = 0; i < ssn->ntasks; i++) {
 		struct sched_ssn_task *t = &ssn->tasks[i];
@@ -512,11 +519,14 @@ static int run_actions(struct sched_session *ssn, struct vc_error *err)
 	for (i = 0; i < ssn->conf->nactions; i++) {
 		const char *name = ssn->conf->actions[i];
 		const struct sched_action *a = sched_action_find(name);
+		int64_t t0;
 		int rc;
 
 		if (!a)
 			return vc_error_set(err, VC_EINVAL, "unknown action '%s'", name);
+		t0 = sched_metrics_start(sched_ssn_metrics(ssn));
 		rc = a->execute(ssn);
+		sched_metrics_action(sched_ssn_metrics(ssn), name, t0);
 		if (rc < 0)
 			return vc_error_set(err, rc, "out of memory in action '%s'", name);
 	}
@@ -589,6 +599,7 @@ int sched_session_run(const struct sched_conf *conf, struct sched_snapshot *snap
 	rc = sched_session_begin(&ssn, conf, snap, session_uid, now, seed, out, err);
 	if (rc < 0)
 		return rc;
+	out->open_ns = vc_time_mono_ns() - start;
 	rc = run_actions(&ssn, err);
 	if (rc == 0) {
 		rc = sched_session_close(&ssn);

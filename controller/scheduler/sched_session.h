@@ -20,6 +20,7 @@
 
 #include "sched_api.h"
 #include "sched_conf.h"
+#include "sched_metrics.h"
 #include "vc_err.h"
 
 struct sched_snapshot {
@@ -30,6 +31,8 @@ struct sched_snapshot {
 	struct sched_queue_info **queues; /* owned */
 	size_t nqueues, queues_cap;
 	struct vc_resource total; /* Σ node allocatable, kept by sched_snapshot_add_node */
+	/* Where the session records its metrics (borrowed; NULL: none). Set by the runtime. */
+	const struct sched_metrics *metrics;
 };
 
 /* Make s empty. Returns 0 or VC_ENOMEM. */
@@ -135,6 +138,7 @@ struct sched_result {
 	uint64_t predicate_calls, score_calls;
 	uint64_t predicate_evals, score_evals;
 	int64_t duration_ns;
+	int64_t open_ns; /* opening the session (dimensions, views, plugins' OnSessionOpen) */
 };
 
 /*

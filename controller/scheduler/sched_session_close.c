@@ -290,6 +290,8 @@ static int job_result(struct sched_session *ssn, struct sched_ssn_job *j)
 					releasing++;
 			}
 			unready = (int64_t)j->j->min_member - schedulable;
+			sched_metrics_job_unschedulable(sched_ssn_metrics(ssn), j->j->name, unready,
+							true);
 			/* A shortfall of pods still terminating on their nodes is not news. */
 			if (unready > 0 && unready <= (int64_t)releasing) {
 				c = NULL;
@@ -309,6 +311,8 @@ static int job_result(struct sched_session *ssn, struct sched_ssn_job *j)
 				unsched_now = true;
 			}
 		} else {
+			sched_metrics_job_unschedulable(sched_ssn_metrics(ssn), j->j->name, 0,
+							false);
 			/* The same for every ready job of the session: one shared object. */
 			if (!ssn->priv->scheduled_cond)
 				ssn->priv->scheduled_cond =
@@ -476,11 +480,18 @@ static int write_back(struct sched_session *ssn)
 
 int sched_session_close(struct sched_session *ssn)
 {
-	size_t i;
+	size_t i, unschedulable = 0;
 	int rc = 0;
 
-	for (i = 0; i < ssn->njobs && rc == 0; i++)
+	for (i = 0; i < ssn->njobs && rc == 0; i++) {
+		/* gang's count of jobs that are not ready (Volcano's UpdateUnscheduleJobCount) */
+		if (ssn->priv->gang_configured && ssn->jobs[i].ntasks > 0 &&
+		    !sched_ssn_job_gang_ready(&ssn->jobs[i]))
+			unschedulable++;
 		rc = job_result(ssn, &ssn->jobs[i]);
+	}
+	if (ssn->priv->gang_configured)
+		sched_metrics_unschedulable_jobs(sched_ssn_metrics(ssn), unschedulable);
 	if (rc == 0)
 		rc = queue_results(ssn);
 	if (rc == 0)

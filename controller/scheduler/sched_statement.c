@@ -304,8 +304,11 @@ void sched_stmt_commit(struct sched_session *ssn, struct sched_stmt *s)
 		case SCHED_OP_ALLOCATE:
 			if (op->task->t->status == SCHED_TASK_ALLOCATED)
 				sched_ssn_dispatch(ssn, op->task);
+			sched_metrics_task_stage(sched_ssn_metrics(ssn), SCHED_STAGE_ASSUMED,
+						 op->task->created);
 			break;
 		case SCHED_OP_EVICT:
+			sched_metrics_evicted(sched_ssn_metrics(ssn), op->reason);
 			if (r->nevicts < r->evicts_cap) {
 				r->evicts[r->nevicts].task = op->task->t;
 				r->evicts[r->nevicts].reason = op->reason;

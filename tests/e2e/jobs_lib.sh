@@ -157,6 +157,8 @@ ctrl_healthy() {
 # shellcheck disable=SC2120 # test_jobs_crash.sh passes flags
 ctrl_start() {
 	HEALTHZ_PORT=$(free_port)
+	# /metrics: vc-controller's with --enable-metrics (E2E_CTRL_ARGS), Volcano's vc-scheduler's.
+	METRICS_PORT=$(free_port)
 	CTRL_RUNS=$((CTRL_RUNS + 1))
 	if ! is_caldera; then
 		[ $# -eq 0 ] || echo "ctrl_start: E2E_IMPL=volcano ignores the flags $*" >&2
@@ -169,7 +171,7 @@ ctrl_start() {
 	start_daemon "$CTRL_NAME" "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false \
 		--controllers='*' --kube-api-qps 500 --kube-api-burst 1000 --schedule-period 500ms \
 		--enable-healthz=true --healthz-address "127.0.0.1:$HEALTHZ_PORT" \
-		--listen-address "127.0.0.1:$(free_port)" ${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS} "$@"
+		--listen-address "127.0.0.1:$METRICS_PORT" ${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS} "$@"
 	wait_for "$CTRL_NAME healthy on 127.0.0.1:$HEALTHZ_PORT" 30 ctrl_healthy
 }
 volcano_ctrl_start() {
@@ -182,7 +184,7 @@ volcano_ctrl_start() {
 	start_daemon "volcano-scheduler-$CTRL_RUNS" "$VOLCANO_BIN/vc-scheduler" \
 		--kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps 500 --kube-api-burst 1000 \
 		--schedule-period 500ms --enable-healthz --healthz-address "127.0.0.1:$SCHED_HEALTHZ_PORT" \
-		--listen-address "127.0.0.1:$(free_port)" ${E2E_SCHED_CONF:+--scheduler-conf "$E2E_SCHED_CONF"}
+		--listen-address "127.0.0.1:$METRICS_PORT" ${E2E_SCHED_CONF:+--scheduler-conf "$E2E_SCHED_CONF"}
 	wait_for "Volcano's controller-manager and scheduler healthy" 30 ctrl_healthy
 }
 ctrl_stop() {

@@ -238,6 +238,95 @@ static void test_series_order(void **state)
 	vc_metrics_free(r);
 }
 
+/* Deleting series: exact tuples, partial matches by one label, and re-creation from zero. */
+static void test_delete(void **state)
+{
+	struct vc_metrics *r = vc_metrics_new();
+	struct vc_metric *g, *h, *plain;
+	static const char *const labels[] = { "queue_name", "resource", NULL };
+	static const char *const one[] = { "job", NULL };
+	static const char *const qa_gpu[] = { "a", "nvidia.com/gpu", NULL };
+	static const char *const qa_x[] = { "a", "x", NULL };
+	static const char *const qb_gpu[] = { "b", "nvidia.com/gpu", NULL };
+	static const char *const j1[] = { "j1", NULL };
+	static const char *const short_values[] = { "a", NULL };
+	double b[] = { 1, 10 }, d;
+
+	(void)state;
+	assert_int_equal(vc_metrics_gauge(r, "q_scalar", "Scalar.", labels, &g, NULL), 0);
+	assert_int_equal(vc_metrics_histogram(r, "lat", "Lat.", one, b, 2, &h, NULL), 0);
+	assert_int_equal(vc_metrics_counter(r, "plain_total", "P.", NULL, &plain, NULL), 0);
+	assert_int_equal(vc_metric_set(g, qa_gpu, 2000), 0);
+	assert_int_equal(vc_metric_set(g, qa_x, 1), 0);
+	assert_int_equal(vc_metric_set(g, qb_gpu, 3000), 0);
+	assert_int_equal(vc_metric_observe(h, j1, 5), 0);
+	assert_int_equal(vc_metric_series_count(g), 3);
+
+	/* Exact delete: 1 when present, 0 when absent, errors for bad input. */
+	assert_int_equal(vc_metric_delete(g, qa_x), 1);
+	assert_int_equal(vc_metric_delete(g, qa_x), 0);
+	assert_int_equal(vc_metric_delete(g, short_values), VC_EINVAL);
+	assert_int_equal(vc_metric_delete(plain, NULL), VC_EINVAL);
+	assert_int_equal(vc_metric_delete(NULL, qa_x), VC_EINVAL);
+	assert_int_equal(vc_metric_delete(h, j1), 1);
+	assert_int_equal(vc_metric_series_count(h), 0);
+
+	/* Partial: every series of queue "a", none of an unknown label. */
+	assert_int_equal(vc_metric_set(g, qa_x, 1), 0);
+	assert_int_equal(vc_metric_delete_matching(g, "nope", "a"), 0);
+	assert_int_equal(vc_metric_delete_matching(g, "queue_name", "a"), 2);
+	assert_int_equal(vc_metric_delete_matching(g, "queue_name", "a"), 0);
+	assert_int_equal(vc_metric_delete_matching(plain, "x", "y"), VC_EINVAL);
+	assert_int_equal(vc_metric_series_count(g), 1);
+	assert_int_equal(vc_metric_value(g, qa_gpu, &d), 0);
+	assert_true(d == 0);
+	expect_render(r, "# HELP plain_total P.\n"
+			 "# TYPE plain_total counter\n"
+			 "plain_total 0\n"
+			 "# HELP q_scalar Scalar.\n"
+			 "# TYPE q_scalar gauge\n"
+			 "q_scalar{queue_name=\"b\",resource=\"nvidia.com/gpu\"} 3000\n");
+
+	/* A deleted histogram series comes back from zero. */
+	assert_int_equal(vc_metric_observe(h, j1, 20), 0);
+	assert_int_equal(vc_metric_delete_matching(g, "resource", "nvidia.com/gpu"), 1);
+	expect_render(r, "# HELP lat Lat.\n"
+			 "# TYPE lat histogram\n"
+			 "lat_bucket{job=\"j1\",le=\"1\"} 0\n"
+			 "lat_bucket{job=\"j1\",le=\"10\"} 0\n"
+			 "lat_bucket{job=\"j1\",le=\"+Inf\"} 1\n"
+			 "lat_sum{job=\"j1\"} 20\n"
+			 "lat_count{job=\"j1\"} 1\n"
+			 "# HELP plain_total P.\n"
+			 "# TYPE plain_total counter\n"
+			 "plain_total 0\n");
+	vc_metrics_free(r);
+}
+
+/* client_golang's ExponentialBucketsRange, and Volcano's scheduler buckets built with it. */
+static void test_exponential_buckets_range(void **state)
+{
+	double b[30];
+	char x[32];
+
+	(void)state;
+	assert_int_equal(vc_metrics_exponential_buckets_range(1, 8, 4, b), 0);
+	assert_true(fabs(b[0] - 1) < 1e-12 && fabs(b[1] - 2) < 1e-12 && fabs(b[2] - 4) < 1e-12 &&
+		    fabs(b[3] - 8) < 1e-12);
+	/* ExponentialBucketsRange(1, 5000, 20): the first and last bounds are min and max. */
+	assert_int_equal(vc_metrics_exponential_buckets_range(1, 5000, 20, b), 0);
+	assert_true(b[0] == 1);
+	assert_true(fabs(b[19] - 5000) < 1e-9);
+	for (size_t i = 1; i < 20; i++)
+		assert_true(b[i] > b[i - 1]);
+	assert_int_equal(vc_metrics_format_value(b[1], x, sizeof(x)), 0);
+	assert_string_equal(x, "1.5656065579430964");
+	assert_int_equal(vc_metrics_exponential_buckets_range(1, 5000, 1, b), VC_EINVAL);
+	assert_int_equal(vc_metrics_exponential_buckets_range(0, 5000, 3, b), VC_EINVAL);
+	assert_int_equal(vc_metrics_exponential_buckets_range(10, 10, 3, b), VC_EINVAL);
+	assert_int_equal(vc_metrics_exponential_buckets_range(1, 10, 3, NULL), VC_EINVAL);
+}
+
 static void expect_register_error(struct vc_metrics *r, int kind, const char *name,
 				  const char *const *labels, const double *b, size_t nb, int code,
 				  const char *msg)
@@ -561,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_render_cap),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_concurrent_updates),
+		cmocka_unit_test(test_delete),
+		cmocka_unit_test(test_exponential_buckets_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
