@@ -269,17 +269,17 @@ void sched_metrics_job_seen(const struct sched_metrics *m, const char *ns, const
 			    const char *queue, int64_t created_ns)
 {
 	const char *v[] = { name, queue, ns, NULL };
+	int64_t sec = created_ns / VC_NSEC_PER_SEC; /* Volcano's ConvertToUnix: whole seconds */
 
-	/* Volcano's ConvertToUnix: whole seconds. */
 	if (m && m->per_job)
-		checked(vc_metric_set(m->job_start, v, (double)(created_ns / 1000000000)));
+		checked(vc_metric_set(m->job_start, v, (double)sec));
 }
 
 void sched_metrics_job_assumed(const struct sched_metrics *m, const char *ns, const char *name,
 			       const char *queue, int64_t created_ns)
 {
 	const char *v[] = { name, queue, ns, NULL };
-	int64_t now = vc_time_now_ns();
+	int64_t now = vc_time_now_ns(), now_sec = now / VC_NSEC_PER_SEC;
 	double ms = sched_metrics_ms(now - created_ns);
 
 	if (!m || created_ns <= 0)
@@ -288,7 +288,7 @@ void sched_metrics_job_assumed(const struct sched_metrics *m, const char *ns, co
 	if (!m->per_job)
 		return;
 	checked(vc_metric_set(m->job_duration, v, ms));
-	checked(vc_metric_set(m->job_last, v, (double)(now / 1000000000)));
+	checked(vc_metric_set(m->job_last, v, (double)now_sec));
 }
 
 void sched_metrics_job_unschedulable(const struct sched_metrics *m, const char *name,

@@ -592,7 +592,7 @@ static void series_seen(struct sched_runtime *s, const struct sched_job_info *j,
 	if (j)
 		snprintf(key, sizeof(key), "j%s/%s", j->ns, j->name);
 	else
-		snprintf(key, sizeof(key), "q%s", queue);
+		snprintf(key, sizeof(key), "q%s", queue ? queue : "");
 	e = srt_map_get(&s->series, key);
 	if (e && (!j || vc_str_eq(e->queue, j->queue))) {
 		e->seen_cycle = s->cycle;
