@@ -184,7 +184,7 @@ volcano_ctrl_start() {
 	start_daemon "volcano-scheduler-$CTRL_RUNS" "$VOLCANO_BIN/vc-scheduler" \
 		--kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps 500 --kube-api-burst 1000 \
 		--schedule-period 500ms --enable-healthz --healthz-address "127.0.0.1:$SCHED_HEALTHZ_PORT" \
-		--listen-address "127.0.0.1:$METRICS_PORT" ${E2E_SCHED_CONF:+--scheduler-conf "$E2E_SCHED_CONF"}
+		--enable-metrics --listen-address "127.0.0.1:$METRICS_PORT" ${E2E_SCHED_CONF:+--scheduler-conf "$E2E_SCHED_CONF"}
 	wait_for "Volcano's controller-manager and scheduler healthy" 30 ctrl_healthy
 }
 ctrl_stop() {
