@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kubeconfig users that log in through credential plugins (issue 17), against the local cluster:
+# Kubeconfig users that log in through credential plugins, against the local cluster:
 #   - exec: a kubeconfig whose user is an exec plugin (client.authentication.k8s.io/v1, a
 #     relative command, env, provideClusterInfo) that prints the admin token; the real kubectl
 #     accepts the same kubeconfig; `vcctl job run` and `job list` work through it, the plugin

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# /metrics during a real scheduling run (issue 17): Volcano's metric names, types and labels
+# /metrics during a real scheduling run: Volcano's metric names, types and labels
 # (docs/volcano/metrics.md) scraped from vc-controller --enable-metrics, and the values moving
 # as they should:
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The capacity plugin with hierarchical queues (issue 16), end to end on the stack of
+# The capacity plugin with hierarchical queues, end to end on the stack of
 # jobs_lib.sh (vc-controller with every controller and the scheduler, vc-webhook, vc-nodesim's
 # 4 nodes of 4 GPUs), the scheduler running Volcano's Helm configuration with capacity in the
 # place of proportion, `enableHierarchy: true` and the reclaim action:

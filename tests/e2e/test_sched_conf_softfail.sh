@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Volcano's configuration and command lines on the local cluster (issue 14):
+# Volcano's configuration and command lines on the local cluster:
 #
 #   soft-fail   vc-controller with a scheduler configuration naming what Caldera lacks (Volcano
 #               HEAD's deviceshare and network-topology-aware plugins, an unknown argument key,

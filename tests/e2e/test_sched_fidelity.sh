@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scheduler decisions and messages compared with Volcano (issue 15), on the stack of
+# Scheduler decisions and messages compared with Volcano, on the stack of
 # jobs_lib.sh, so that E2E_IMPL=volcano runs the same scenarios against Volcano's vc-scheduler
 # (with the same configuration file, E2E_SCHED_CONF): the Helm chart's tiers with preempt.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # nodeorder's NodeAffinity (preferred terms) and TaintToleration (PreferNoSchedule) scores and
-# scheduling gates (issue 16), end to end on the stack of jobs_lib.sh with 4 vc-nodesim nodes of
+# scheduling gates, end to end on the stack of jobs_lib.sh with 4 vc-nodesim nodes of
 # 4 CPU / 16 Gi and the default scheduler configuration. node-2 is labelled zone=a and node-3
 # tainted dedicated=batch:PreferNoSchedule with kubectl (vc-nodesim's --labels and --taints give
 # every node of an instance the same ones; it keeps what kubectl adds):

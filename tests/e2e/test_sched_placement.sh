@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Placement rules of Kubernetes that the scheduler's predicates and nodeorder plugins apply
-# (issue 16; docs/volcano/scheduler.md §4.7, §4.8), on the stack of jobs_lib.sh: four vc-nodesim
+# (docs/volcano/scheduler.md §4.7, §4.8), on the stack of jobs_lib.sh: four vc-nodesim
 # nodes, labelled with their hostname (vc-nodesim) and a zone, topology.kubernetes.io/zone=a on
 # node-0..2 and =b on node-3.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Volcano's own one-file install (Volcano HEAD's installer/volcano-development.yaml) with only the
-# three image names swapped for Caldera's, on the local cluster (issue 14):
+# three image names swapped for Caldera's, on the local cluster:
 #
 #   install     the YAML, `sed`-ed from docker.io/volcanosh/NAME:latest to $IMAGE_REPO/NAME:latest
 #               (nothing else changed), applied: CRDs, RBAC, ConfigMaps, Services, the webhook
