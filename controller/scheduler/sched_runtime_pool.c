@@ -508,14 +508,18 @@ static int pod_for_put(json_t *obj, const json_t *body)
  * Write a status: a patch of the status subresource. Volcano's ClusterRole volcano-scheduler
  * grants queues/status and pods/status `update` only (Volcano's scheduler PUTs them): once a
  * patch of that resource is Forbidden (*use_put, under mu), the status is PUT instead, built by
- * for_put from the cached object the work carries (a stale copy answers Conflict and the next
- * cycle writes from the fresh one).
+ * for_put (a stale copy answers Conflict and the next cycle writes from the fresh one). The base
+ * is the cached object the work carries, or, with fresh, the object read from the API server:
+ * a pod's PUT to pods/status also writes its labels and annotations, and the cached pod is a
+ * slim view without most of them, so a PUT of it would strip them. A pod read back with another
+ * UID (deleted and made again under the name) is not written (Conflict).
  */
 static int patch_or_put(struct sched_runtime *s, struct srt_work *w, const struct vc_gvr *r,
-			enum vc_patch_type type, bool *use_put,
+			enum vc_patch_type type, bool *use_put, bool fresh,
 			int (*for_put)(json_t *obj, const json_t *body), struct vc_error *err)
 {
-	json_t *obj;
+	const char *uid = json_string_value(vc_json_path(w->obj, "metadata.uid"));
+	json_t *obj = NULL;
 	bool put;
 	int rc;
 
@@ -534,8 +538,19 @@ static int patch_or_put(struct sched_runtime *s, struct srt_work *w, const struc
 		pthread_mutex_unlock(&s->mu);
 		vc_error_clear(err);
 	}
-	obj = json_deep_copy(w->obj);
-	rc = obj ? for_put(obj, w->body) : VC_ENOMEM;
+	if (fresh) {
+		rc = vc_kube_get(s->ctx->kube, r, w->ns, w->name, NULL, &obj, err);
+		if (rc)
+			return rc;
+		if (uid && !vc_str_eq(uid, json_string_value(vc_json_path(obj, "metadata.uid")))) {
+			json_decref(obj);
+			return vc_error_set(err, VC_ECONFLICT, "%s %s/%s was replaced", r->resource,
+					    w->ns, w->name);
+		}
+	} else if (!(obj = json_deep_copy(w->obj))) {
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	rc = for_put(obj, w->body);
 	if (rc)
 		rc = vc_error_set(err, rc, "cannot build the %s status", r->resource);
 	else
@@ -561,14 +576,14 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 		what = "podgroup";
 		break;
 	case SRT_W_QUEUE:
-		rc = patch_or_put(s, w, &vc_gvr_queues, VC_PATCH_MERGE, &s->queue_status_put,
+		rc = patch_or_put(s, w, &vc_gvr_queues, VC_PATCH_MERGE, &s->queue_status_put, false,
 				  queue_for_put, &err);
 		ok = &s->stats.queue_writes;
 		bad = &s->stats.queue_errors;
 		what = "queue";
 		break;
 	default:
-		rc = patch_or_put(s, w, &vc_gvr_pods, VC_PATCH_STRATEGIC, &s->pod_status_put,
+		rc = patch_or_put(s, w, &vc_gvr_pods, VC_PATCH_STRATEGIC, &s->pod_status_put, true,
 				  pod_for_put, &err);
 		ok = &s->stats.pod_cond_writes;
 		bad = &s->stats.pod_cond_errors;

@@ -651,7 +651,25 @@ static int fake_rec_del(void *ctx, const struct vc_gvr *r, const char *ns, const
 	return fake_record(ctx, 'D', r, ns, name, NULL, VC_PATCH_MERGE, NULL, opts, err);
 }
 
+/* A get is recorded ('G', no body) and answered from the store (fake_put). */
+static int fake_rec_get(void *ctx, const struct vc_gvr *r, const char *ns, const char *name,
+			const char *sub, json_t **out, struct vc_error *err)
+{
+	struct fake *f = ctx;
+	char key[256];
+	int rc;
+
+	*out = NULL;
+	rc = fake_record(f, 'G', r, ns, name, sub, VC_PATCH_MERGE, NULL, NULL, err);
+	if (rc)
+		return rc;
+	snprintf(key, sizeof(key), "%s%s%s", ns ? ns : "", ns ? "/" : "", name ? name : "");
+	*out = fake_stored(f, r, key);
+	return *out ? 0 : vc_error_set(err, VC_ENOTFOUND, "%s \"%s\" not found", r->resource, name);
+}
+
 const struct vc_kube_ops fake_recorder_ops = {
+	.get = fake_rec_get,
 	.create = fake_rec_create,
 	.update = fake_rec_update,
 	.patch = fake_rec_patch,

@@ -60,7 +60,7 @@ struct fake_rule {
 
 /* A call seen by fake_recorder_ops. */
 struct fake_call {
-	char verb; /* C(reate) U(pdate) P(atch) D(elete) */
+	char verb; /* C(reate) U(pdate) P(atch) D(elete) G(et) */
 	char resource[32];
 	char ns[64];
 	char name[128];		 /* create without a name: the object's metadata.name */
@@ -103,11 +103,12 @@ struct fake {
 extern const struct vc_kube_ops fake_ops;
 /*
  * The operations of the call recorder (ctx is the struct fake): create, update, patch and
- * delete are recorded in f->calls and never applied to the store; there is no get, list or
- * watch. Each call counts in f->attempts and is answered, in this order, by f->fail_always,
- * the next scripted code (both with the text "injected <code>"), a matching fake_fail_call
- * rule, or success. A failed call is recorded only when f->record_failed is set. The call
- * after the FAKE_MAX_CALLS-th recorded one fails with VC_EINVAL. A patch that fake_hold holds
+ * delete are recorded in f->calls and never applied to the store; get is recorded too (verb
+ * 'G') and answered with a copy of the stored object (fake_put), VC_ENOTFOUND when absent;
+ * there is no list or watch. Each call counts in f->attempts and is answered, in this order, by
+ * f->fail_always, the next scripted code (both with the text "injected <code>"), a matching
+ * fake_fail_call rule, or success. A failed call is recorded only when f->record_failed is set. The
+ * call after the FAKE_MAX_CALLS-th recorded one fails with VC_EINVAL. A patch that fake_hold holds
  * is recorded first and then waits.
  */
 extern const struct vc_kube_ops fake_recorder_ops;
