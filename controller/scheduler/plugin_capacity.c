@@ -900,15 +900,9 @@ static void capacity_close(struct sched_session *ssn, void *state)
 
 		ssn->queues[i].q->share = s->share[i];
 		/* The session's last word on each queue (Volcano updates these as it goes). */
-		sched_metrics_queue_dense(ssn, SCHED_MQ_ALLOCATED, name, QV(s, allocated, i));
-		sched_metrics_queue_dense(ssn, SCHED_MQ_DESERVED, name, QV(s, deserved, i));
-		sched_metrics_queue_dense(ssn, SCHED_MQ_REAL_CAPACITY, name, QV(s, real_cap, i));
-		sched_metrics_queue_dense(ssn, SCHED_MQ_INQUEUE, name, QV(s, inqueue, i));
-		sched_metrics_queue_resource(ssn, SCHED_MQ_REQUEST, name,
-					     &ssn->queues[i].q->request);
-		if (ssn->queues[i].q->has_capability)
-			sched_metrics_queue_resource(ssn, SCHED_MQ_CAPACITY, name,
-						     &ssn->queues[i].q->capability);
+		sched_metrics_queue_close(ssn, ssn->queues[i].q, QV(s, allocated, i),
+					  QV(s, deserved, i), QV(s, real_cap, i),
+					  QV(s, inqueue, i));
 		sched_metrics_queue_share(sched_ssn_metrics(ssn), name, s->share[i]);
 	}
 	capacity_free(s);

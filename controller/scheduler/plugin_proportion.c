@@ -495,15 +495,8 @@ static void proportion_close(struct sched_session *ssn, void *state)
 
 		q->q->share = s->share[i];
 		/* The session's last word on each queue (Volcano updates these as it goes). */
-		sched_metrics_queue_dense(ssn, SCHED_MQ_ALLOCATED, q->q->name, QV(s, allocated, q));
-		sched_metrics_queue_dense(ssn, SCHED_MQ_DESERVED, q->q->name, QV(s, deserved, q));
-		sched_metrics_queue_dense(ssn, SCHED_MQ_REAL_CAPACITY, q->q->name,
-					  QV(s, real_cap, q));
-		sched_metrics_queue_dense(ssn, SCHED_MQ_INQUEUE, q->q->name, QV(s, inqueue, q));
-		sched_metrics_queue_resource(ssn, SCHED_MQ_REQUEST, q->q->name, &q->q->request);
-		if (q->q->has_capability)
-			sched_metrics_queue_resource(ssn, SCHED_MQ_CAPACITY, q->q->name,
-						     &q->q->capability);
+		sched_metrics_queue_close(ssn, q->q, QV(s, allocated, q), QV(s, deserved, q),
+					  QV(s, real_cap, q), QV(s, inqueue, q));
 		sched_metrics_queue_attrs(sched_ssn_metrics(ssn), q->q->name, s->share[i],
 					  q->q->weight, proportion_overused_cb(s, q));
 	}

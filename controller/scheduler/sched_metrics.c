@@ -366,6 +366,21 @@ void sched_metrics_queue_dense(const struct sched_session *ssn, enum sched_mq ki
 	}
 }
 
+void sched_metrics_queue_close(const struct sched_session *ssn, const struct sched_queue_info *q,
+			       const double *allocated, const double *deserved,
+			       const double *real_cap, const double *inqueue)
+{
+	if (!sched_ssn_metrics(ssn))
+		return;
+	sched_metrics_queue_dense(ssn, SCHED_MQ_ALLOCATED, q->name, allocated);
+	sched_metrics_queue_dense(ssn, SCHED_MQ_DESERVED, q->name, deserved);
+	sched_metrics_queue_dense(ssn, SCHED_MQ_REAL_CAPACITY, q->name, real_cap);
+	sched_metrics_queue_dense(ssn, SCHED_MQ_INQUEUE, q->name, inqueue);
+	sched_metrics_queue_resource(ssn, SCHED_MQ_REQUEST, q->name, &q->request);
+	if (q->has_capability)
+		sched_metrics_queue_resource(ssn, SCHED_MQ_CAPACITY, q->name, &q->capability);
+}
+
 void sched_metrics_queue_resource(const struct sched_session *ssn, enum sched_mq kind,
 				  const char *queue, const struct vc_resource *r)
 {

@@ -25,6 +25,7 @@
 #include "vc_resource.h"
 
 struct sched_session;
+struct sched_queue_info;
 
 /* The queue resource families: volcano_queue_<kind>_{milli_cpu,memory_bytes,scalar_resources}. */
 enum sched_mq {
@@ -125,6 +126,14 @@ void sched_metrics_queue_dense(const struct sched_session *ssn, enum sched_mq ki
 /* The same from a resource: cpu, memory and the session's scalar dimensions. */
 void sched_metrics_queue_resource(const struct sched_session *ssn, enum sched_mq kind,
 				  const char *queue, const struct vc_resource *r);
+/*
+ * What a queue-share plugin (proportion, capacity) reports for queue q at session close: its
+ * allocated, deserved, real capacity and inqueue vectors (dense, the plugin's), and the queue's
+ * request and, when set, capability.
+ */
+void sched_metrics_queue_close(const struct sched_session *ssn, const struct sched_queue_info *q,
+			       const double *allocated, const double *deserved,
+			       const double *real_cap, const double *inqueue);
 /* A queue's share, weight and overused flag (proportion). */
 void sched_metrics_queue_attrs(const struct sched_metrics *m, const char *queue, double share,
 			       double weight, bool overused);
