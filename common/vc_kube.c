@@ -20,6 +20,9 @@ const struct vc_gvr vc_gvr_configmaps = { "", "v1", "configmaps", true };
 const struct vc_gvr vc_gvr_secrets = { "", "v1", "secrets", true };
 const struct vc_gvr vc_gvr_events = { "", "v1", "events", true };
 const struct vc_gvr vc_gvr_pvcs = { "", "v1", "persistentvolumeclaims", true };
+const struct vc_gvr vc_gvr_pvs = { "", "v1", "persistentvolumes", false };
+const struct vc_gvr vc_gvr_storageclasses = { "storage.k8s.io", "v1", "storageclasses", false };
+const struct vc_gvr vc_gvr_csinodes = { "storage.k8s.io", "v1", "csinodes", false };
 const struct vc_gvr vc_gvr_leases = { "coordination.k8s.io", "v1", "leases", true };
 const struct vc_gvr vc_gvr_priorityclasses = { "scheduling.k8s.io", "v1", "priorityclasses",
 					       false };

@@ -70,6 +70,34 @@ static void slim_containers(json_t *arr)
 	}
 }
 
+/*
+ * The volumes the scheduler reads (sched_volume.c): those that name a claim, reduced to name,
+ * persistentVolumeClaim and an empty ephemeral (the claim of an ephemeral volume is named after
+ * the pod and the volume). spec loses volumes when none is left.
+ */
+static void slim_volumes(json_t *spec)
+{
+	static const char *const keys[] = { "name", "persistentVolumeClaim", "ephemeral", NULL };
+	json_t *arr = json_object_get(spec, "volumes"), *v;
+	size_t i;
+
+	if (!json_is_array(arr))
+		return;
+	for (i = json_array_size(arr); i-- > 0;) {
+		v = json_array_get(arr, i);
+		if (!json_object_get(v, "persistentVolumeClaim") &&
+		    !json_object_get(v, "ephemeral")) {
+			json_array_remove(arr, i);
+			continue;
+		}
+		keep_keys(v, keys);
+		if (json_object_get(v, "ephemeral"))
+			json_object_set_new(v, "ephemeral", json_object());
+	}
+	if (!json_array_size(arr))
+		json_object_del(spec, "volumes");
+}
+
 static void slim_statuses(json_t *arr)
 {
 	static const char *const keys[] = { "name", "restartCount", "state", "ready", NULL };
@@ -110,6 +138,7 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 		"restartPolicy",
 		"resources",
 		"topologySpreadConstraints",
+		"volumes",
 		NULL,
 	};
 	static const char *const status_keys[] = {
@@ -132,6 +161,7 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 	keep_keys(spec, spec_keys);
 	slim_containers(json_object_get(spec, "containers"));
 	slim_containers(json_object_get(spec, "initContainers"));
+	slim_volumes(spec);
 	keep_keys(status, status_keys);
 	slim_statuses(json_object_get(status, "containerStatuses"));
 	slim_statuses(json_object_get(status, "initContainerStatuses"));
@@ -179,11 +209,13 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	return vc_informer_new(ctx->kube, &o, out, err);
 }
 
-#define EACH_INFORMER(ctx, X) \
-	X((ctx)->jobs)        \
-	X((ctx)->pods)        \
-	X((ctx)->podgroups)   \
-	X((ctx)->queues) X((ctx)->commands) X((ctx)->priorityclasses) X((ctx)->pvcs) X((ctx)->nodes)
+#define EACH_INFORMER(ctx, X)                                                                     \
+	X((ctx)->jobs)                                                                            \
+	X((ctx)->pods)                                                                            \
+	X((ctx)->podgroups)                                                                       \
+	X((ctx)->queues)                                                                          \
+	X((ctx)->commands) X((ctx)->priorityclasses) X((ctx)->pvcs) X((ctx)->nodes) X((ctx)->pvs) \
+		X((ctx)->storageclasses) X((ctx)->csinodes)
 
 int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *events,
 	     const struct ctx_opts *opts, struct vc_error *err)
@@ -217,6 +249,15 @@ int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *ev
 	if (!rc)
 		rc = make(ctx, opts->nodes, &vc_gvr_nodes, NULL, 0,
 			  vc_informer_strip_managed_fields, &ctx->nodes, err);
+	if (!rc)
+		rc = make(ctx, opts->pvs, &vc_gvr_pvs, NULL, 0, vc_informer_strip_managed_fields,
+			  &ctx->pvs, err);
+	if (!rc)
+		rc = make(ctx, opts->storageclasses, &vc_gvr_storageclasses, NULL, 0,
+			  vc_informer_strip_managed_fields, &ctx->storageclasses, err);
+	if (!rc)
+		rc = make(ctx, opts->csinodes, &vc_gvr_csinodes, NULL, 0,
+			  vc_informer_strip_managed_fields, &ctx->csinodes, err);
 	if (rc)
 		ctx_release(ctx);
 	return rc;

@@ -31,23 +31,27 @@
 
 struct ctx_opts {
 	bool jobs, pods, podgroups, queues, commands, priorityclasses, pvcs, nodes;
+	/* The scheduler's volume objects: PersistentVolumes, StorageClasses, CSINodes. */
+	bool pvs, storageclasses, csinodes;
 };
 
 struct vc_ctrl_ctx {
 	struct vc_kube *kube;	  /* borrowed from main */
 	struct vc_events *events; /* borrowed from main; may be NULL in tests */
 	struct vc_informer *jobs, *pods, *podgroups, *queues, *commands, *priorityclasses, *pvcs,
-		*nodes; /* owned; NULL when not wanted */
+		*nodes, *pvs, *storageclasses, *csinodes; /* owned; NULL when not wanted */
 };
 
 /*
  * The pods informer's transform: a deep copy of the pod without managedFields and with only the
  * fields the parts read. spec keeps schedulerName, nodeName, nodeSelector, affinity, tolerations,
  * priority, priorityClassName, preemptionPolicy, schedulingGates, overhead, hostname, subdomain,
- * restartPolicy and the containers and init containers reduced to name, resources, ports and
- * restartPolicy; status keeps phase, conditions, reason, startTime, nominatedNodeName and the
- * container statuses reduced to name, ready, restartCount and state (terminated: exitCode and
- * reason). Metadata is kept whole. A transform for vc_informer_opts; arg is unused.
+ * restartPolicy, the volumes that name a claim (persistentVolumeClaim or ephemeral, reduced to
+ * name, persistentVolumeClaim and an empty ephemeral) and the containers and init containers
+ * reduced to name, resources, ports and restartPolicy; status keeps phase, conditions, reason,
+ * startTime, nominatedNodeName and the container statuses reduced to name, ready, restartCount and
+ * state (terminated: exitCode and reason). Metadata is kept whole. A transform for
+ * vc_informer_opts; arg is unused.
  */
 int ctx_slim_pod(void *arg, json_t *obj, json_t **out);
 

@@ -243,6 +243,11 @@ controller_rights() {
 	can "$c" patch queues.scheduling.volcano.sh --subresource=status
 	can "$c" patch pods --subresource=status -n team-a
 	can "$c" watch nodes
+	can "$c" update persistentvolumes
+	can "$c" update persistentvolumeclaims -n team-a
+	can "$c" watch storageclasses.storage.k8s.io
+	can "$c" watch csinodes.storage.k8s.io
+	cannot "$c" delete persistentvolumes
 	can "$c" update secrets -n team-a
 	can "$c" create networkpolicies.networking.k8s.io -n team-a
 	can "$c" patch events -n team-a
