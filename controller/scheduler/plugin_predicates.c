@@ -8,6 +8,7 @@
 
 #include "sched_framework.h"
 #include "sched_podaff.h"
+#include "sched_volume.h"
 #include "vc_selector.h"
 
 static void pass(struct pred_result *out)
@@ -212,12 +213,24 @@ static int predicates_cb(void *st, const struct sched_ssn_task *t, const struct 
 	return 0;
 }
 
-/* InterPodAffinity, then PodTopologySpread (DoNotSchedule): docs/volcano/scheduler.md §4.7. */
+/*
+ * InterPodAffinity and PodTopologySpread (DoNotSchedule), then NodeVolumeLimits and
+ * VolumeBinding (sched_volume.c): docs/volcano/scheduler.md §4.7. st is the session.
+ */
 static int predicates_pods_cb(void *st, const struct sched_ssn_task *t,
 			      const struct sched_ssn_node *n, struct pred_result *out,
 			      bool *unresolvable)
 {
-	return sched_podaff_filter(st, t, n, out, unresolvable);
+	struct sched_podaff *pa = sched_ssn_podaff(st);
+	struct sched_vol *vol = sched_ssn_vol(st);
+	int rc;
+
+	if (pa && ((rc = sched_podaff_filter(pa, t, n, out, unresolvable)) < 0 || !out->fit))
+		return rc;
+	if (vol)
+		return sched_vol_filter(vol, t, n, out, unresolvable);
+	pass(out);
+	return 0;
 }
 
 static int predicates_open(struct sched_session *ssn, const struct sched_plugin_conf *conf,
@@ -227,9 +240,10 @@ static int predicates_open(struct sched_session *ssn, const struct sched_plugin_
 	(void)err;
 	cb->predicate = predicates_cb;
 	cb->predicate_by_class = true;
-	/* The filters that depend on other nodes' pods, only when some pod has such terms. */
-	*state = sched_ssn_podaff(ssn);
-	if (*state)
+	/* The filters that depend on other nodes' pods (or on the session's volume
+	 * reservations), only when some pod has such terms or claims. */
+	*state = ssn;
+	if (sched_ssn_podaff(ssn) || sched_ssn_vol(ssn))
 		cb->predicate_pods = predicates_pods_cb;
 	return 0;
 }

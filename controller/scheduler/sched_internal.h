@@ -230,6 +230,7 @@ struct sched_session_priv {
 	size_t npred_pods, nbatch;
 	double *batch_scores;	     /* nnodes, when nbatch > 0 */
 	struct sched_podaff *podaff; /* sched_ssn_podaff() */
+	struct sched_vol *vol;	     /* sched_ssn_vol() */
 	struct sched_result *res;
 	uint64_t rng;
 	uint32_t node_offset;

@@ -248,7 +248,20 @@ struct srt_snap {
 	size_t nloose;
 	struct srt_view **pods; /* a reference to each pod view the snapshot's tasks borrow */
 	size_t npods;
+	struct sched_vol_catalog *volumes; /* owned (snap.volumes), or NULL */
 };
+
+/*
+ * Volumes (sched_runtime_vol.c). srt_vol_catalog lists the volume objects of the caches into
+ * sn->volumes (and sn->snap.volumes); nothing when the claims informer is off. 0 or VC_ENOMEM.
+ * srt_vol_apply runs the volume binder's writes of r's binds, a gang's together, and sets
+ * *held (vc_malloc'd, one flag per bind; NULL when no bind has a plan) for the binds that must
+ * not go out this cycle: every bind of a gang one of whose writes failed or whose claims are not
+ * all bound yet. VC_ENOMEM leaves *held NULL: the caller then holds every bind with a plan.
+ */
+int srt_vol_catalog(struct sched_runtime *s, struct srt_snap *sn) VC_WARN_UNUSED;
+int srt_vol_apply(struct sched_runtime *s, const struct sched_result *r,
+		  bool **held) VC_WARN_UNUSED;
 
 /*
  * Build the snapshot from the context's caches (docs/volcano/scheduler.md §1.1, §1.2) and account

@@ -5,6 +5,7 @@
 #include "sched_runtime_internal.h"
 
 #include "sched_api.h"
+#include "sched_volume.h"
 
 #include "vc_alloc.h"
 #include "vc_cache.h"
@@ -31,6 +32,7 @@ void srt_snap_release(struct srt_snap *sn)
 	for (i = 0; i < sn->npods; i++)
 		srt_pod_view_free(sn->pods[i]);
 	vc_free(sn->pods);
+	sched_vol_catalog_free(sn->volumes);
 	memset(sn, 0, sizeof(*sn));
 }
 
@@ -503,6 +505,8 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 		rc = list_cache(ctx->podgroups, &pgs);
 	if (!rc)
 		rc = collect_pod_views(s, out);
+	if (!rc)
+		rc = srt_vol_catalog(s, out);
 	if (!rc)
 		rc = srt_map_init(&nodes_by_name, ns.count, NULL);
 	if (!rc)

@@ -676,12 +676,18 @@ nomem:
 
 void srt_apply_result(struct sched_runtime *s, const struct sched_result *r)
 {
+	bool *held = NULL;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < r->nevicts; i++)
 		apply_evict(s, &r->evicts[i]);
+	/* Volume writes first; a gang that must wait for its volumes is not bound (§1.6). */
+	rc = srt_vol_apply(s, r, &held);
 	for (i = 0; i < r->nbinds; i++)
-		apply_bind(s, &r->binds[i]);
+		if (held ? !held[i] : (rc == 0 || !r->binds[i].vols))
+			apply_bind(s, &r->binds[i]);
+	vc_free(held);
 	for (i = 0; i < r->njobs; i++)
 		apply_job(s, &r->jobs[i]);
 	for (i = 0; i < r->ntasks; i++)

@@ -8,6 +8,7 @@
 
 #include "sched_internal.h"
 #include "sched_podaff.h"
+#include "sched_volume.h"
 #include "vc_alloc.h"
 #include "vc_str.h"
 #include "vc_time.h"
@@ -430,7 +431,7 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 	sched_name_index_release(&nodes);
 	sched_name_index_release(&queues);
 	/* Inter-pod terms anywhere: the index the predicates and nodeorder plugins read. */
-	if (sched_podaff_new(ssn, &p->podaff) < 0)
+	if (sched_podaff_new(ssn, &p->podaff) < 0 || sched_vol_new(ssn, &p->vol) < 0)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");
 	rc = open_plugins(ssn, err);
 	if (rc == 0 && sched_class_caches_init(ssn) < 0)
@@ -494,6 +495,7 @@ static void release_session(struct sched_session *ssn)
 	vc_free(p->batch_slots);
 	vc_free(p->batch_scores);
 	sched_podaff_free(p->podaff);
+	sched_vol_free(p->vol);
 	vc_free(p->feasible);
 	vc_free(p->scratch_nodes);
 	vc_free(p->cache_stamp);

@@ -31,6 +31,8 @@ struct sched_snapshot {
 	struct sched_queue_info **queues; /* owned */
 	size_t nqueues, queues_cap;
 	struct vc_resource total; /* Σ node allocatable, kept by sched_snapshot_add_node */
+	/* The volume objects (sched_volume.h; borrowed; NULL: volumes are not looked at). */
+	const struct sched_vol_catalog *volumes;
 	/* Where the session records its metrics (borrowed; NULL: none). Set by the runtime. */
 	const struct sched_metrics *metrics;
 };
@@ -64,9 +66,14 @@ void sched_snapshot_release(struct sched_snapshot *s);
 
 /* ---- what a cycle decided ------------------------------------------------------------------- */
 
+struct sched_vol_catalog;
+struct sched_vol_plan;
+
 struct sched_bind {
 	struct sched_task_info *task; /* borrowed from the snapshot */
 	const char *node;	      /* borrowed: the task's node_name */
+	/* Owned: the volume writes before the bind, or NULL (sched_volume.h). */
+	struct sched_vol_plan *vols;
 };
 
 struct sched_evict {

@@ -6,6 +6,8 @@
  */
 #include "sched_internal.h"
 
+#include "sched_volume.h"
+
 #include "vc_alloc.h"
 #include "vc_str.h"
 
@@ -30,6 +32,8 @@ void sched_result_release(struct sched_result *r)
 	}
 	for (i = 0; i < r->nqueues; i++)
 		vc_resource_release(&r->queues[i].allocated);
+	for (i = 0; i < r->nbinds; i++)
+		sched_vol_plan_free(r->binds[i].vols);
 	vc_free(r->binds);
 	vc_free(r->evicts);
 	vc_free(r->jobs);

@@ -10,6 +10,7 @@
 #include "sched_internal.h"
 
 #include "sched_podaff.h"
+#include "sched_volume.h"
 
 #include "vc_alloc.h"
 
@@ -45,6 +46,8 @@ static void fire(struct sched_session *ssn, const struct sched_ssn_task *t, bool
 
 	if (ssn->priv->podaff)
 		sched_podaff_update(ssn->priv->podaff, t, allocate);
+	if (ssn->priv->vol)
+		sched_vol_update(ssn->priv->vol, t, allocate);
 	for (s = ssn->priv->slots; s < ssn->priv->slots + ssn->priv->nslots; s++) {
 		if (allocate && s->cb.on_allocate)
 			s->cb.on_allocate(s->state, t);
@@ -190,6 +193,8 @@ void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t)
 	if (r->nbinds < r->binds_cap) {
 		r->binds[r->nbinds].task = t->t;
 		r->binds[r->nbinds].node = ssn->nodes[t->node].n->name;
+		r->binds[r->nbinds].vols =
+			ssn->priv->vol ? sched_vol_plan_of(ssn->priv->vol, t) : NULL;
 		r->nbinds++;
 	}
 }

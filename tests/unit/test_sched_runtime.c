@@ -280,7 +280,7 @@ static void add_bind(struct sched_result *r, struct sched_task_info *t, const ch
 	if (!b)
 		return;
 	r->binds = b;
-	r->binds[r->nbinds++] = (struct sched_bind){ t, t->node_name };
+	r->binds[r->nbinds++] = (struct sched_bind){ t, t->node_name, NULL };
 }
 
 static void add_job_result(struct sched_result *r, struct sched_job_info *j, enum vc_pg_phase phase,
@@ -336,7 +336,11 @@ static int setup(void **state)
 				 .podgroups = true,
 				 .queues = true,
 				 .priorityclasses = true,
-				 .nodes = true };
+				 .nodes = true,
+				 .pvcs = true,
+				 .pvs = true,
+				 .storageclasses = true,
+				 .csinodes = true };
 	struct vc_events_config ecfg = { .component = "volcano" };
 
 	(void)state;
@@ -2489,6 +2493,116 @@ static void test_bind_not_behind_pod_conditions(void **state)
 	srt_pool_stop(rt);
 }
 
+/* ---- volumes (sched_runtime_vol.c) ----------------------------------------------------------- */
+
+static json_t *load(const char *text)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(text, 0, &jerr);
+
+	if (!o)
+		fail_msg("json: %s", jerr.text);
+	return o;
+}
+
+/* A pod of the gang pg naming claim (NULL: none). */
+static json_t *vol_pod(const char *name, const char *claim, const char *node)
+{
+	json_t *p = pod_obj(name, "volcano", "pg", node, "Pending", "1");
+
+	if (claim)
+		assert_int_equal(vc_json_set_path_new(p, "spec.volumes",
+						      json_pack("[{s:s, s:{s:s}}]", "name", "data",
+								"persistentVolumeClaim",
+								"claimName", claim)),
+				 0);
+	return p;
+}
+
+/*
+ * The volume binder through the real session: a gang of two, one member with a
+ * WaitForFirstConsumer claim that a local PV of n1 can take. The cycle PUTs the PV pre-bound to
+ * the claim (kube's bindAPIUpdate) and binds neither pod: the claim is not bound yet. Once the
+ * PV controller has bound it, both pods are bound. A failed PV write binds nobody either.
+ */
+static void test_volume_binding(void **state)
+{
+	char buf[1024];
+	json_t *pg, *body;
+	int i;
+
+	(void)state;
+	put(ctx.nodes, node_obj("n1", "a", "4"));
+	pg = pg_obj("pg", NULL, NULL, "Inqueue", "10");
+	assert_int_equal(vc_json_set_path_new(pg, "spec.minMember", json_integer(2)), 0);
+	put(ctx.podgroups, pg);
+	put(ctx.storageclasses,
+	    load("{\"metadata\":{\"name\":\"local\"},\"provisioner\":"
+		 "\"kubernetes.io/no-provisioner\",\"volumeBindingMode\":\"WaitForFirstConsumer\"}"));
+	put(ctx.pvs, load("{\"metadata\":{\"name\":\"pv1\",\"resourceVersion\":\"3\"},\"spec\":{"
+			  "\"capacity\":{\"storage\":\"10Gi\"},\"accessModes\":[\"ReadWriteOnce\"],"
+			  "\"storageClassName\":\"local\",\"nodeAffinity\":{\"required\":{"
+			  "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"zone\","
+			  "\"operator\":\"In\",\"values\":[\"a\"]}]}]}}},"
+			  "\"status\":{\"phase\":\"Available\"}}"));
+	put(ctx.pvcs,
+	    load("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"ns\",\"uid\":\"u-c1\","
+		 "\"resourceVersion\":\"4\"},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+		 "\"storageClassName\":\"local\",\"resources\":{\"requests\":{"
+		 "\"storage\":\"1Gi\"}}}}"));
+	put(ctx.pods, vol_pod("p-0", "c1", NULL));
+	put(ctx.pods, vol_pod("p-1", NULL, NULL));
+	cfg.session_run = NULL;
+	new_runtime();
+
+	fake_fail_call(&fk, 'U', "persistentvolumes", NULL, VC_ECONFLICT,
+		       "the object has been "
+		       "modified");
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_non_null(strstr(buf, "U persistentvolumes pv1"));
+	assert_null(strstr(buf, "binding"));
+	assert_int_equal(rt->assumed.count, 0);
+	fake_reset_calls(&fk);
+
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_null(strstr(buf, "binding"));
+	i = fake_find_call(&fk, 'U', "persistentvolumes", "pv1", NULL);
+	body = fk.calls[i].body;
+	assert_string_equal(json_string_value(vc_json_path(body, "spec.claimRef.name")), "c1");
+	assert_string_equal(json_string_value(vc_json_path(body, "spec.claimRef.namespace")), "ns");
+	assert_string_equal(json_string_value(vc_json_path(body, "spec.claimRef.uid")), "u-c1");
+	assert_string_equal(json_string_value(vc_json_path(body, "metadata.resourceVersion")), "3");
+	assert_string_equal(
+		json_string_value(json_object_get(vc_json_path(body, "metadata.annotations"),
+						  "pv.kubernetes.io/bound-by-controller")),
+		"yes");
+	assert_int_equal(rt->assumed.count, 0);
+	/* The informer shows the pre-bound PV: nothing to write again, still waiting. */
+	put(ctx.pvs, json_deep_copy(body));
+	fake_reset_calls(&fk);
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_null(strstr(buf, "binding"));
+	assert_null(strstr(buf, "persistentvolumes"));
+	fake_reset_calls(&fk);
+
+	/* The PV controller binds the claim: the gang is bound. */
+	put(ctx.pvcs,
+	    load("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"ns\",\"uid\":\"u-c1\","
+		 "\"resourceVersion\":\"6\",\"annotations\":{"
+		 "\"pv.kubernetes.io/bind-completed\":\"yes\"}},\"spec\":{\"accessModes\":"
+		 "[\"ReadWriteOnce\"],\"storageClassName\":\"local\",\"volumeName\":\"pv1\","
+		 "\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}},\"status\":{"
+		 "\"phase\":\"Bound\"}}"));
+	cycle();
+	assert_true(fake_find_call(&fk, 'C', "pods", "p-0", "binding") >= 0);
+	assert_true(fake_find_call(&fk, 'C', "pods", "p-1", "binding") >= 0);
+	api_calls(buf, sizeof(buf));
+	assert_null(strstr(buf, "persistentvolumes"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2526,6 +2640,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pod_views_intern_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_view_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_volume_binding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
