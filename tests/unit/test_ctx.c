@@ -1,4 +1,5 @@
-/* Unit tests for the controller context: the slim pod transform. */
+/* Unit tests for the controller context: the slim pod transform (claim volumes kept for the
+ * scheduler's volume predicates). */
 #include "vc_prelude.h"
 
 #include <setjmp.h>
@@ -13,7 +14,10 @@ static const char *full_pod =
 	"\"annotations\":{\"scheduling.k8s.io/group-name\":\"pg\"},"
 	"\"managedFields\":[{\"manager\":\"kubectl\"}]},"
 	"\"spec\":{\"schedulerName\":\"volcano\",\"nodeName\":\"n1\",\"priority\":5,"
-	"\"volumes\":[{\"name\":\"v\"}],\"serviceAccountName\":\"default\","
+	"\"volumes\":[{\"name\":\"v\"},{\"name\":\"cm\",\"configMap\":{\"name\":\"x\"}},"
+	"{\"name\":\"data\",\"persistentVolumeClaim\":{\"claimName\":\"c1\"}},"
+	"{\"name\":\"e\",\"ephemeral\":{\"volumeClaimTemplate\":{\"spec\":{}}}}],"
+	"\"serviceAccountName\":\"default\","
 	"\"resources\":{\"requests\":{\"cpu\":\"2\"}},"
 	"\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}],"
 	"\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"zone\"}],"
@@ -31,6 +35,8 @@ static const char *slim_pod =
 	"\"metadata\":{\"name\":\"j-w-0\",\"namespace\":\"ns\",\"uid\":\"u1\","
 	"\"annotations\":{\"scheduling.k8s.io/group-name\":\"pg\"}},"
 	"\"spec\":{\"schedulerName\":\"volcano\",\"nodeName\":\"n1\",\"priority\":5,"
+	"\"volumes\":[{\"name\":\"data\",\"persistentVolumeClaim\":{\"claimName\":\"c1\"}},"
+	"{\"name\":\"e\",\"ephemeral\":{}}],"
 	"\"resources\":{\"requests\":{\"cpu\":\"2\"}},"
 	"\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}],"
 	"\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"zone\"}],"
