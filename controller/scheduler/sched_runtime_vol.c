@@ -39,11 +39,17 @@ int srt_vol_catalog(struct sched_runtime *s, struct srt_snap *sn)
 {
 	struct vc_ctrl_ctx *ctx = s->ctx;
 	struct sched_vol_catalog *c;
+	size_t i;
 	int rc;
 
-	/* Without the claims informer the scheduler does not look at volumes (tests, old setups).
-	 */
+	/* Without the claims informer the scheduler does not look at volumes (tests, old setups);
+	 * nor when no pod of the snapshot has a volume (the slim pod keeps only claim volumes). */
 	if (!ctx->pvcs)
+		return 0;
+	for (i = 0; i < sn->npods; i++)
+		if (json_object_get(json_object_get(sn->pods[i]->v.pod.obj, "spec"), "volumes"))
+			break;
+	if (i == sn->npods)
 		return 0;
 	c = sched_vol_catalog_new();
 	if (!c)
