@@ -860,7 +860,8 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 	    srt_map_init(&s->intern, 256, srt_intern_free) < 0 ||
 	    srt_map_init(&s->pg_views, 256, srt_pg_view_free) < 0 ||
 	    srt_map_init(&s->node_views, 256, srt_node_view_free) < 0 ||
-	    srt_map_init(&s->series, 256, series_free) < 0) {
+	    srt_map_init(&s->series, 256, series_free) < 0 ||
+	    srt_map_init(&s->vol_assumed, 8, srt_vol_assumed_free) < 0) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -964,6 +965,7 @@ void sched_runtime_free(struct sched_runtime *s)
 	srt_map_release(&s->pg_views);
 	srt_map_release(&s->node_views);
 	srt_map_release(&s->series);
+	srt_map_release(&s->vol_assumed);
 	pthread_cond_destroy(&s->cond);
 	pthread_cond_destroy(&s->pool_cond);
 	pthread_cond_destroy(&s->idle_cond);

@@ -233,6 +233,9 @@ struct sched_runtime {
 	 * saw them (loop thread only): the series of one no snapshot holds are deleted.
 	 */
 	struct srt_map series;
+	/* Volume objects the binder wrote that the informers may not show yet (loop thread only;
+	 * sched_runtime_vol.c). */
+	struct srt_map vol_assumed;
 	/* The configuration's skipped entries (gauge) and files that did not parse (counter). */
 	struct vc_metric *m_conf_skipped, *m_conf_errors;
 };
@@ -260,6 +263,8 @@ struct srt_snap {
  * all bound yet. VC_ENOMEM leaves *held NULL: the caller then holds every bind with a plan.
  */
 int srt_vol_catalog(struct sched_runtime *s, struct srt_snap *sn) VC_WARN_UNUSED;
+/* The free function of vol_assumed's values. */
+void srt_vol_assumed_free(void *val);
 int srt_vol_apply(struct sched_runtime *s, const struct sched_result *r,
 		  bool **held) VC_WARN_UNUSED;
 

@@ -19,6 +19,75 @@
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_log.h"
+#include "vc_time.h"
+
+/* A volume object the binder wrote (s->vol_assumed: "pv/<name>" or "pvc/<ns>/<name>"). */
+struct srt_vol_assumed {
+	enum sched_vol_kind kind;
+	char *key;    /* the catalog's key */
+	char *old_rv; /* the resourceVersion the write replaced */
+	json_t *obj;  /* what was written */
+	int64_t at;   /* monotonic ns */
+};
+
+void srt_vol_assumed_free(void *val)
+{
+	struct srt_vol_assumed *a = val;
+
+	if (!a)
+		return;
+	vc_free(a->key);
+	vc_free(a->old_rv);
+	json_decref(a->obj);
+	vc_free(a);
+}
+
+/* Remember obj (borrowed), written over the version old_rv, until the informer shows another. */
+static void assume(struct sched_runtime *s, enum sched_vol_kind kind, const char *ns,
+		   const json_t *obj, const char *old_rv)
+{
+	const char *name = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "name");
+	struct srt_vol_assumed *a = vc_calloc(1, sizeof(*a));
+	char *mkey = NULL;
+
+	if (!a || !name)
+		goto fail;
+	a->kind = kind;
+	a->key = kind == SCHED_VOL_PVC ? vc_asprintf("%s/%s", ns, name) : vc_strdup(name);
+	a->old_rv = vc_strdup(old_rv ? old_rv : "");
+	a->obj = json_incref((json_t *)obj);
+	a->at = vc_time_mono_ns();
+	mkey = a->key ? vc_asprintf("%s/%s", kind == SCHED_VOL_PVC ? "pvc" : "pv", a->key) : NULL;
+	if (!a->old_rv || !mkey || srt_map_put(&s->vol_assumed, mkey, a) < 0)
+		goto fail;
+	vc_free(mkey);
+	return;
+fail:
+	/* Without it a cycle may choose again before the informer catches up: the API server's
+	 * resourceVersion check refuses a second write of the same object. */
+	vc_free(mkey);
+	srt_vol_assumed_free(a);
+}
+
+struct overlay_ctx {
+	struct sched_vol_catalog *cat;
+	int64_t now;
+};
+
+/* Lay a remembered write over the cached object while the cache still has the version it
+ * replaced; forget it once the cache shows another version, or after SRT_UNSEEN_TTL_NS. */
+static bool overlay(void *ctx, const char *key, void *val)
+{
+	struct overlay_ctx *o = ctx;
+	struct srt_vol_assumed *a = val;
+	const json_t *cached = sched_vol_catalog_get(o->cat, a->kind, a->key);
+	const char *rv = vc_json_get_str(vc_json_get_obj(cached, "metadata"), "resourceVersion");
+
+	(void)key;
+	if (o->now - a->at > SRT_UNSEEN_TTL_NS || !cached || !rv || strcmp(rv, a->old_rv) != 0)
+		return true;
+	return sched_vol_catalog_add(o->cat, a->kind, a->obj) < 0;
+}
 
 static int add_all(struct sched_vol_catalog *c, struct vc_informer *inf, enum sched_vol_kind kind)
 {
@@ -61,6 +130,11 @@ int srt_vol_catalog(struct sched_runtime *s, struct srt_snap *sn)
 		rc = add_all(c, ctx->storageclasses, SCHED_VOL_CLASS);
 	if (!rc)
 		rc = add_all(c, ctx->csinodes, SCHED_VOL_CSINODE);
+	if (!rc) {
+		struct overlay_ctx o = { c, vc_time_mono_ns() };
+
+		srt_map_sweep(&s->vol_assumed, overlay, &o);
+	}
 	if (rc) {
 		sched_vol_catalog_free(c);
 		return rc;
@@ -90,6 +164,9 @@ static int run_write(struct sched_runtime *s, const struct sched_vol_write *w, c
 	else
 		rc = vc_kube_update(s->ctx->kube, &vc_gvr_pvcs, t->ns, name, NULL, body, NULL,
 				    &err);
+	if (rc == 0)
+		assume(s, w->pv ? SCHED_VOL_PV : SCHED_VOL_PVC, t->ns, body,
+		       vc_json_get_str(meta, "resourceVersion"));
 	json_decref(body);
 	if (rc < 0) {
 		VC_WARN(w->pv ? "cannot bind volume" : "cannot ask for provisioning",
