@@ -1,9 +1,11 @@
 /*
- * sched_volume.c - VolumeBinding and NodeVolumeLimits (CSI) in the session, and the volume
- * binder's plans (docs/volcano/scheduler.md §4.7, §1.6). The rules are kube-scheduler 1.20's
+ * sched_volume.c - VolumeBinding, VolumeZone and NodeVolumeLimits (CSI) in the session, and the
+ * volume binder's plans (docs/volcano/scheduler.md §4.7, §1.6). The rules are kube-scheduler 1.20's
  * (pkg/controller/volume/scheduling/scheduler_binder.go, persistentvolume/util); the code is ours.
  */
 #include "sched_volume.h"
+
+#include <ctype.h>
 
 #include "sched_internal.h"
 #include "vc_alloc.h"
@@ -921,6 +923,75 @@ static int check_limits(const struct sched_vol *v, const struct sched_ssn_task *
 	return rc;
 }
 
+/* ---- VolumeZone -------------------------------------------------------------------------- */
+
+static const char *const zone_keys[] = {
+	"failure-domain.beta.kubernetes.io/zone",
+	"failure-domain.beta.kubernetes.io/region",
+	"topology.kubernetes.io/zone",
+	"topology.kubernetes.io/region",
+};
+
+/*
+ * Whether the "__"-separated list of a PV's zone label holds want (LabelZonesToSet, spaces
+ * trimmed); a list with an empty member is ignored (true), as Kubernetes ignores the label.
+ */
+static bool zones_have(const char *list, const char *want)
+{
+	const char *p = list;
+	bool found = false;
+
+	for (;;) {
+		const char *end = strstr(p, "__"), *b = p, *e = end ? end : p + strlen(p);
+
+		while (b < e && isspace((unsigned char)*b))
+			b++;
+		while (e > b && isspace((unsigned char)e[-1]))
+			e--;
+		if (b == e)
+			return true;
+		if (want && strlen(want) == (size_t)(e - b) && !strncmp(b, want, (size_t)(e - b)))
+			found = true;
+		if (!end)
+			return found;
+		p = end + 2;
+	}
+}
+
+/*
+ * VolumeZone: on a node with a zone or region label, every bound claim's PV labelled with one of
+ * them must list the node's value (a node without the label has "").
+ */
+static bool zones_fit(const struct sched_vol *v, const struct vol_task *vt,
+		      const struct sched_ssn_node *n)
+{
+	const json_t *labels = n->n->labels;
+	uint32_t i;
+	size_t k;
+
+	for (k = 0; k < VC_ARRAY_SIZE(zone_keys); k++)
+		if (json_object_get(labels, zone_keys[k]))
+			break;
+	if (k == VC_ARRAY_SIZE(zone_keys))
+		return true;
+	for (i = 0; i < vt->n; i++) {
+		const struct vol_claim *c = &v->claims[vt->first + i];
+		const json_t *pvl;
+
+		if (c->state != CLAIM_BOUND || c->pv == SCHED_NONE)
+			continue;
+		pvl = vc_json_get_obj(vc_json_get_obj(v->pvs[c->pv].obj, "metadata"), "labels");
+		for (k = 0; k < VC_ARRAY_SIZE(zone_keys); k++) {
+			const char *have = vc_json_get_str(pvl, zone_keys[k]);
+			const char *node = vc_json_get_str(labels, zone_keys[k]);
+
+			if (have && !zones_have(have, node ? node : ""))
+				return false;
+		}
+	}
+	return true;
+}
+
 int sched_vol_filter(struct sched_vol *v, const struct sched_ssn_task *t,
 		     const struct sched_ssn_node *n, struct pred_result *out, bool *unresolvable)
 {
@@ -946,6 +1017,11 @@ int sched_vol_filter(struct sched_vol *v, const struct sched_ssn_task *t,
 			fail(out, SCHED_VOL_MAX_COUNT);
 			return 0;
 		}
+	}
+	if (!zones_fit(v, vt, n)) {
+		fail(out, SCHED_VOL_ZONE_CONFLICT);
+		*unresolvable = true;
+		return 0;
 	}
 	if ((rc = find_volumes(v, t->index, n, &reason, &text)) < 0)
 		return rc;

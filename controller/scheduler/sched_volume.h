@@ -1,7 +1,7 @@
 /*
  * sched_volume.h - a pod's volumes in scheduling (docs/volcano/scheduler.md §4.7, §1.6):
- * Kubernetes' VolumeBinding filter with its volume binder, and NodeVolumeLimits for CSI drivers
- * that report an attach limit, as kube-scheduler 1.20 applies them.
+ * Kubernetes' VolumeBinding filter with its volume binder, VolumeZone, and NodeVolumeLimits for
+ * CSI drivers that report an attach limit, as kube-scheduler 1.20 applies them.
  *
  * The runtime lists PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes into
  * a catalog (struct sched_vol_catalog) that the snapshot borrows (sched_snapshot.volumes). A
@@ -39,6 +39,7 @@
 #define SCHED_VOL_PV_NOT_EXIST	    "pvc(s) bound to non-existent pv(s)"
 #define SCHED_VOL_UNBOUND_IMMEDIATE "pod has unbound immediate PersistentVolumeClaims"
 #define SCHED_VOL_MAX_COUNT	    "node(s) exceed max volume count"
+#define SCHED_VOL_ZONE_CONFLICT	    "node(s) had no available volume zone"
 
 enum sched_vol_kind {
 	SCHED_VOL_PV,	   /* PersistentVolume, by name */
@@ -126,8 +127,12 @@ void sched_vol_free(struct sched_vol *v);
  * match (SCHED_VOL_NODE_CONFLICT); each unbound WaitForFirstConsumer claim needs, on the node,
  * an Available PV (or one pre-bound to it) that no other claim of the pod or task of the
  * session took, or dynamic provisioning there (SCHED_VOL_BIND_CONFLICT). Then NodeVolumeLimits:
- * the node's CSINode limit per driver (SCHED_VOL_MAX_COUNT, resolvable). Volume failures are
- * unresolvable (preemption does not help). 0 or VC_ENOMEM.
+ * the node's CSINode limit per driver (SCHED_VOL_MAX_COUNT, resolvable); then VolumeZone: on a
+ * node with a zone or region label (topology.kubernetes.io/zone, .../region and their
+ * failure-domain.beta.kubernetes.io forms), a bound claim's PV labelled with it must list the
+ * node's value ("__"-separated) (SCHED_VOL_ZONE_CONFLICT). Checked in the order NodeVolumeLimits,
+ * VolumeZone, VolumeBinding (Volcano's); the other failures are unresolvable (preemption does
+ * not help). 0 or VC_ENOMEM.
  */
 int sched_vol_filter(struct sched_vol *v, const struct sched_ssn_task *t,
 		     const struct sched_ssn_node *n, struct pred_result *out,

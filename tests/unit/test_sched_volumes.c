@@ -1,8 +1,8 @@
 /*
  * Unit tests for volumes in scheduling (docs/volcano/scheduler.md §4.7, §1.6; sched_volume.c):
  * VolumeBinding's filter, the session's PV reservations, the binder's plans and request bodies,
- * and NodeVolumeLimits, driven through the session on Kubernetes' documented examples (the
- * "Persistent Volumes" and "Storage Classes" pages: a local PV with node affinity, the
+ * VolumeZone and NodeVolumeLimits, driven through the session on Kubernetes' documented examples
+ * (the "Persistent Volumes" and "Storage Classes" pages: a local PV with node affinity, the
  * local-storage class with WaitForFirstConsumer and no provisioner, allowedTopologies; and
  * pkg/controller/volume/scheduling's tests: smallest fit, pre-bound PVs, selected-node).
  */
@@ -616,6 +616,59 @@ static void test_csi_limits(void **state)
 	sched_vol_catalog_free(v.cat);
 }
 
+/* ---- VolumeZone -------------------------------------------------------------------------- */
+
+/*
+ * VolumeZone (kube's volume_zone tests): a bound PV labelled topology.kubernetes.io/zone
+ * "us-west1-a__us-west1-b" admits nodes of either zone and nodes without zone labels; a node of
+ * another zone fails, unresolvably.
+ */
+static void test_volume_zone(void **state)
+{
+	struct sched_fx f;
+	struct vols v;
+	struct sched_job_info *j;
+	struct sched_task_info *t;
+	struct ssn x;
+
+	(void)state;
+	sched_fx_init(&f);
+	vols_init(&v, &f);
+	sched_fx_node(&f, "a1", ZONE("us-west1-a", "a1"));
+	sched_fx_node(&f, "b1", ZONE("us-west1-b", "b1"));
+	sched_fx_node(&f, "c1", ZONE("us-west1-c", "c1"));
+	sched_fx_node(&f, "x1", HOST("x1"));
+	add(&v, SCHED_VOL_PV,
+	    "{\"metadata\":{\"name\":\"zonal\",\"labels\":{\"topology.kubernetes.io/zone\":"
+	    "\"us-west1-a__us-west1-b\"}},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"}}}");
+	pvc(&v, "data", "standard", "1Gi", "zonal", NULL);
+	j = sched_fx_job(&f, "ns", "j", 1);
+	t = sched_fx_pod(&f, j, "p", "{}", VOL("data"), NULL);
+	sched_fx_place(&f);
+	open_ssn(&x, &f, conf_preds);
+	assert_string_equal(search(&x, t), "a1,b1,x1");
+	close_ssn(&x);
+	sched_fx_release(&f);
+	sched_vol_catalog_free(v.cat);
+
+	sched_fx_init(&f);
+	vols_init(&v, &f);
+	sched_fx_node(&f, "c1", ZONE("us-west1-c", "c1"));
+	add(&v, SCHED_VOL_PV,
+	    "{\"metadata\":{\"name\":\"zonal\",\"labels\":{\"topology.kubernetes.io/zone\":"
+	    "\"us-west1-a\"}},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"}}}");
+	pvc(&v, "data", "standard", "1Gi", "zonal", NULL);
+	j = sched_fx_job(&f, "ns", "j", 1);
+	t = sched_fx_pod(&f, j, "p", "{}", VOL("data"), NULL);
+	sched_fx_place(&f);
+	open_ssn(&x, &f, conf_preds);
+	assert_string_equal(search(&x, t),
+			    "0/1 nodes are unavailable: 1 node(s) had no available volume zone.");
+	close_ssn(&x);
+	sched_fx_release(&f);
+	sched_vol_catalog_free(v.cat);
+}
+
 /* Pods without claims: no volume state, whatever the catalog holds. */
 static void test_no_claims_no_state(void **state)
 {
@@ -695,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_bound_claim_no_plan),
 		cmocka_unit_test(test_gang_all_or_nothing),
 		cmocka_unit_test(test_csi_limits),
+		cmocka_unit_test(test_volume_zone),
 		cmocka_unit_test(test_no_claims_no_state),
 		cmocka_unit_test(test_alloc_failures),
 	};
