@@ -12,6 +12,7 @@
 #   wait_phase JOB PHASE [TIMEOUT]
 #   jfield JOB JSONPATH  / pfield POD JSONPATH    kubectl get -o jsonpath in the namespace
 #   check WHAT CONDITION...   run CONDITION; fail with WHAT and the diagnostics when false
+#   sched_conf <FILE         the scheduler configuration for vc-controller / vc-scheduler (CONF)
 #
 # E2E_BIN_DIR (default build/) holds vc-controller, vc-webhook, vc-nodesim and vcctl;
 # E2E_CTRL_ARGS adds flags to vc-controller (e.g. --v=4).
@@ -244,6 +245,21 @@ jobs_setup() {
 	ctrl_start
 	wait_for "the default queue Open" 30 queue_open
 	pass "stack up: CRDs, vc-webhook, $count simulated nodes, vc-controller (queue default Open)"
+}
+
+# sched_conf: the scheduler configuration read from stdin, in $E2E_DIR/volcano-scheduler.conf
+# (CONF), for vc-controller (--scheduler-conf in E2E_CTRL_ARGS) and, under E2E_IMPL=volcano,
+# Volcano's vc-scheduler (E2E_SCHED_CONF). Call it before jobs_setup / ctrl_start; writing CONF
+# again later makes a running vc-controller reload it.
+sched_conf() {
+	e2e_dir
+	CONF=$E2E_DIR/volcano-scheduler.conf
+	cat >"$CONF.new" && mv "$CONF.new" "$CONF"
+	export E2E_SCHED_CONF=$CONF
+	case " ${E2E_CTRL_ARGS:-} " in
+	*" --scheduler-conf=$CONF "*) ;;
+	*) E2E_CTRL_ARGS="${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS }--scheduler-conf=$CONF" ;;
+	esac
 }
 
 # --- jobs ------------------------------------------------------------------------------------------

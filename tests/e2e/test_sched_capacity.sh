@@ -27,9 +27,7 @@ if ! is_caldera; then
 	exit 0
 fi
 
-e2e_dir
-CONF=$E2E_DIR/volcano-scheduler.conf
-cat >"$CONF" <<'YAML'
+sched_conf <<'YAML'
 actions: "enqueue, allocate, backfill, reclaim"
 tiers:
 - plugins:
@@ -47,7 +45,6 @@ tiers:
   - name: nodeorder
   - name: binpack
 YAML
-E2E_CTRL_ARGS="${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS }--scheduler-conf=$CONF"
 jobs_setup
 
 # queue NAME SPEC: a Queue with that spec (flow mapping), Open once the controller saw it.
@@ -136,7 +133,7 @@ wait_for "team-b's status.allocated 6 GPUs" 30 q_gpus_is team-b 6
 pass "$n of a1's borrowed pods evicted (reclaim); team-b runs 6, a1 keeps 10"
 
 step "helm: Volcano's Helm configuration with capacity in the place of proportion (flat queues)"
-cat >"$CONF.new" <<'YAML'
+sched_conf <<'YAML'
 actions: "enqueue, allocate, backfill"
 tiers:
 - plugins:
@@ -153,7 +150,6 @@ tiers:
   - name: nodeorder
   - name: binpack
 YAML
-mv "$CONF.new" "$CONF"
 reloaded() { grep -c 'msg="scheduler configuration reloaded"' "$E2E_DIR/daemons/$CTRL_NAME.log"; }
 wait_for "the configuration reloaded" 30 reloaded
 eq "skipped entries" "$(grep -c 'scheduler configuration entry skipped' "$E2E_DIR/daemons/$CTRL_NAME.log" || true)" 0

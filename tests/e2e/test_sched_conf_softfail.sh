@@ -32,8 +32,7 @@ wait_for "2 Ready nodes" 30 nodes_ready 2
 kube create namespace volcano-system >/dev/null
 pass "cluster, CRDs, vc-webhook, 2 simulated nodes"
 
-CONF=$E2E_DIR/volcano-scheduler.conf
-cat >"$CONF" <<'YAML'
+sched_conf <<'YAML'
 actions: "enqueue, allocate, shuffle, backfill"
 tiers:
 - plugins:
@@ -136,7 +135,7 @@ BINS=$E2E_DIR/bin
 mkdir -p "$BINS"
 ln -sf "$CTRL" "$BINS/vc-controller-manager"
 ln -sf "$CTRL" "$BINS/vc-scheduler"
-cat >"$CONF" <<'YAML'
+sched_conf <<'YAML'
 actions: "enqueue, allocate, backfill"
 tiers:
 - plugins:

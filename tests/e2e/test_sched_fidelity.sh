@@ -22,12 +22,7 @@
 . "$(dirname "$0")/jobs_lib.sh"
 
 SETTLE=${E2E_SETTLE:-4}
-IMPL=${E2E_IMPL:-caldera}
-caldera() { [ "$IMPL" = caldera ]; }
-
-e2e_dir
-CONF=$E2E_DIR/volcano-scheduler.conf
-cat >"$CONF" <<'YAML'
+sched_conf <<'YAML'
 actions: "enqueue, allocate, backfill, preempt"
 tiers:
 - plugins:
@@ -43,8 +38,6 @@ tiers:
   - name: proportion
   - name: nodeorder
 YAML
-export E2E_SCHED_CONF=$CONF
-E2E_CTRL_ARGS="${E2E_CTRL_ARGS:+$E2E_CTRL_ARGS }--scheduler-conf $CONF"
 jobs_setup "1:cpu=8,memory=32Gi,nvidia.com/gpu=1,pods=110"
 kube apply -f - >/dev/null <<-EOT || fail "cannot create the PriorityClasses"
 	apiVersion: scheduling.k8s.io/v1
@@ -120,7 +113,7 @@ wait_for "holder Running on node-0" 30 running_on holder
 pg train 4
 for i in 0 1 2 3; do pod "train-worker-$i" train '{cpu: 100m, nvidia.com/gpu: 1}'; done
 gang="4/4 tasks in gang unschedulable: pod group is not ready, 4 Pending, 4 minAvailable; Pending: 4 Unschedulable"
-if caldera; then
+if is_caldera; then
 	node_err="0/1 nodes are unavailable: 1 Insufficient nvidia.com/gpu."
 	wait_for "the gang message with its origin" 20 pg_message_is train "$gang. Origin reason is train-worker-0: $node_err"
 	# Pod conditions are rewritten at most every 10 s (docs/scheduler.md, pacing).
@@ -137,7 +130,7 @@ end_ns
 
 # --- pod-slots -------------------------------------------------------------------------------------
 
-if caldera; then
+if is_caldera; then
 	stop_daemon nodesim
 	kube delete node node-0 >/dev/null || fail "cannot delete node-0"
 	start_daemon nodesim2 "$SIM" --kubeconfig "$KUBECONFIG" --node-prefix node \
