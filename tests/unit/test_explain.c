@@ -421,12 +421,9 @@ static void test_explain_holds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_explain_job_states),
-		cmocka_unit_test(test_explain_queue),
-		cmocka_unit_test(test_explain_enqueue),
-		cmocka_unit_test(test_explain_gang),
-		cmocka_unit_test(test_explain_depends_on),
-		cmocka_unit_test(test_explain_holds),
+		cmocka_unit_test(test_explain_job_states), cmocka_unit_test(test_explain_queue),
+		cmocka_unit_test(test_explain_enqueue),	   cmocka_unit_test(test_explain_gang),
+		cmocka_unit_test(test_explain_depends_on), cmocka_unit_test(test_explain_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
