@@ -46,8 +46,8 @@ static const char *meta_str(const json_t *obj, const char *key)
 /* What the reasoning works on and writes to. */
 struct ex {
 	const struct vc_explain_in *in;
-	FILE *out;	   /* may be NULL: nothing is written */
-	char *reason;	   /* the Why sentence goes here (may be NULL) */
+	FILE *out;    /* may be NULL: nothing is written */
+	char *reason; /* the Why sentence goes here (may be NULL) */
 	size_t reason_len;
 	const char *queue; /* the job's queue: spec.queue, "default" when empty */
 	char pg[256];	   /* "PodGroup ns/name" */

@@ -42,7 +42,7 @@ enum vc_explain_why {
 	VC_EXPLAIN_NO_STATUS,	     /* the job controller never synced the Job */
 	VC_EXPLAIN_NO_PODGROUP,	     /* the job controller made no PodGroup */
 	VC_EXPLAIN_QUEUE_CAPABILITY, /* allocated + the job's minResources > capability */
-	VC_EXPLAIN_ENQUEUE_REJECTED, /* an enqueue vote said no (overcommit, proportion, capacity) */
+	VC_EXPLAIN_ENQUEUE_REJECTED, /* an enqueue vote said no (overcommit, proportion, ...) */
 	VC_EXPLAIN_QUEUE_DESERVED,   /* allocated + the job's minResources > deserved */
 	VC_EXPLAIN_NOT_ENQUEUED,     /* the PodGroup is Pending with no reason recorded */
 	VC_EXPLAIN_DEPENDS_ON,	     /* a task waits for a dependsOn task that is not ready */

@@ -200,8 +200,8 @@ int vcctl_pod_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 
 /*
  * job explain against the server: read the Job o->name in o->namespace, its Queue, PodGroup,
- * pods and the namespace's events, then vc_explain (common/vc_explain.h). A missing Job is an explanation, not an
- * error; other API errors are returned with the server's message.
+ * pods and the namespace's events, then vc_explain (common/vc_explain.h). A missing Job is an
+ * explanation, not an error; other API errors are returned with the server's message.
  */
 int vcctl_job_explain(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 		      struct vc_error *err);
