@@ -7,44 +7,10 @@
 
 #include <cmocka.h>
 
+#include "support/capture.h"
+#include "support/json_test.h"
+
 #include "vc_time.h"
-
-static json_t *J(const char *text)
-{
-	json_error_t e;
-	json_t *v = json_loads(text, 0, &e);
-
-	if (!v)
-		fail_msg("bad JSON in test: %s: %s", e.text, text);
-	return v;
-}
-
-/* Capture what vc_explain writes. */
-struct capture {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *cap_open(struct capture *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->f = open_memstream(&c->buf, &c->len);
-	assert_non_null(c->f);
-	return c->f;
-}
-
-static const char *cap_text(struct capture *c)
-{
-	fflush(c->f);
-	return c->buf;
-}
-
-static void cap_close(struct capture *c)
-{
-	fclose(c->f);
-	free(c->buf);
-}
 
 #define NOW_NS (INT64_C(1717243200) * VC_NSEC_PER_SEC) /* 2024-06-01T12:00:00Z */
 
@@ -63,7 +29,7 @@ static json_t *ex_job(const char *status)
 		 "{\"name\":\"worker\",\"replicas\":2,"
 		 "\"dependsOn\":{\"name\":[\"ps\"]}}]}%s%s}",
 		 status ? ",\"status\":" : "", status ? status : "");
-	return J(text);
+	return parse(text);
 }
 
 static const char EX_QUEUE[] = "{\"metadata\":{\"name\":\"q1\"},\"spec\":{\"weight\":1,"
@@ -81,7 +47,7 @@ static json_t *ex_pg(const char *status)
 		 "\"spec\":{\"minMember\":3,\"queue\":\"q1\",\"minResources\":{\"cpu\":\"2\"}},"
 		 "\"status\":%s}",
 		 status);
-	return J(text);
+	return parse(text);
 }
 
 struct ex_case {
@@ -167,7 +133,7 @@ static void test_explain_job_states(void **state)
 
 	/* Restarting: the last action event, and the policies that lead to that action. */
 	c.job = ex_job("{\"state\":{\"phase\":\"Restarting\"},\"retryCount\":1}");
-	c.events = J("{\"items\":[{\"metadata\":{\"name\":\"tf.1\",\"namespace\":\"ml\"},"
+	c.events = parse("{\"items\":[{\"metadata\":{\"name\":\"tf.1\",\"namespace\":\"ml\"},"
 		     "\"involvedObject\":{\"kind\":\"Job\",\"name\":\"tf\"},\"type\":\"Normal\","
 		     "\"reason\":\"ExecuteAction\",\"message\":\"Start to execute action "
 		     "SyncJob \",\"lastTimestamp\":\"2024-06-01T11:50:00Z\"},"
@@ -179,7 +145,7 @@ static void test_explain_job_states(void **state)
 		     "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
 		     "\"type\":\"Normal\",\"reason\":\"ExecuteAction\",\"message\":\"Start to "
 		     "execute action AbortJob \",\"lastTimestamp\":\"2024-06-01T11:59:59Z\"}]}");
-	c.pods = J("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
+	c.pods = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
 		   "\"Failed\",\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"terminated\":"
 		   "{\"exitCode\":3}}}]}},{\"metadata\":{\"name\":\"tf-worker-0\"},"
 		   "\"status\":{\"phase\":\"Running\"}}]}");
@@ -212,7 +178,7 @@ static void test_explain_queue(void **state)
 	assert_non_null(strstr(cap.buf, "\n  Queue q1: not found\n"));
 	cap_close(&cap);
 
-	c.queue = J("{\"metadata\":{\"name\":\"q1\"},\"status\":{\"state\":\"Closed\"}}");
+	c.queue = parse("{\"metadata\":{\"name\":\"q1\"},\"status\":{\"state\":\"Closed\"}}");
 	c.pg = ex_pg("{\"phase\":\"Pending\"}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_QUEUE_CLOSED);
 	assert_string_equal(cap.buf, "Job ml/tf: Pending\n"
@@ -225,7 +191,7 @@ static void test_explain_queue(void **state)
 
 	/* Never synced: no status at all. */
 	c.job = ex_job(NULL);
-	c.queue = J(EX_QUEUE);
+	c.queue = parse(EX_QUEUE);
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_NO_STATUS);
 	assert_explained(&cap, "Job ml/tf: (no status)",
 			 "the job was never admitted: it has no status (the job controller has "
@@ -235,7 +201,7 @@ static void test_explain_queue(void **state)
 	ex_free(&c);
 
 	c.job = ex_job("{\"state\":{\"phase\":\"Pending\"}}");
-	c.queue = J(EX_QUEUE);
+	c.queue = parse(EX_QUEUE);
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_NO_PODGROUP);
 	assert_explained(&cap, "Job ml/tf: Pending",
 			 "the job has no PodGroup: the job controller has not created it",
@@ -252,7 +218,7 @@ static void test_explain_enqueue(void **state)
 	(void)state;
 	/* Over capability: allocated 3 + the job's 2 > 4. */
 	c.job = ex_job("{\"state\":{\"phase\":\"Pending\"}}");
-	c.queue = J("{\"metadata\":{\"name\":\"q1\"},\"spec\":{\"capability\":{\"cpu\":\"4\","
+	c.queue = parse("{\"metadata\":{\"name\":\"q1\"},\"spec\":{\"capability\":{\"cpu\":\"4\","
 		    "\"memory\":\"1Gi\"}},\"status\":{\"state\":\"Open\",\"allocated\":"
 		    "{\"cpu\":\"3\",\"memory\":\"0\"}}}");
 	c.pg = ex_pg("{\"phase\":\"Pending\"}");
@@ -271,9 +237,9 @@ static void test_explain_enqueue(void **state)
 
 	/* Within capability, rejected by overcommit: the PodGroup's Unschedulable event. */
 	c.job = ex_job("{\"state\":{\"phase\":\"Pending\"}}");
-	c.queue = J(EX_QUEUE);
+	c.queue = parse(EX_QUEUE);
 	c.pg = ex_pg("{\"phase\":\"Pending\"}");
-	c.events = J("{\"items\":[{\"metadata\":{\"name\":\"tf-u1.1\",\"namespace\":\"ml\"},"
+	c.events = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-u1.1\",\"namespace\":\"ml\"},"
 		     "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
 		     "\"type\":\"Normal\",\"reason\":\"Unschedulable\",\"count\":4,"
 		     "\"message\":\"resource in cluster is overused: overused cpu\","
@@ -296,7 +262,7 @@ static void test_explain_enqueue(void **state)
 			 "spec.minResources");
 	cap_close(&cap);
 	json_decref(c.queue);
-	c.queue = J("{\"metadata\":{\"name\":\"q1\"},\"status\":{\"state\":\"Open\"}}");
+	c.queue = parse("{\"metadata\":{\"name\":\"q1\"},\"status\":{\"state\":\"Open\"}}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_NOT_ENQUEUED);
 	assert_explained(&cap, "Job ml/tf: Pending",
 			 "the PodGroup is Pending: the scheduler has not admitted it (enqueue) "
@@ -317,7 +283,7 @@ static json_t *ex_pods(const char *ps_phase, const char *msg)
 		 "\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
 		 "\"message\":\"%s\"}]}}]}",
 		 ps_phase, msg);
-	return J(text);
+	return parse(text);
 }
 
 static void test_explain_gang(void **state)
@@ -328,14 +294,14 @@ static void test_explain_gang(void **state)
 	(void)state;
 	/* Admitted, the gang does not fit: minMember 3, 2 unschedulable, the node histogram. */
 	c.job = ex_job("{\"state\":{\"phase\":\"Pending\"}}");
-	c.queue = J(EX_QUEUE);
+	c.queue = parse(EX_QUEUE);
 	c.pg = ex_pg("{\"phase\":\"Inqueue\",\"conditions\":[{\"type\":\"Unschedulable\","
 		     "\"status\":\"True\",\"reason\":\"NotEnoughResources\",\"message\":\"2/3 "
 		     "tasks in gang unschedulable: pod group is not ready, 1 Bound, 2 Pending, "
 		     "3 minAvailable; Pending: 2 Unschedulable. Origin reason is tf-worker-0: "
 		     "0/4 nodes are unavailable: 3 Insufficient cpu, 1 node(s) pod number "
 		     "exceeded.\"}]}");
-	c.pods = J("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
+	c.pods = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
 		   "\"Running\",\"containerStatuses\":[{\"ready\":true}]}},"
 		   "{\"metadata\":{\"name\":\"tf-worker-0\",\"namespace\":\"ml\"},\"status\":"
 		   "{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
@@ -373,7 +339,7 @@ static void test_explain_depends_on(void **state)
 	 * has only 1 pod: the job waits for itself. dependsOn is the first reason.
 	 */
 	c.job = ex_job("{\"state\":{\"phase\":\"Pending\"}}");
-	c.queue = J(EX_QUEUE);
+	c.queue = parse(EX_QUEUE);
 	c.pg = ex_pg("{\"phase\":\"Inqueue\",\"conditions\":[{\"type\":\"Unschedulable\","
 		     "\"status\":\"True\",\"reason\":\"NotEnoughTasks\",\"message\":\"Not "
 		     "enough valid tasks for gang-scheduling, valid: 1, min: 3\"}]}");
@@ -394,7 +360,7 @@ static void test_explain_depends_on(void **state)
 
 	/* Once ps runs with its containers ready, worker is free to start. */
 	json_decref(c.pods);
-	c.pods = J("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
+	c.pods = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
 		   "\"Running\",\"containerStatuses\":[{\"ready\":true}]}}]}");
 	json_decref(c.pg);
 	c.pg = ex_pg("{\"phase\":\"Inqueue\"}");

@@ -9,6 +9,9 @@
 
 #include <cmocka.h>
 
+#include "support/capture.h"
+#include "support/json_test.h"
+
 #include "vc_alloc.h"
 #include "vc_json.h"
 #include "vc_time.h"
@@ -19,19 +22,9 @@
 #define ARGC(...)	   ((int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *)))
 #define PARSE(o, err, ...) vcctl_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (err))
 
-static json_t *J(const char *text)
-{
-	json_error_t e;
-	json_t *v = json_loads(text, 0, &e);
-
-	if (!v)
-		fail_msg("bad JSON in test: %s: %s", e.text, text);
-	return v;
-}
-
 static void assert_json(const json_t *got, const char *want_text)
 {
-	json_t *want = J(want_text);
+	json_t *want = parse(want_text);
 	bool same = json_equal((json_t *)got, want);
 
 	if (!same) {
@@ -44,33 +37,6 @@ static void assert_json(const json_t *got, const char *want_text)
 	}
 	json_decref(want);
 	assert_true(same);
-}
-
-/* Capture what a printer writes. */
-struct capture {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *cap_open(struct capture *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->f = open_memstream(&c->buf, &c->len);
-	assert_non_null(c->f);
-	return c->f;
-}
-
-static const char *cap_text(struct capture *c)
-{
-	fflush(c->f);
-	return c->buf;
-}
-
-static void cap_close(struct capture *c)
-{
-	fclose(c->f);
-	free(c->buf);
 }
 
 #define NOW_NS (INT64_C(1717243200) * VC_NSEC_PER_SEC) /* 2024-06-01T12:00:00Z */
@@ -255,9 +221,9 @@ static int setup(void **state)
 	memset(&fk, 0, sizeof(fk));
 	fk.objects = json_object();
 	fk.lists = json_object();
-	assert_int_equal(json_object_set_new(fk.objects, "jobs/ml/tf", J(JOB1)), 0);
+	assert_int_equal(json_object_set_new(fk.objects, "jobs/ml/tf", parse(JOB1)), 0);
 	assert_int_equal(json_object_set_new(fk.objects, "queues//q1",
-					     J("{\"metadata\":{\"name\":\"q1\",\"uid\":\"uid-q1\"},"
+					     parse("{\"metadata\":{\"name\":\"q1\",\"uid\":\"uid-q1\"},"
 					       "\"spec\":{\"weight\":3,\"parent\":\"root\"},"
 					       "\"status\":{\"state\":\"Open\"}}")),
 			 0);
@@ -540,8 +506,8 @@ static void test_job_from_flags(void **state)
 
 static void test_command_bodies(void **state)
 {
-	json_t *job = J("{\"metadata\":{\"name\":\"tf\",\"namespace\":\"ml\",\"uid\":\"u1\"}}");
-	json_t *queue = J("{\"metadata\":{\"name\":\"q1\",\"uid\":\"u2\"}}");
+	json_t *job = parse("{\"metadata\":{\"name\":\"tf\",\"namespace\":\"ml\",\"uid\":\"u1\"}}");
+	json_t *queue = parse("{\"metadata\":{\"name\":\"q1\",\"uid\":\"u2\"}}");
 	json_t *cmd = NULL;
 	struct vc_error err;
 
@@ -594,7 +560,7 @@ static const char JOBS[] =
 
 static void test_print_jobs(void **state)
 {
-	json_t *jobs = J(JOBS);
+	json_t *jobs = parse(JOBS);
 	struct vcctl_opts o;
 	struct vc_error err;
 	struct capture c;
@@ -657,7 +623,7 @@ static void test_print_jobs(void **state)
 	cap_close(&c);
 
 	json_decref(jobs);
-	jobs = J("{\"items\":[]}");
+	jobs = parse("{\"items\":[]}");
 	assert_int_equal(vcctl_print_jobs(jobs, &o, cap_open(&c)), 0);
 	assert_string_equal(cap_text(&c), "No resources found\n");
 	cap_close(&c);
@@ -676,11 +642,11 @@ static const char PGS[] =
 static void test_print_queues(void **state)
 {
 	json_t *queues =
-		J("{\"items\":[{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1},"
+		parse("{\"items\":[{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1},"
 		  "\"status\":{\"state\":\"Open\"}},{\"metadata\":{\"name\":\"q1\"},"
 		  "\"spec\":{\"weight\":3,\"parent\":\"root\"},"
 		  "\"status\":{\"state\":\"Closed\"}}]}");
-	json_t *pgs = J(PGS);
+	json_t *pgs = parse(PGS);
 	struct capture c;
 
 	(void)state;
@@ -708,7 +674,7 @@ static void test_print_queues(void **state)
 
 static void test_print_job(void **state)
 {
-	json_t *job = J(JOB1);
+	json_t *job = parse(JOB1);
 	struct capture c;
 
 	(void)state;
@@ -794,7 +760,7 @@ static void test_print_job(void **state)
 
 static void test_print_events(void **state)
 {
-	json_t *ev = J("{\"items\":["
+	json_t *ev = parse("{\"items\":["
 		       "{\"metadata\":{\"name\":\"tf.17a\"},\"type\":\"Normal\",\"reason\":\"A\","
 		       "\"message\":\"  hello \\n\",\"count\":1,"
 		       "\"firstTimestamp\":\"2024-06-01T11:59:30Z\","
@@ -1027,11 +993,11 @@ static void test_main_queue_commands(void **state)
 	cap_close(&e);
 	reset_calls();
 	assert_int_equal(json_object_set_new(fk.lists, "queues/",
-					     J("{\"items\":[{\"metadata\":{\"name\":\"q1\"},"
+					     parse("{\"items\":[{\"metadata\":{\"name\":\"q1\"},"
 					       "\"spec\":{\"weight\":3},\"status\":{\"state\":"
 					       "\"Open\"}}]}")),
 			 0);
-	assert_int_equal(json_object_set_new(fk.lists, "podgroups/", J(PGS)), 0);
+	assert_int_equal(json_object_set_new(fk.lists, "podgroups/", parse(PGS)), 0);
 	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "list"), 0);
 	assert_string_equal(
 		o.buf, "Name                     Weight  State   Parent  Inqueue Pending Running "
@@ -1108,7 +1074,7 @@ static const char PODS[] =
 
 static void test_print_pods(void **state)
 {
-	json_t *pods = J(PODS);
+	json_t *pods = parse(PODS);
 	struct capture c;
 	char want[2048];
 
@@ -1156,7 +1122,7 @@ static void test_main_pod_list(void **state)
 	cap_close(&e);
 	reset_calls();
 
-	assert_int_equal(json_object_set_new(fk.lists, "pods/ml", J(QPODS)), 0);
+	assert_int_equal(json_object_set_new(fk.lists, "pods/ml", parse(QPODS)), 0);
 	assert_int_equal(MAIN(&o, &e, "vcctl", "pod", "list", "-j", "tf", "-n", "ml"), 0);
 	assert_string_equal(fk.calls[0].ns, "ml");
 	assert_string_equal(fk.calls[0].selector, "volcano.sh/job-name in (tf)");
@@ -1373,7 +1339,7 @@ static void test_alloc_failures(void **state)
 {
 	struct vcctl_opts o;
 	struct vc_error err;
-	json_t *v = NULL, *job = J(JOB1);
+	json_t *v = NULL, *job = parse(JOB1);
 	long n;
 	int rc;
 
@@ -1432,7 +1398,7 @@ static void test_alloc_failures(void **state)
 		assert_null(v);
 	}
 	/* pod list -q (a filtered copy of the list) and job explain (five reads) unwind too. */
-	assert_int_equal(json_object_set_new(fk.lists, "pods/ml", J(QPODS)), 0);
+	assert_int_equal(json_object_set_new(fk.lists, "pods/ml", parse(QPODS)), 0);
 	for (n = 0;; n++) {
 		struct capture o2, e2;
 
