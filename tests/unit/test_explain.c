@@ -133,22 +133,24 @@ static void test_explain_job_states(void **state)
 
 	/* Restarting: the last action event, and the policies that lead to that action. */
 	c.job = ex_job("{\"state\":{\"phase\":\"Restarting\"},\"retryCount\":1}");
-	c.events = parse("{\"items\":[{\"metadata\":{\"name\":\"tf.1\",\"namespace\":\"ml\"},"
-		     "\"involvedObject\":{\"kind\":\"Job\",\"name\":\"tf\"},\"type\":\"Normal\","
-		     "\"reason\":\"ExecuteAction\",\"message\":\"Start to execute action "
-		     "SyncJob \",\"lastTimestamp\":\"2024-06-01T11:50:00Z\"},"
-		     "{\"metadata\":{\"name\":\"tf.2\",\"namespace\":\"ml\"},"
-		     "\"involvedObject\":{\"kind\":\"Job\",\"name\":\"tf\"},\"type\":\"Normal\","
-		     "\"reason\":\"ExecuteAction\",\"message\":\"Start to execute action "
-		     "RestartJob \",\"lastTimestamp\":\"2024-06-01T11:59:50Z\"},"
-		     "{\"metadata\":{\"name\":\"tf-u1.3\",\"namespace\":\"ml\"},"
-		     "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
-		     "\"type\":\"Normal\",\"reason\":\"ExecuteAction\",\"message\":\"Start to "
-		     "execute action AbortJob \",\"lastTimestamp\":\"2024-06-01T11:59:59Z\"}]}");
-	c.pods = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
-		   "\"Failed\",\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"terminated\":"
-		   "{\"exitCode\":3}}}]}},{\"metadata\":{\"name\":\"tf-worker-0\"},"
-		   "\"status\":{\"phase\":\"Running\"}}]}");
+	c.events =
+		parse("{\"items\":[{\"metadata\":{\"name\":\"tf.1\",\"namespace\":\"ml\"},"
+		      "\"involvedObject\":{\"kind\":\"Job\",\"name\":\"tf\"},\"type\":\"Normal\","
+		      "\"reason\":\"ExecuteAction\",\"message\":\"Start to execute action "
+		      "SyncJob \",\"lastTimestamp\":\"2024-06-01T11:50:00Z\"},"
+		      "{\"metadata\":{\"name\":\"tf.2\",\"namespace\":\"ml\"},"
+		      "\"involvedObject\":{\"kind\":\"Job\",\"name\":\"tf\"},\"type\":\"Normal\","
+		      "\"reason\":\"ExecuteAction\",\"message\":\"Start to execute action "
+		      "RestartJob \",\"lastTimestamp\":\"2024-06-01T11:59:50Z\"},"
+		      "{\"metadata\":{\"name\":\"tf-u1.3\",\"namespace\":\"ml\"},"
+		      "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
+		      "\"type\":\"Normal\",\"reason\":\"ExecuteAction\",\"message\":\"Start to "
+		      "execute action AbortJob \",\"lastTimestamp\":\"2024-06-01T11:59:59Z\"}]}");
+	c.pods =
+		parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
+		      "\"Failed\",\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"terminated\":"
+		      "{\"exitCode\":3}}}]}},{\"metadata\":{\"name\":\"tf-worker-0\"},"
+		      "\"status\":{\"phase\":\"Running\"}}]}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_PHASE);
 	assert_string_equal(cap.buf,
 			    "Job ml/tf: Restarting\n"
@@ -219,8 +221,8 @@ static void test_explain_enqueue(void **state)
 	/* Over capability: allocated 3 + the job's 2 > 4. */
 	c.job = ex_job("{\"state\":{\"phase\":\"Pending\"}}");
 	c.queue = parse("{\"metadata\":{\"name\":\"q1\"},\"spec\":{\"capability\":{\"cpu\":\"4\","
-		    "\"memory\":\"1Gi\"}},\"status\":{\"state\":\"Open\",\"allocated\":"
-		    "{\"cpu\":\"3\",\"memory\":\"0\"}}}");
+			"\"memory\":\"1Gi\"}},\"status\":{\"state\":\"Open\",\"allocated\":"
+			"{\"cpu\":\"3\",\"memory\":\"0\"}}}");
 	c.pg = ex_pg("{\"phase\":\"Pending\"}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_QUEUE_CAPABILITY);
 	assert_string_equal(cap.buf,
@@ -240,10 +242,10 @@ static void test_explain_enqueue(void **state)
 	c.queue = parse(EX_QUEUE);
 	c.pg = ex_pg("{\"phase\":\"Pending\"}");
 	c.events = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-u1.1\",\"namespace\":\"ml\"},"
-		     "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
-		     "\"type\":\"Normal\",\"reason\":\"Unschedulable\",\"count\":4,"
-		     "\"message\":\"resource in cluster is overused: overused cpu\","
-		     "\"lastTimestamp\":\"2024-06-01T11:59:58Z\"}]}");
+			 "\"involvedObject\":{\"kind\":\"PodGroup\",\"name\":\"tf-u1\"},"
+			 "\"type\":\"Normal\",\"reason\":\"Unschedulable\",\"count\":4,"
+			 "\"message\":\"resource in cluster is overused: overused cpu\","
+			 "\"lastTimestamp\":\"2024-06-01T11:59:58Z\"}]}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_ENQUEUE_REJECTED);
 	assert_explained(&cap, "Job ml/tf: Pending",
 			 "the scheduler does not admit the PodGroup: resource in cluster is "
@@ -302,11 +304,11 @@ static void test_explain_gang(void **state)
 		     "0/4 nodes are unavailable: 3 Insufficient cpu, 1 node(s) pod number "
 		     "exceeded.\"}]}");
 	c.pods = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
-		   "\"Running\",\"containerStatuses\":[{\"ready\":true}]}},"
-		   "{\"metadata\":{\"name\":\"tf-worker-0\",\"namespace\":\"ml\"},\"status\":"
-		   "{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
-		   "\"status\":\"False\",\"reason\":\"Unschedulable\",\"message\":\"0/4 nodes "
-		   "are unavailable: 4 Insufficient cpu.\"}]}}]}");
+		       "\"Running\",\"containerStatuses\":[{\"ready\":true}]}},"
+		       "{\"metadata\":{\"name\":\"tf-worker-0\",\"namespace\":\"ml\"},\"status\":"
+		       "{\"phase\":\"Pending\",\"conditions\":[{\"type\":\"PodScheduled\","
+		       "\"status\":\"False\",\"reason\":\"Unschedulable\",\"message\":\"0/4 nodes "
+		       "are unavailable: 4 Insufficient cpu.\"}]}}]}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_GANG);
 	assert_string_equal(
 		cap.buf,
@@ -361,7 +363,7 @@ static void test_explain_depends_on(void **state)
 	/* Once ps runs with its containers ready, worker is free to start. */
 	json_decref(c.pods);
 	c.pods = parse("{\"items\":[{\"metadata\":{\"name\":\"tf-ps-0\"},\"status\":{\"phase\":"
-		   "\"Running\",\"containerStatuses\":[{\"ready\":true}]}}]}");
+		       "\"Running\",\"containerStatuses\":[{\"ready\":true}]}}]}");
 	json_decref(c.pg);
 	c.pg = ex_pg("{\"phase\":\"Inqueue\"}");
 	assert_int_equal(run_explain(&c, &cap), VC_EXPLAIN_STARTING);

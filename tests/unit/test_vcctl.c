@@ -222,11 +222,12 @@ static int setup(void **state)
 	fk.objects = json_object();
 	fk.lists = json_object();
 	assert_int_equal(json_object_set_new(fk.objects, "jobs/ml/tf", parse(JOB1)), 0);
-	assert_int_equal(json_object_set_new(fk.objects, "queues//q1",
-					     parse("{\"metadata\":{\"name\":\"q1\",\"uid\":\"uid-q1\"},"
-					       "\"spec\":{\"weight\":3,\"parent\":\"root\"},"
-					       "\"status\":{\"state\":\"Open\"}}")),
-			 0);
+	assert_int_equal(
+		json_object_set_new(fk.objects, "queues//q1",
+				    parse("{\"metadata\":{\"name\":\"q1\",\"uid\":\"uid-q1\"},"
+					  "\"spec\":{\"weight\":3,\"parent\":\"root\"},"
+					  "\"status\":{\"state\":\"Open\"}}")),
+		0);
 	kube = vc_kube_new_with_ops(&fake_ops, NULL);
 	assert_non_null(kube);
 	return 0;
@@ -643,9 +644,9 @@ static void test_print_queues(void **state)
 {
 	json_t *queues =
 		parse("{\"items\":[{\"metadata\":{\"name\":\"default\"},\"spec\":{\"weight\":1},"
-		  "\"status\":{\"state\":\"Open\"}},{\"metadata\":{\"name\":\"q1\"},"
-		  "\"spec\":{\"weight\":3,\"parent\":\"root\"},"
-		  "\"status\":{\"state\":\"Closed\"}}]}");
+		      "\"status\":{\"state\":\"Open\"}},{\"metadata\":{\"name\":\"q1\"},"
+		      "\"spec\":{\"weight\":3,\"parent\":\"root\"},"
+		      "\"status\":{\"state\":\"Closed\"}}]}");
 	json_t *pgs = parse(PGS);
 	struct capture c;
 
@@ -760,16 +761,17 @@ static void test_print_job(void **state)
 
 static void test_print_events(void **state)
 {
-	json_t *ev = parse("{\"items\":["
-		       "{\"metadata\":{\"name\":\"tf.17a\"},\"type\":\"Normal\",\"reason\":\"A\","
-		       "\"message\":\"  hello \\n\",\"count\":1,"
-		       "\"firstTimestamp\":\"2024-06-01T11:59:30Z\","
-		       "\"source\":{\"component\":\"vc-controller\"}},"
-		       "{\"metadata\":{\"name\":\"tfx.17b\"},\"type\":\"Normal\",\"reason\":\"B\"},"
-		       "{\"metadata\":{\"name\":\"tf.17c\"},\"type\":\"Warning\",\"reason\":\"C\","
-		       "\"message\":\"m\",\"count\":3,\"firstTimestamp\":\"2024-06-01T11:00:00Z\","
-		       "\"lastTimestamp\":\"2024-06-01T11:57:00Z\","
-		       "\"source\":{\"component\":\"kubelet\",\"host\":\"n1\"}}]}");
+	json_t *ev =
+		parse("{\"items\":["
+		      "{\"metadata\":{\"name\":\"tf.17a\"},\"type\":\"Normal\",\"reason\":\"A\","
+		      "\"message\":\"  hello \\n\",\"count\":1,"
+		      "\"firstTimestamp\":\"2024-06-01T11:59:30Z\","
+		      "\"source\":{\"component\":\"vc-controller\"}},"
+		      "{\"metadata\":{\"name\":\"tfx.17b\"},\"type\":\"Normal\",\"reason\":\"B\"},"
+		      "{\"metadata\":{\"name\":\"tf.17c\"},\"type\":\"Warning\",\"reason\":\"C\","
+		      "\"message\":\"m\",\"count\":3,\"firstTimestamp\":\"2024-06-01T11:00:00Z\","
+		      "\"lastTimestamp\":\"2024-06-01T11:57:00Z\","
+		      "\"source\":{\"component\":\"kubelet\",\"host\":\"n1\"}}]}");
 	struct capture c;
 
 	(void)state;
@@ -994,8 +996,8 @@ static void test_main_queue_commands(void **state)
 	reset_calls();
 	assert_int_equal(json_object_set_new(fk.lists, "queues/",
 					     parse("{\"items\":[{\"metadata\":{\"name\":\"q1\"},"
-					       "\"spec\":{\"weight\":3},\"status\":{\"state\":"
-					       "\"Open\"}}]}")),
+						   "\"spec\":{\"weight\":3},\"status\":{\"state\":"
+						   "\"Open\"}}]}")),
 			 0);
 	assert_int_equal(json_object_set_new(fk.lists, "podgroups/", parse(PGS)), 0);
 	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "list"), 0);
