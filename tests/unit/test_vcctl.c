@@ -808,8 +808,69 @@ static int run_main(struct capture *out, struct capture *errout, int argc, char 
 
 #define MAIN(o, e, ...) run_main((o), (e), ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
+/*
+ * A run of the program: its exit status, what it prints (out: the whole of stdout, or its first
+ * out_n bytes; err: stderr; NULL: not checked), the number of API calls (-1: not checked), the
+ * verb of the first (in namespace ml) and the action of the Command the second creates.
+ */
+struct run_case {
+	int argc;
+	char **argv;
+	int rc;
+	const char *out;
+	size_t out_n;
+	const char *err;
+	int ncalls;
+	const char *verb0, *action1;
+};
+
+/* Run each case from a clean call log and check what it says it checks. */
+static void check_runs(const struct run_case *cases, size_t n)
+{
+	struct capture o, e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct run_case *c = &cases[i];
+
+		reset_calls();
+		assert_int_equal(run_main(&o, &e, c->argc, c->argv), c->rc);
+		if (c->out && c->out_n)
+			assert_memory_equal(o.buf, c->out, c->out_n);
+		else if (c->out)
+			assert_string_equal(o.buf, c->out);
+		if (c->err)
+			assert_string_equal(e.buf, c->err);
+		if (c->ncalls >= 0)
+			assert_int_equal(fk.n, c->ncalls);
+		if (c->verb0) {
+			assert_string_equal(fk.calls[0].verb, c->verb0);
+			assert_string_equal(fk.calls[0].ns, "ml");
+		}
+		if (c->action1)
+			assert_string_equal(vc_json_get_str(fk.calls[1].body, "action"),
+					    c->action1);
+		cap_close(&o);
+		cap_close(&e);
+	}
+}
+
 static void test_main_job_commands(void **state)
 {
+	const struct run_case usage[] = {
+		{ ARGC("vcctl", "job", "view"), ARGV("vcctl", "job", "view"), 1, NULL, 0,
+		  "Failed to view job: job name (specified by --name or -N) is mandatory to view a "
+		  "particular job\n",
+		  0, NULL, NULL },
+		{ ARGC("vcctl", "job", "run"), ARGV("vcctl", "job", "run"), 1, NULL, 0,
+		  "Failed to run job: job name cannot be left blank\n", 0, NULL, NULL },
+		{ ARGC("vcctl", "job", "run", "-f", "job.json"),
+		  ARGV("vcctl", "job", "run", "-f", "job.json"), 1, NULL, 0,
+		  "Failed to run job: only support yaml file\n", 0, NULL, NULL },
+		{ ARGC("vcctl", "job", "delete"), ARGV("vcctl", "job", "delete"), 1, NULL, 0,
+		  "Failed to delete job: job name is mandatory to delete a particular job\n", 0,
+		  NULL, NULL },
+	};
 	struct capture o, e;
 
 	(void)state;
@@ -880,24 +941,7 @@ static void test_main_job_commands(void **state)
 	reset_calls();
 
 	/* Bad input is reported before any request. */
-	assert_int_equal(MAIN(&o, &e, "vcctl", "job", "view"), 1);
-	assert_string_equal(e.buf, "Failed to view job: job name (specified by --name or -N) is "
-				   "mandatory to view a particular job\n");
-	cap_close(&o);
-	cap_close(&e);
-	assert_int_equal(MAIN(&o, &e, "vcctl", "job", "run"), 1);
-	assert_string_equal(e.buf, "Failed to run job: job name cannot be left blank\n");
-	cap_close(&o);
-	cap_close(&e);
-	assert_int_equal(MAIN(&o, &e, "vcctl", "job", "run", "-f", "job.json"), 1);
-	assert_string_equal(e.buf, "Failed to run job: only support yaml file\n");
-	cap_close(&o);
-	cap_close(&e);
-	assert_int_equal(MAIN(&o, &e, "vcctl", "job", "delete"), 1);
-	assert_string_equal(
-		e.buf, "Failed to delete job: job name is mandatory to delete a particular job\n");
-	cap_close(&o);
-	cap_close(&e);
+	check_runs(usage, VC_ARRAY_SIZE(usage));
 	assert_int_equal(MAIN(&o, &e, "vcctl", "job", "nope"), 1);
 	assert_string_equal(e.buf, "Error: unknown command \"nope\" for \"vcctl job\"\n"
 				   "Run 'vcctl job --help' for usage.\n");
@@ -936,6 +980,17 @@ static void test_main_job_commands(void **state)
 
 static void test_main_queue_commands(void **state)
 {
+	const struct run_case usage[] = {
+		{ ARGC("vcctl", "queue", "operate", "-n", "q1"),
+		  ARGV("vcctl", "queue", "operate", "-n", "q1"), 1, NULL, 0,
+		  "Failed to operate queue: action can not be null\n", 0, NULL, NULL },
+		{ ARGC("vcctl", "queue", "operate", "-a", "open"),
+		  ARGV("vcctl", "queue", "operate", "-a", "open"), 1, NULL, 0,
+		  "Failed to operate queue: queue name must be specified\n", 0, NULL, NULL },
+		{ ARGC("vcctl", "queue", "get"), ARGV("vcctl", "queue", "get"), 1, NULL, 0,
+		  "Failed to get queue: name is mandatory to get the particular queue details\n", 0,
+		  NULL, NULL },
+	};
 	struct capture o, e;
 
 	(void)state;
@@ -973,21 +1028,7 @@ static void test_main_queue_commands(void **state)
 	cap_close(&e);
 	reset_calls();
 
-	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "operate", "-n", "q1"), 1);
-	assert_string_equal(e.buf, "Failed to operate queue: action can not be null\n");
-	cap_close(&o);
-	cap_close(&e);
-	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "operate", "-a", "open"), 1);
-	assert_string_equal(e.buf, "Failed to operate queue: queue name must be specified\n");
-	cap_close(&o);
-	cap_close(&e);
-	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "get"), 1);
-	assert_string_equal(
-		e.buf,
-		"Failed to get queue: name is mandatory to get the particular queue details\n");
-	cap_close(&o);
-	cap_close(&e);
-	assert_int_equal(fk.n, 0);
+	check_runs(usage, VC_ARRAY_SIZE(usage));
 
 	assert_int_equal(MAIN(&o, &e, "vcctl", "queue", "list"), 0);
 	assert_string_equal(o.buf, "No resources found\n");
@@ -1226,25 +1267,9 @@ static void test_split_command(void **state)
 	assert_null(v);
 }
 
-/*
- * A run of a v* program: its exit status, what it prints (out: the whole of stdout, or its first
- * out_n bytes; err: stderr; NULL: not checked), the number of API calls (-1: not checked), the
- * verb of the first (in namespace ml) and the action of the Command the second creates.
- */
-struct alias_case {
-	int argc;
-	char **argv;
-	int rc;
-	const char *out;
-	size_t out_n;
-	const char *err;
-	int ncalls;
-	const char *verb0, *action1;
-};
-
 static void test_main_aliases(void **state)
 {
-	const struct alias_case cases[] = {
+	const struct run_case cases[] = {
 		/* vcancel: job delete with its own words; CheckError names no command. */
 		{ ARGC("vcancel", "-N", "ml", "-n", "tf"), ARGV("vcancel", "-N", "ml", "-n", "tf"),
 		  0, "cancel job tf successfully\n", 0, NULL, -1, "DELETE", NULL },
@@ -1281,7 +1306,6 @@ static void test_main_aliases(void **state)
 		  NULL, NULL },
 	};
 	struct capture o, e;
-	size_t i;
 
 	(void)state;
 	/* vsub: -N is the namespace, -n the name; -c the command; the environment's defaults. */
@@ -1318,29 +1342,7 @@ static void test_main_aliases(void **state)
 	cap_close(&e);
 	reset_calls();
 
-	for (i = 0; i < VC_ARRAY_SIZE(cases); i++) {
-		const struct alias_case *c = &cases[i];
-
-		reset_calls();
-		assert_int_equal(run_main(&o, &e, c->argc, c->argv), c->rc);
-		if (c->out && c->out_n)
-			assert_memory_equal(o.buf, c->out, c->out_n);
-		else if (c->out)
-			assert_string_equal(o.buf, c->out);
-		if (c->err)
-			assert_string_equal(e.buf, c->err);
-		if (c->ncalls >= 0)
-			assert_int_equal(fk.n, c->ncalls);
-		if (c->verb0) {
-			assert_string_equal(fk.calls[0].verb, c->verb0);
-			assert_string_equal(fk.calls[0].ns, "ml");
-		}
-		if (c->action1)
-			assert_string_equal(vc_json_get_str(fk.calls[1].body, "action"),
-					    c->action1);
-		cap_close(&o);
-		cap_close(&e);
-	}
+	check_runs(cases, VC_ARRAY_SIZE(cases));
 	reset_calls();
 }
 
