@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 #
-# Caldera's image: vc-controller, vc-webhook and vcctl (plus kubectl-vc, the same program) in
+# Caldera's image: vc-controller, vc-webhook and vcctl (plus kubectl-vc and Volcano's vsub, vjobs,
+# vqueues, vcancel, vsuspend and vresume: the same program under other names) in
 # /usr/local/bin of a slim Debian, running as the unprivileged user 65532. manifests/ uses it as
 # caldera:latest. How to build and install: docs/install.md.
 #
@@ -22,9 +23,13 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-# Only the three programs (not `make`, whose default target also installs the developer tools).
-RUN make -j"$(nproc)" build/vc-controller build/vc-webhook build/vcctl \
- && strip build/vc-controller build/vc-webhook build/vcctl
+# Only the three programs and vcctl's links (not `make`, whose default target also installs the
+# developer tools), gathered in /out: the links (kubectl-vc, vsub, vjobs, vqueues, vcancel,
+# vsuspend, vresume; the Makefile's VCCTL_LINKS) stay links in the COPY below.
+RUN make -j"$(nproc)" image-programs \
+ && strip build/vc-controller build/vc-webhook build/vcctl \
+ && mkdir /out \
+ && cp -P build/vc-controller build/vc-webhook build/vcctl $(find build -maxdepth 1 -type l -lname vcctl) /out/
 
 # ---- runtime: only the shared libraries the programs link -------------------------------------
 FROM debian:${DEBIAN_RELEASE}-slim
@@ -32,10 +37,9 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /src/build/vc-controller /src/build/vc-webhook /src/build/vcctl /usr/local/bin/
+COPY --from=build /out/ /usr/local/bin/
 # Volcano's entry points (the same program for now) and admission init script.
-RUN ln -s vcctl /usr/local/bin/kubectl-vc \
- && ln -s vc-controller /usr/local/bin/vc-controller-manager \
+RUN ln -s vc-controller /usr/local/bin/vc-controller-manager \
  && ln -s vc-controller /usr/local/bin/vc-scheduler
 COPY scripts/image/gen-admission-secret.sh /gen-admission-secret.sh
 LABEL org.opencontainers.image.title="caldera" \

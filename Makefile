@@ -70,6 +70,10 @@ all: deps
 .PHONY: build
 build: $(LIB) $(BINS) $(ITEST_BIN)
 
+# What the images hold (scripts/image.sh, Dockerfile): the two daemons, vcctl and its links.
+.PHONY: image-programs
+image-programs: $(BUILD)/vc-controller $(BUILD)/vc-webhook $(BUILD)/vcctl $(VCCTL_LINKS:%=$(BUILD)/%)
+
 deps:
 	@scripts/deps.sh
 
@@ -205,7 +209,7 @@ cluster-down:
 
 # The container images (scripts/image.sh, docs/install.md) and their end-to-end test.
 image: deps
-	@$(MAKE) -s --no-print-directory $(BUILD)/vc-controller $(BUILD)/vc-webhook $(BUILD)/vcctl
+	@$(MAKE) -s --no-print-directory image-programs
 	@BUILD=$(BUILD) scripts/image.sh
 
 test-image: image

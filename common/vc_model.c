@@ -40,6 +40,16 @@ static const char *const event_names[] = {
 	[VC_EVENT_JOB_UPDATED] = "JobUpdated",
 };
 
+static const char *const job_plugin_names[] = {
+	[VC_JOB_PLUGIN_ENV] = "env",	     [VC_JOB_PLUGIN_SVC] = "svc",
+	[VC_JOB_PLUGIN_SSH] = "ssh",	     [VC_JOB_PLUGIN_TENSORFLOW] = "tensorflow",
+	[VC_JOB_PLUGIN_PYTORCH] = "pytorch", [VC_JOB_PLUGIN_MPI] = "mpi",
+	[VC_JOB_PLUGIN_RAY] = "ray",	     [VC_JOB_PLUGIN_HCCLRANK] = "hcclrank",
+};
+
+_Static_assert(VC_ARRAY_SIZE(job_plugin_names) == VC_JOB_PLUGIN_COUNT,
+	       "a job plugin without a name");
+
 static const char *const action_names[] = {
 	[VC_ACTION_ABORT_JOB] = "AbortJob",
 	[VC_ACTION_RESTART_JOB] = "RestartJob",
@@ -123,6 +133,18 @@ const char *vc_queue_state_name(enum vc_queue_state s)
 const char *vc_pod_phase_name(enum vc_pod_phase p)
 {
 	return name_at(pod_phase_names, VC_ARRAY_SIZE(pod_phase_names), (int)p);
+}
+
+const char *vc_job_plugin_name(enum vc_job_plugin p)
+{
+	return name_at(job_plugin_names, VC_ARRAY_SIZE(job_plugin_names), (int)p);
+}
+
+enum vc_job_plugin vc_job_plugin_parse(const char *s)
+{
+	int i = name_index(job_plugin_names, VC_ARRAY_SIZE(job_plugin_names), s);
+
+	return i < 0 ? VC_JOB_PLUGIN_INVALID : (enum vc_job_plugin)i;
 }
 
 enum vc_job_phase vc_job_phase_parse(const char *s)

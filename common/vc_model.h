@@ -106,6 +106,29 @@ enum vc_pod_phase {
 	VC_POD_PHASE_UNKNOWN,
 };
 
+/*
+ * The job plugins Volcano registers (docs/volcano/job-controller.md §5), the names a Job's
+ * spec.plugins may use: the webhook rejects any other (docs/volcano/job-controller.md §1.1), and
+ * the job controller runs them in this order (hcclrank reads the RANK that pytorch adds, so it
+ * comes after it, docs/volcano/job-controller.md §5.0). The one list of their names.
+ */
+enum vc_job_plugin {
+	VC_JOB_PLUGIN_ENV = 0,
+	VC_JOB_PLUGIN_SVC,
+	VC_JOB_PLUGIN_SSH,
+	VC_JOB_PLUGIN_TENSORFLOW,
+	VC_JOB_PLUGIN_PYTORCH,
+	VC_JOB_PLUGIN_MPI,
+	VC_JOB_PLUGIN_RAY,
+	VC_JOB_PLUGIN_HCCLRANK,
+	VC_JOB_PLUGIN_COUNT,
+	VC_JOB_PLUGIN_INVALID = -1,
+};
+
+/* A job plugin's name ("env", "svc", …; "" out of range); VC_JOB_PLUGIN_INVALID for another. */
+const char *vc_job_plugin_name(enum vc_job_plugin p);
+enum vc_job_plugin vc_job_plugin_parse(const char *s);
+
 /* Volcano's strings ("Pending", "PodFailed", "RestartJob", …); "" for the NONE values. */
 const char *vc_job_phase_name(enum vc_job_phase p);
 const char *vc_bus_event_name(enum vc_bus_event e);

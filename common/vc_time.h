@@ -53,6 +53,14 @@ int vc_duration_parse(const char *s, int64_t *ns, struct vc_error *err) VC_WARN_
 int vc_duration_format(int64_t ns, char *buf, size_t len);
 
 /*
+ * Kubernetes' duration.HumanDuration (the ages kubectl and vcctl print) of ns into buf: "5s"
+ * under 2 minutes, "3m20s" under 10 minutes, "45m" under 3 hours, "2h30m" under 8 hours, "30h"
+ * under 2 days, "2d3h" under 8 days, "90d" under 2 years, "2y70d" under 8 years, then "9y";
+ * "0s" just below zero, "<invalid>" for less than -1 s. Truncated to fit len.
+ */
+void vc_duration_human(int64_t ns, char *buf, size_t len);
+
+/*
  * Parse an RFC 3339 timestamp as Go's time.Parse(time.RFC3339, s) does in Kubernetes objects:
  * "YYYY-MM-DDThh:mm:ss" with an optional fraction (".digits", more than nine digits are
  * truncated) and a zone "Z" or "+hh:mm"/"-hh:mm". 'T' and 'Z' must be upper case; years are

@@ -9,12 +9,12 @@
 #include "job_plugins.h"
 
 /*
- * One job plugin's hooks (docs/volcano/job-controller.md §5.0); NULL when the plugin has none. They
+ * One job plugin's hooks (docs/volcano/job-controller.md §5.0), its name that of its row in the
+ * table of job_plugins.c (enum vc_job_plugin); NULL when the plugin has none. They
  * return 0 or a negative code with err set; warn receives bad plugin arguments. The job-level hooks
  * append to out.
  */
 struct job_plugin {
-	const char *name; /* as a Job's spec.plugins names it */
 	/* The dispatch neither checks, sets nor removes a `plugin-<name>` marker: the job add and
 	 * job delete hooks (if any) run every time (hcclrank, docs/volcano/job-controller.md §5.8).
 	 */
@@ -59,8 +59,8 @@ json_t *jp_new_owned(const struct vc_job *job, const char *api, const char *kind
 json_t *jp_job_selector(const struct vc_job *job);
 int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const char *api,
 		  const char *kind, const char *name);
-void jp_parse_args(const struct vc_job *job, const struct job_plugin *plugin,
-		   const struct job_flag *f, size_t n, struct vc_error *warn);
+void jp_parse_args(const struct vc_job *job, enum vc_job_plugin plugin, const struct job_flag *f,
+		   size_t n, struct vc_error *warn);
 const char *jp_pod_name_of(const json_t *pod);
 const char *jp_pod_task(const json_t *pod);
 

@@ -16,4 +16,4 @@ static int env_pod(const struct vc_job *job, json_t *pod, struct vc_error *warn,
 	return rc;
 }
 
-const struct job_plugin job_plugin_env = { .name = "env", .on_pod_create = env_pod };
+const struct job_plugin job_plugin_env = { .on_pod_create = env_pod };

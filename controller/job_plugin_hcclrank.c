@@ -25,7 +25,7 @@ static void hccl_parse(const struct vc_job *job, struct hccl_args *a, struct vc_
 	};
 
 	*a = (struct hccl_args){ "master", "worker" };
-	jp_parse_args(job, &job_plugin_hcclrank, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_HCCLRANK, f, VC_ARRAY_SIZE(f), warn);
 }
 
 /*
@@ -109,7 +109,6 @@ static int hccl_pod(const struct vc_job *job, json_t *pod, struct vc_error *warn
 }
 
 const struct job_plugin job_plugin_hcclrank = {
-	.name = "hcclrank",
 	.no_marker = true,
 	.on_pod_create = hccl_pod,
 };

@@ -20,7 +20,7 @@ static void mpi_parse(const struct vc_job *job, struct mpi_args *a, struct vc_er
 	};
 
 	*a = (struct mpi_args){ "master", "worker", 22 };
-	jp_parse_args(job, &job_plugin_mpi, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_MPI, f, VC_ARRAY_SIZE(f), warn);
 }
 
 static int mpi_pod(const struct vc_job *job, json_t *pod, struct vc_error *warn,
@@ -54,4 +54,4 @@ static int mpi_pod(const struct vc_job *job, json_t *pod, struct vc_error *warn,
 	return rc;
 }
 
-const struct job_plugin job_plugin_mpi = { .name = "mpi", .on_pod_create = mpi_pod };
+const struct job_plugin job_plugin_mpi = { .on_pod_create = mpi_pod };

@@ -24,7 +24,7 @@ static void pt_parse(const struct vc_job *job, struct pt_args *a, struct vc_erro
 	};
 
 	*a = (struct pt_args){ "master", "worker", "busybox:1.36.1", 23456, 300, false };
-	jp_parse_args(job, &job_plugin_pytorch, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_PYTORCH, f, VC_ARRAY_SIZE(f), warn);
 }
 
 struct port_env_ctx {
@@ -124,4 +124,4 @@ out:
 	return rc;
 }
 
-const struct job_plugin job_plugin_pytorch = { .name = "pytorch", .on_pod_create = pytorch_pod };
+const struct job_plugin job_plugin_pytorch = { .on_pod_create = pytorch_pod };

@@ -29,7 +29,7 @@ static void ray_parse(const struct vc_job *job, struct ray_args *a, struct vc_er
 	};
 
 	*a = (struct ray_args){ "head", "head", "worker", "worker", 6379, 8265, 10001 };
-	jp_parse_args(job, &job_plugin_ray, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_RAY, f, VC_ARRAY_SIZE(f), warn);
 }
 
 /* The three ports, in the order they are declared and exposed. */
@@ -184,7 +184,6 @@ static int ray_job_delete(const struct vc_job *job, struct job_plugin_actions *o
 }
 
 const struct job_plugin job_plugin_ray = {
-	.name = "ray",
 	.on_pod_create = ray_pod,
 	.on_job_add = ray_job_add,
 	.on_job_delete = ray_job_delete,

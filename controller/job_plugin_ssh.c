@@ -29,7 +29,7 @@ static void ssh_parse(const struct vc_job *job, struct ssh_args *a, struct vc_er
 	};
 
 	*a = (struct ssh_args){ "/root/.ssh", "", "", 22 };
-	jp_parse_args(job, &job_plugin_ssh, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_SSH, f, VC_ARRAY_SIZE(f), warn);
 }
 
 static int set_b64(json_t *obj, const char *key, const char *value)
@@ -247,7 +247,6 @@ out:
 const struct job_keygen job_keygen_openssl = { openssl_generate, NULL };
 
 const struct job_plugin job_plugin_ssh = {
-	.name = "ssh",
 	.on_pod_create = ssh_pod,
 	.on_job_add = ssh_add,
 	.on_job_delete = ssh_delete,

@@ -19,7 +19,7 @@ static void svc_parse(const struct vc_job *job, struct svc_args *a, struct vc_er
 	};
 
 	*a = (struct svc_args){ false, false, true };
-	jp_parse_args(job, &job_plugin_svc, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_SVC, f, VC_ARRAY_SIZE(f), warn);
 }
 
 /* "mpi-worker" -> "mpi_worker" (upper: "MPI_WORKER"). */
@@ -228,7 +228,6 @@ static int svc_update(const struct vc_job *job, struct job_plugin_actions *out)
 }
 
 const struct job_plugin job_plugin_svc = {
-	.name = "svc",
 	.on_pod_create = svc_pod,
 	.on_job_add = svc_job_add,
 	.on_job_update = svc_update,

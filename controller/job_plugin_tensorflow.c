@@ -22,7 +22,7 @@ static void tf_parse(const struct vc_job *job, struct tf_args *a, struct vc_erro
 	};
 
 	*a = (struct tf_args){ { "ps", "worker", "chief", "evaluator" }, 2222 };
-	jp_parse_args(job, &job_plugin_tensorflow, f, VC_ARRAY_SIZE(f), warn);
+	jp_parse_args(job, VC_JOB_PLUGIN_TENSORFLOW, f, VC_ARRAY_SIZE(f), warn);
 }
 
 int job_tf_config(const struct vc_job *job, const char *task_name, const char *pod_name,
@@ -109,4 +109,4 @@ static int tf_pod(const struct vc_job *job, json_t *pod, struct vc_error *warn,
 	return rc;
 }
 
-const struct job_plugin job_plugin_tensorflow = { .name = "tensorflow", .on_pod_create = tf_pod };
+const struct job_plugin job_plugin_tensorflow = { .on_pod_create = tf_pod };

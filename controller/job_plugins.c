@@ -11,12 +11,23 @@
 #include "vc_str.h"
 #include "vc_strconv.h"
 
-/* The plugins, in the order they run. Adding a plugin is its file and one row here. hcclrank
- * reads the RANK that pytorch adds, so it comes after it (docs/volcano/job-controller.md §5.0). */
+/*
+ * The plugins by the names of common/vc_model.h (enum vc_job_plugin, which the webhook checks
+ * Jobs against), in the order they run. Adding a plugin is its name there, its file, and one
+ * row here.
+ */
 static const struct job_plugin *const plugins[] = {
-	&job_plugin_env,     &job_plugin_svc, &job_plugin_ssh, &job_plugin_tensorflow,
-	&job_plugin_pytorch, &job_plugin_mpi, &job_plugin_ray, &job_plugin_hcclrank,
+	[VC_JOB_PLUGIN_ENV] = &job_plugin_env,
+	[VC_JOB_PLUGIN_SVC] = &job_plugin_svc,
+	[VC_JOB_PLUGIN_SSH] = &job_plugin_ssh,
+	[VC_JOB_PLUGIN_TENSORFLOW] = &job_plugin_tensorflow,
+	[VC_JOB_PLUGIN_PYTORCH] = &job_plugin_pytorch,
+	[VC_JOB_PLUGIN_MPI] = &job_plugin_mpi,
+	[VC_JOB_PLUGIN_RAY] = &job_plugin_ray,
+	[VC_JOB_PLUGIN_HCCLRANK] = &job_plugin_hcclrank,
 };
+
+_Static_assert(VC_ARRAY_SIZE(plugins) == VC_JOB_PLUGIN_COUNT, "a job plugin without a row");
 
 #define NPLUGINS ((int)VC_ARRAY_SIZE(plugins))
 
@@ -392,11 +403,13 @@ int jp_add_remove(struct job_plugin_actions *a, const struct vc_job *job, const 
 
 /* Parse the arguments of plugin into f (docs/volcano/job-controller.md §5.0: a bad argument is
  * reported through warn only). */
-void jp_parse_args(const struct vc_job *job, const struct job_plugin *plugin,
-		   const struct job_flag *f, size_t n, struct vc_error *warn)
+void jp_parse_args(const struct vc_job *job, enum vc_job_plugin plugin, const struct job_flag *f,
+		   size_t n, struct vc_error *warn)
 {
-	if (job_flags_parse(f, n, json_object_get(job->plugins, plugin->name), warn))
-		vc_error_prefix(warn, "plugin %s", plugin->name);
+	const char *name = vc_job_plugin_name(plugin);
+
+	if (job_flags_parse(f, n, json_object_get(job->plugins, name), warn))
+		vc_error_prefix(warn, "plugin %s", name);
 }
 
 /* The pod name, "" when absent. */
@@ -444,10 +457,8 @@ static int enabled(const struct vc_job *job, bool on[NPLUGINS], struct vc_error 
 	if (!json_is_object(job->plugins))
 		return 0;
 	json_object_foreach (job->plugins, name, v) {
-		for (p = 0; p < NPLUGINS; p++)
-			if (strcmp(name, plugins[p]->name) == 0)
-				break;
-		if (p == NPLUGINS)
+		p = (int)vc_job_plugin_parse(name);
+		if (p < 0)
 			return vc_error_set(err, VC_EINVALID, "failed to get plugin %s", name);
 		on[p] = true;
 	}
@@ -497,13 +508,14 @@ static bool has_marker(const struct vc_job *job, int p)
 {
 	char key[32];
 
-	snprintf(key, sizeof(key), "plugin-%s", plugins[p]->name);
-	return vc_str_eq(vc_json_get_str(job->status.controlled_resources, key), plugins[p]->name);
+	snprintf(key, sizeof(key), "plugin-%s", vc_job_plugin_name(p));
+	return vc_str_eq(vc_json_get_str(job->status.controlled_resources, key),
+			 vc_job_plugin_name(p));
 }
 
 static int marker_key(int p, char key[32])
 {
-	return snprintf(key, 32, "plugin-%s", plugins[p]->name) > 0 ? 0 : VC_EINVAL;
+	return snprintf(key, 32, "plugin-%s", vc_job_plugin_name(p)) > 0 ? 0 : VC_EINVAL;
 }
 
 int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *keygen,
@@ -528,7 +540,7 @@ int job_plugins_on_job_add(const struct vc_job *job, const struct job_keygen *ke
 		if (plugins[p]->no_marker)
 			continue;
 		if ((rc = marker_key(p, key)) ||
-		    (rc = jp_set_str(out->markers_set, key, plugins[p]->name)))
+		    (rc = jp_set_str(out->markers_set, key, vc_job_plugin_name(p))))
 			goto fail;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 
 #include "job_pod.h"
 #include "vc_alloc.h"
+#include "vc_explain.h"
 #include "vc_json.h"
 #include "vc_log.h"
 #include "vc_quantity.h"
@@ -427,11 +428,47 @@ const json_t *job_pg_pending_condition(const json_t *pg)
 	return latest;
 }
 
-/* docs/volcano/job-controller.md §1.5 PodGroupPending: the newest True condition is not Scheduled.
+/*
+ * The first reason that holds the job, as `vcctl job explain` gives it (common/vc_explain.h),
+ * from the informers' Job, Queue, PodGroup and pods (no Events: an enqueue rejection, only told
+ * by an Event, is not found), into buf; "" when there is none worth telling (the job runs, or
+ * nothing was found) or memory ran out.
+ */
+static void pg_pending_reason(struct job_run *run, const json_t *pg, char *buf, size_t len)
+{
+	struct vc_explain_in in = { 0 };
+	json_t *pods = json_array(), *queue;
+	size_t i;
+
+	buf[0] = '\0';
+	if (!pods)
+		return;
+	for (i = 0; i < run->pods.count; i++)
+		if (json_array_append(pods, run->pods.items[i])) {
+			json_decref(pods);
+			return;
+		}
+	queue = vc_cache_get(vc_informer_cache(run->c->ctx->queues), run->job.queue);
+	in.ns = run->job.meta.ns;
+	in.name = run->job.meta.name;
+	in.job = run->obj;
+	in.queue = queue;
+	in.podgroup = pg;
+	in.pods = pods;
+	if (!vc_explain_holds(vc_explain(&in, NULL, buf, len)))
+		buf[0] = '\0';
+	json_decref(queue);
+	json_decref(pods);
+}
+
+/*
+ * docs/volcano/job-controller.md §1.5 PodGroupPending: the newest True condition is not Scheduled.
+ * Volcano's message, then "; why: " and the first reason explain gives (docs/compatibility.md).
  */
 void job_pg_pending_event(struct job_run *run, const json_t *pg)
 {
 	const json_t *latest = job_pg_pending_condition(pg);
+	char reason[VC_EXPLAIN_REASON_MAX];
 	char *type, *msg;
 	size_t k;
 
@@ -445,9 +482,11 @@ void job_pg_pending_event(struct job_run *run, const json_t *pg)
 	for (k = 0; type[k]; k++)
 		if (type[k] >= 'A' && type[k] <= 'Z')
 			type[k] = (char)(type[k] - 'A' + 'a');
+	pg_pending_reason(run, pg, reason, sizeof(reason));
 	msg = vc_asprintf(
-		"PodGroup %s:%s %s, reason: %s", run->job.meta.ns, run->job.meta.name, type,
-		vc_json_get_str(latest, "message") ? vc_json_get_str(latest, "message") : "");
+		"PodGroup %s:%s %s, reason: %s%s%s", run->job.meta.ns, run->job.meta.name, type,
+		vc_json_get_str(latest, "message") ? vc_json_get_str(latest, "message") : "",
+		*reason ? "; why: " : "", reason);
 	/* A repeat of the last warning is not sent again (one Event, as client-go folds them). */
 	if (msg && job_pg_pending_changed(run->c, run->key, msg))
 		job_event(run->c, &run->job, "Warning", "PodGroupPending", "%s", msg);

@@ -14,7 +14,8 @@
 #         The libraries come from Debian's archive (mmdebstrap --variant=extract of PKGS below,
 #         the release of this machine), not from this machine: no shell, no apt, dpkg or perl.
 #   app   the stripped vc-controller, vc-webhook and vcctl in /usr/local/bin, with the symlinks
-#         vc-controller-manager and vc-scheduler (to vc-controller) and kubectl-vc (to vcctl).
+#         vc-controller-manager and vc-scheduler (to vc-controller), and kubectl-vc and Volcano's
+#         vsub, vjobs, vqueues, vcancel, vsuspend, vresume (to vcctl; BUILD's links to it).
 #   admission (vc-webhook-manager only) what Volcano's admission init Job runs:
 #         /gen-admission-secret.sh (scripts/image/), with busybox as /bin/sh and a few tools in
 #         /bin, and curl (whose libraries are libcurl's, in the base).
@@ -179,7 +180,16 @@ done
 install -m 0755 "$ROOT/scripts/image/gen-admission-secret.sh" "$ADM/gen-admission-secret.sh"
 ln -s vc-controller "$OUT/app/usr/local/bin/vc-controller-manager"
 ln -s vc-controller "$OUT/app/usr/local/bin/vc-scheduler"
-ln -s vcctl "$OUT/app/usr/local/bin/kubectl-vc"
+# vcctl's other names (kubectl-vc, Volcano's vsub, vjobs, ...): the links `make image-programs`
+# made beside it (the Makefile's VCCTL_LINKS is the one list of them).
+links=0
+for l in "$BUILD"/*; do
+	[ -L "$l" ] && [ "$(readlink "$l")" = vcctl ] || continue
+	ln -s vcctl "$OUT/app/usr/local/bin/${l##*/}"
+	links=$((links + 1))
+done
+[ -L "$OUT/app/usr/local/bin/kubectl-vc" ] || die "$BUILD/kubectl-vc is missing (make image-programs)"
+say "vcctl under $links other names"
 
 # The CA bundle update-ca-certificates would make (every Mozilla certificate ca-certificates ships).
 mkdir -p "$ROOTFS/etc/ssl/certs"

@@ -30,17 +30,33 @@ struct vcctl_flag {
 		FL('k', "kubeconfig", VC_FLAG_STRING, "", kubeconfig,              \
 		   "(optional) absolute path to the kubeconfig file")
 
+/* Flags several commands share, with the shorthand each gives them (v*: -N namespace, -n name). */
+#define JOB_NAMESPACE(sh) \
+	FL(sh, "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job")
+#define JOB_NAME(sh)	FL(sh, "name", VC_FLAG_STRING, "", name, "the name of job")
+#define QUEUE_NAME(def) FL('n', "name", VC_FLAG_STRING, def, name, "the name of queue")
+/* The size of the job run and vsub make. */
+#define JOB_SIZE_FLAGS                                                                     \
+	FL('m', "min", VC_FLAG_INT, "1", min, "the minimal available tasks of job"),       \
+		FL('r', "replicas", VC_FLAG_INT, "1", replicas, "the total tasks of job"), \
+		FL('R', "requests", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", requests,    \
+		   "the resource request of the task"),                                    \
+		FL('L', "limits", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", limits,        \
+		   "the resource limit of the task")
+/* The filters of job list and vjobs. */
+#define JOB_LIST_FILTERS                                                       \
+	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,                    \
+	   "list job with specified scheduler name"),                          \
+		FL(0, "all-namespaces", VC_FLAG_BOOL, "false", all_namespaces, \
+		   "list jobs in all namespaces"),                             \
+		FL(0, "selector", VC_FLAG_STRING, "", selector, "fuzzy matching jobName")
+
 static const struct vcctl_flag run_flags[] = {
 	COMMON_FLAGS,
 	FL('i', "image", VC_FLAG_STRING, "busybox", image, "the container image of job"),
-	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
-	FL('N', "name", VC_FLAG_STRING, "", name, "the name of job"),
-	FL('m', "min", VC_FLAG_INT, "1", min, "the minimal available tasks of job"),
-	FL('r', "replicas", VC_FLAG_INT, "1", replicas, "the total tasks of job"),
-	FL('R', "requests", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", requests,
-	   "the resource request of the task"),
-	FL('L', "limits", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", limits,
-	   "the resource limit of the task"),
+	JOB_NAMESPACE('n'),
+	JOB_NAME('N'),
+	JOB_SIZE_FLAGS,
 	FL('S', "scheduler", VC_FLAG_STRING, "volcano", scheduler, "the scheduler for this job"),
 	FL('f', "filename", VC_FLAG_STRING, "", filename, "the yaml file of job"),
 };
@@ -48,37 +64,27 @@ static const struct vcctl_flag run_flags[] = {
 static const struct vcctl_flag list_flags[] = {
 	COMMON_FLAGS,
 	FL('q', "queue", VC_FLAG_STRING, "", queue, "list job with specified queue name"),
-	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
-	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
-	   "list job with specified scheduler name"),
-	FL(0, "all-namespaces", VC_FLAG_BOOL, "false", all_namespaces,
-	   "list jobs in all namespaces"),
-	FL(0, "selector", VC_FLAG_STRING, "", selector, "fuzzy matching jobName"),
+	JOB_NAMESPACE('n'),
+	JOB_LIST_FILTERS,
 };
 
 /* view, suspend, resume and delete. */
-static const struct vcctl_flag job_name_flags[] = {
-	COMMON_FLAGS,
-	FL('n', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
-	FL('N', "name", VC_FLAG_STRING, "", name, "the name of job"),
-};
+static const struct vcctl_flag job_name_flags[] = { COMMON_FLAGS, JOB_NAMESPACE('n'),
+						    JOB_NAME('N') };
 
 static const struct vcctl_flag queue_create_flags[] = {
 	COMMON_FLAGS,
-	FL('n', "name", VC_FLAG_STRING, "test", name, "the name of queue"),
+	QUEUE_NAME("test"),
 	FL('w', "weight", VC_FLAG_INT, "1", weight, "the weight of the queue"),
 	FL('S', "state", VC_FLAG_STRING, "Open", state, "the state of queue"),
 };
 
-/* delete and get. */
-static const struct vcctl_flag queue_name_flags[] = {
-	COMMON_FLAGS,
-	FL('n', "name", VC_FLAG_STRING, "", name, "the name of queue"),
-};
+/* delete and get, and vqueues. */
+static const struct vcctl_flag queue_name_flags[] = { COMMON_FLAGS, QUEUE_NAME("") };
 
 static const struct vcctl_flag queue_operate_flags[] = {
 	COMMON_FLAGS,
-	FL('n', "name", VC_FLAG_STRING, "", name, "the name of queue"),
+	QUEUE_NAME(""),
 	FL('w', "weight", VC_FLAG_INT, "0", weight, "the weight of the queue"),
 	FL('a', "action", VC_FLAG_STRING, "", action,
 	   "operate action to queue, valid actions are open, close, update"),
@@ -108,39 +114,22 @@ static const struct vcctl_flag vsub_flags[] = {
 	FL('N', "namespace", VC_FLAG_STRING, "", namespace,
 	   "the namespace of job, overwrite the value of 'VOLCANO_DEFAULT_JOB_NAMESPACE' (default "
 	   "\"default\")"),
-	FL('n', "name", VC_FLAG_STRING, "", name, "the name of job"),
-	FL('m', "min", VC_FLAG_INT, "1", min, "the minimal available tasks of job"),
-	FL('r', "replicas", VC_FLAG_INT, "1", replicas, "the total tasks of job"),
-	FL('R', "requests", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", requests,
-	   "the resource request of the task"),
-	FL('L', "limits", VC_FLAG_STRING, "cpu=1000m,memory=100Mi", limits,
-	   "the resource limit of the task"),
+	JOB_NAME('n'),
+	JOB_SIZE_FLAGS,
 	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
 	   "the scheduler for this job, overwrite the value of 'VOLCANO_SCHEDULER_NAME' (default "
 	   "\"volcano\")"),
 	FL('c', "command", VC_FLAG_STRING, "", command, "the command of of job"),
 };
 
-static const struct vcctl_flag vjob_name_flags[] = {
-	COMMON_FLAGS,
-	FL('N', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
-	FL('n', "name", VC_FLAG_STRING, "", name, "the name of job"),
-};
+static const struct vcctl_flag vjob_name_flags[] = { COMMON_FLAGS, JOB_NAMESPACE('N'),
+						     JOB_NAME('n') };
 
 static const struct vcctl_flag vjobs_flags[] = {
 	COMMON_FLAGS,
-	FL('N', "namespace", VC_FLAG_STRING, "default", namespace, "the namespace of job"),
-	FL('n', "name", VC_FLAG_STRING, "", name, "the name of job"),
-	FL('S', "scheduler", VC_FLAG_STRING, "", scheduler,
-	   "list job with specified scheduler name"),
-	FL(0, "all-namespaces", VC_FLAG_BOOL, "false", all_namespaces,
-	   "list jobs in all namespaces"),
-	FL(0, "selector", VC_FLAG_STRING, "", selector, "fuzzy matching jobName"),
-};
-
-static const struct vcctl_flag vqueues_flags[] = {
-	COMMON_FLAGS,
-	FL('n', "name", VC_FLAG_STRING, "", name, "the name of queue"),
+	JOB_NAMESPACE('N'),
+	JOB_NAME('n'),
+	JOB_LIST_FILTERS,
 };
 
 struct vcctl_verb {
@@ -188,7 +177,7 @@ static const struct vcctl_verb aliases[] = {
 	VERB(NULL, "vqueues", VCCTL_QUEUE_GET,
 	     "view information of a volcano queue with specified name or queues from the same "
 	     "namespace",
-	     vqueues_flags),
+	     queue_name_flags),
 	VERB(NULL, "vresume", VCCTL_JOB_RESUME,
 	     "resume an aborted job with specified name in default or specified namespace",
 	     vjob_name_flags),
@@ -247,23 +236,16 @@ static const struct vcctl_verb *verb_of(const struct vcctl_opts *o)
 	return NULL;
 }
 
-static const struct vcctl_flag *find_long(const struct vcctl_verb *v, const char *name, size_t len)
+/* v's flag named by the len bytes of name, or, with name NULL, by the shorthand c; NULL if none. */
+static const struct vcctl_flag *find_flag(const struct vcctl_verb *v, const char *name, size_t len,
+					  char c)
 {
-	size_t i;
+	const struct vcctl_flag *f;
 
-	for (i = 0; i < v->nflags; i++)
-		if (strlen(v->flags[i].f.name) == len && !memcmp(v->flags[i].f.name, name, len))
-			return &v->flags[i];
-	return NULL;
-}
-
-static const struct vcctl_flag *find_short(const struct vcctl_verb *v, char c)
-{
-	size_t i;
-
-	for (i = 0; i < v->nflags; i++)
-		if (v->flags[i].shorthand && v->flags[i].shorthand == c)
-			return &v->flags[i];
+	for (f = v->flags; f < v->flags + v->nflags; f++)
+		if (name ? strlen(f->f.name) == len && !memcmp(f->f.name, name, len)
+			 : f->shorthand && f->shorthand == c)
+			return f;
 	return NULL;
 }
 
@@ -298,7 +280,7 @@ static int translate(const struct vcctl_verb *v, int argc, char **argv, int star
 
 			if (len == 4 && !memcmp(name, "help", 4))
 				return VCCTL_HELP;
-			f = find_long(v, name, len);
+			f = find_flag(v, name, len, 0);
 			if (!f)
 				return vc_error_set(err, VC_EINVAL, "unknown flag: --%.*s",
 						    (int)len, name);
@@ -320,7 +302,7 @@ static int translate(const struct vcctl_verb *v, int argc, char **argv, int star
 
 				if (*p == 'h')
 					return VCCTL_HELP;
-				f = find_short(v, *p);
+				f = find_flag(v, NULL, 0, *p);
 				if (!f)
 					return vc_error_set(err, VC_EINVAL,
 							    "unknown shorthand flag: '%c' in %s",

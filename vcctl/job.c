@@ -351,63 +351,6 @@ static void time_string(const json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "%s", GO_ZERO_TIME);
 }
 
-void vcctl_human_duration(int64_t ns, char *buf, size_t len)
-{
-	int64_t seconds = ns / VC_NSEC_PER_SEC, minutes, hours;
-
-	if (seconds < -1) {
-		snprintf(buf, len, "<invalid>");
-		return;
-	}
-	if (seconds < 0 || (ns < 0 && seconds == 0)) {
-		snprintf(buf, len, "0s");
-		return;
-	}
-	if (seconds < INT64_C(120)) {
-		snprintf(buf, len, "%llds", (long long)seconds);
-		return;
-	}
-	minutes = ns / VC_NSEC_PER_MIN;
-	if (minutes < 10) {
-		int64_t s = seconds % 60;
-
-		if (s == 0)
-			snprintf(buf, len, "%lldm", (long long)minutes);
-		else
-			snprintf(buf, len, "%lldm%llds", (long long)minutes, (long long)s);
-		return;
-	}
-	if (minutes < INT64_C(180)) {
-		snprintf(buf, len, "%lldm", (long long)minutes);
-		return;
-	}
-	hours = ns / VC_NSEC_PER_HOUR;
-	if (hours < 8) {
-		int64_t m = minutes % 60;
-
-		if (m == 0)
-			snprintf(buf, len, "%lldh", (long long)hours);
-		else
-			snprintf(buf, len, "%lldh%lldm", (long long)hours, (long long)m);
-	} else if (hours < 48) {
-		snprintf(buf, len, "%lldh", (long long)hours);
-	} else if (hours < INT64_C(24) * 8) {
-		int64_t h = hours % 24;
-
-		if (h == 0)
-			snprintf(buf, len, "%lldd", (long long)(hours / 24));
-		else
-			snprintf(buf, len, "%lldd%lldh", (long long)(hours / 24), (long long)h);
-	} else if (hours < INT64_C(24) * 365 * 2) {
-		snprintf(buf, len, "%lldd", (long long)(hours / 24));
-	} else if (hours < INT64_C(24) * 365 * 8) {
-		snprintf(buf, len, "%lldy%lldd", (long long)(hours / 24 / 365),
-			 (long long)((hours / 24) % 365));
-	} else {
-		snprintf(buf, len, "%lldy", (long long)(hours / 24 / 365));
-	}
-}
-
 void vcctl_since(const json_t *ts, int64_t now_ns, char *buf, size_t len)
 {
 	int64_t sec;
@@ -418,7 +361,7 @@ void vcctl_since(const json_t *ts, int64_t now_ns, char *buf, size_t len)
 		snprintf(buf, len, "<unknown>");
 		return;
 	}
-	vcctl_human_duration(now_ns - (sec * VC_NSEC_PER_SEC + nsec), buf, len);
+	vc_duration_human(now_ns - (sec * VC_NSEC_PER_SEC + nsec), buf, len);
 }
 
 /* ---- job list ----------------------------------------------------------------------------- */

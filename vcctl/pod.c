@@ -208,7 +208,7 @@ static void pod_row(const json_t *pod, int64_t now_ns, struct pod_row *r)
 	if (restarts && have_last) {
 		char ago[32];
 
-		vcctl_human_duration(now_ns - last, ago, sizeof(ago));
+		vc_duration_human(now_ns - last, ago, sizeof(ago));
 		snprintf(r->restarts, sizeof(r->restarts), "%lld (%s ago)", (long long)restarts,
 			 ago);
 	} else {

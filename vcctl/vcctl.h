@@ -169,9 +169,6 @@ void vcctl_print_queue(const json_t *queue, const json_t *podgroups, FILE *out);
  */
 void vcctl_print_pods(const json_t *pods, int64_t now_ns, FILE *out);
 
-/* Kubernetes' HumanDuration (kubectl's ages): "5s", "3m20s", "2d3h", "<invalid>". */
-void vcctl_human_duration(int64_t ns, char *buf, size_t len);
-
 /* Volcano's TranslateTimestampSince: the age of the time ts at now_ns, "<unknown>" when ts
  * is missing or not a time. */
 void vcctl_since(const json_t *ts, int64_t now_ns, char *buf, size_t len);
@@ -202,55 +199,9 @@ int vcctl_pod_exec(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 		   struct vc_error *err);
 
 /*
- * job explain. What the reasoning reads, all borrowed: the Job (NULL: it does not exist), its
- * Queue (NULL: none of that name), its PodGroup (NULL: none), the PodList of its pods and the
- * EventList of its namespace (either may be NULL), and the time ages are measured from.
- */
-struct vcctl_explain_in {
-	const char *ns, *name;
-	const json_t *job;
-	const json_t *queue;
-	const json_t *podgroup;
-	const json_t *pods;
-	const json_t *events;
-	int64_t now_ns;
-};
-
-/* The first reason that holds a job, in the order vcctl_explain checks them. */
-enum vcctl_why {
-	VCCTL_WHY_NOT_FOUND = 1,    /* the Job does not exist */
-	VCCTL_WHY_RUNNING,	    /* nothing holds it: Running */
-	VCCTL_WHY_COMPLETED,	    /* nothing holds it: Completed */
-	VCCTL_WHY_PHASE,	    /* Restarting, Aborting, Failed, ...: an action or command */
-	VCCTL_WHY_QUEUE_MISSING,    /* spec.queue names no Queue */
-	VCCTL_WHY_QUEUE_CLOSED,	    /* the Queue is Closed or Closing */
-	VCCTL_WHY_NO_STATUS,	    /* the job controller never synced the Job */
-	VCCTL_WHY_NO_PODGROUP,	    /* the job controller made no PodGroup */
-	VCCTL_WHY_QUEUE_CAPABILITY, /* allocated + the job's minResources > capability */
-	VCCTL_WHY_ENQUEUE_REJECTED, /* an enqueue vote said no (overcommit, proportion, capacity) */
-	VCCTL_WHY_QUEUE_DESERVED,   /* allocated + the job's minResources > deserved */
-	VCCTL_WHY_NOT_ENQUEUED,	    /* the PodGroup is Pending with no reason recorded */
-	VCCTL_WHY_DEPENDS_ON,	    /* a task waits for a dependsOn task that is not ready */
-	VCCTL_WHY_GANG,		    /* the gang does not fit (PodGroup Unschedulable) */
-	VCCTL_WHY_STARTING,	    /* pods being created, or bound and not running yet */
-	VCCTL_WHY_UNKNOWN,	    /* none of the above */
-};
-
-/*
- * Write the explanation of in to out and return its reason:
- *
- *   Job <ns>/<name>: <phase>               ("not found", "(no status)")
- *   Why: <the first reason that holds the job>
- *   From: <object> <field>                 (where that reason was read)
- *     <object> <field>: <value>            (supporting details, one per line)
- *         <entry>                          (the node FitError histogram of the line above)
- */
-enum vcctl_why vcctl_explain(const struct vcctl_explain_in *in, FILE *out);
-
-/*
  * job explain against the server: read the Job o->name in o->namespace, its Queue, PodGroup,
- * pods and the namespace's events, then vcctl_explain. A missing Job is an explanation, not an
- * error; other API errors are returned with the server's message.
+ * pods and the namespace's events, then vc_explain (common/vc_explain.h). A missing Job is an
+ * explanation, not an error; other API errors are returned with the server's message.
  */
 int vcctl_job_explain(const struct vcctl_opts *o, struct vc_kube *kube, FILE *out,
 		      struct vc_error *err);

@@ -565,18 +565,6 @@ static const char *mpi_master(const json_t *args)
 	return master;
 }
 
-static bool plugin_registered(const char *name)
-{
-	static const char *const plugins[] = { "ssh", "env",	 "svc",	     "tensorflow",
-					       "mpi", "pytorch", "hcclrank", "ray" };
-	size_t i;
-
-	for (i = 0; i < VC_ARRAY_SIZE(plugins); i++)
-		if (!strcmp(plugins[i], name))
-			return true;
-	return false;
-}
-
 /* docs/volcano/webhooks.md §5.2 b8: the first failing partition rule, then the nested topology
  * text, no separators. */
 static int partition_text(const json_t *task, const char *tn, const char *jn, struct vc_buf *b)
@@ -986,7 +974,7 @@ static int validate_create(const struct admission_ctx *ctx, const json_t *job,
 	json_object_foreach ((json_t *)plugins, key, pv) {
 		if (rc)
 			break;
-		if (!plugin_registered(key))
+		if (vc_job_plugin_parse(key) == VC_JOB_PLUGIN_INVALID)
 			rc = vc_buf_addf(&b, " unable to find job plugin: %s;", key);
 	}
 	if (!rc)

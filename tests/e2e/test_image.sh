@@ -8,7 +8,8 @@
 #
 #   images         vc-controller-manager, vc-scheduler and vc-webhook-manager exist, share their
 #                  first two layers (vc-webhook-manager has a third, the admission init's), run
-#                  as 65532 and start their ENTRYPOINT (--version)
+#                  as 65532 and start their ENTRYPOINT (--version); vcctl runs there as
+#                  kubectl-vc and as Volcano's vsub, vjobs, vqueues, vcancel, vsuspend, vresume
 #   certificates   vc-webhook-manager --generate-certs writes into a mounted folder; the
 #                  init container of manifests/base/30-webhook.yaml (/bin/sh -c) runs in the image
 #   admission init what Volcano's admission init Job runs, ./gen-admission-secret.sh in
@@ -19,7 +20,7 @@
 #                  bundled scheduler) healthy;
 #                  vc-nodesim on the host plays the kubelet of 4 nodes
 #   job            examples/tensorflow-benchmark.yaml runs to Completed; the webhook's
-#                  defaults are on it; vcctl (in the image) lists it
+#                  defaults are on it; vcctl and vjobs (in the image) list it
 #   start-up       E2E_IMAGE_STARTS (default 5) times each: podman run until /healthz answers,
 #                  and the same with the host's binary; the medians are printed
 #
@@ -35,6 +36,8 @@ fi
 . "$(dirname "$0")/jobs_lib.sh"
 
 STARTS=${E2E_IMAGE_STARTS:-5}
+# vcctl's other names in /usr/local/bin: Volcano's v* programs.
+VCCTL_NAMES=(vsub vjobs vqueues vcancel vsuspend vresume)
 NS=volcano-system
 CNAME=caldera-e2e-$$ # prefix of the containers' names
 # shellcheck source=tests/e2e/image_lib.sh
@@ -58,8 +61,14 @@ done
 eq "vc-webhook-manager --version" "$("${PODMAN_RUN[@]}" "$REPO/vc-webhook-manager:latest" --version 2>&1)" "$("$HOOK" --version)"
 eq "kubectl-vc version" "$("${PODMAN_RUN[@]}" --entrypoint /usr/local/bin/kubectl-vc "$REPO/vc-controller-manager:latest" version 2>&1)" \
 	"$("$VCCTL" version 2>&1)"
+# Volcano's single-command programs: vcctl under their names (it looks at argv[0]), each with
+# its own help, as on the host.
+for v in "${VCCTL_NAMES[@]}"; do
+	eq "$v --help" "$("${PODMAN_RUN[@]}" --entrypoint "/usr/local/bin/$v" "$REPO/vc-controller-manager:latest" --help 2>&1)" \
+		"$("$(dirname "$VCCTL")/$v" --help 2>&1)"
+done
 eq "layer count" "$(for i in "${IMAGES[@]}"; do podman image inspect --format '{{len .RootFS.Layers}}' "$REPO/$i:latest"; done | paste -sd' ')" "2 2 3"
-pass "3 images sharing 2 layers (vc-webhook-manager: +1, admission init), user 65532, entrypoints vc-controller-manager, vc-scheduler, vc-webhook"
+pass "3 images sharing 2 layers (vc-webhook-manager: +1, admission init), user 65532, entrypoints vc-controller-manager, vc-scheduler, vc-webhook; vcctl as kubectl-vc, ${VCCTL_NAMES[*]}"
 
 # --- the cluster, the RBAC, the credentials --------------------------------------------------------
 
@@ -228,7 +237,12 @@ out=$("${PODMAN_RUN[@]}" --name "$CNAME-vcctl" $(in_cluster vc-controller) \
 	--entrypoint /usr/local/bin/vcctl "$REPO/vc-controller-manager:latest" job list -n tf 2>&1) ||
 	fail "vcctl job list in the image failed" "$out"
 grep -qE "^$J +.* Completed " <<<"$out" || fail "vcctl job list does not show $J Completed" "$out"
-pass "$J Completed with every daemon in a container; vcctl in the image lists it"
+# shellcheck disable=SC2046 # the flags are words
+out=$("${PODMAN_RUN[@]}" --name "$CNAME-vjobs" $(in_cluster vc-controller) \
+	--entrypoint /usr/local/bin/vjobs "$REPO/vc-controller-manager:latest" -N tf 2>&1) ||
+	fail "vjobs -N tf in the image failed" "$out"
+grep -qE "^$J +.* Completed " <<<"$out" || fail "vjobs -N tf does not show $J Completed" "$out"
+pass "$J Completed with every daemon in a container; vcctl and vjobs in the image list it"
 
 # The daemons must have logged no error about their file system (read-only root, user 65532).
 for d in webhook $CTRL_NAME; do

@@ -7,7 +7,8 @@
 #   pg-pending     a gang of 5 pods of 6 CPUs on 4 nodes of 8 CPUs (admitted: 30 of 32 CPUs, but
 #                  one pod per node): the Job gets Warning PodGroupPending "PodGroup
 #                  <ns>:<job> unschedulable, reason: <the PodGroup's Unschedulable message>"
-#                  (docs/volcano/job-controller.md §1.5)
+#                  (docs/volcano/job-controller.md §1.5); Caldera's ends with "; why: the gang
+#                  needs 5 tasks and only 4 fit", the Why of `vcctl job explain` (its own extra)
 #   counters       a master that succeeds after 3 s (TaskCompleted -> CompleteJob) and two
 #                  workers: Completed with succeeded 1 and taskStatusCount
 #                  {master: {Succeeded: 1}}, in .status and in `vcctl job list`
@@ -51,17 +52,23 @@ $(fid_task w 5 6 '' '')"
 } | apply_job -
 want="PodGroup fid-pending:gang unschedulable, reason: "
 is_caldera || want="PodGroup fid-pending:gang unschedule,reason: " # v1.7's wording
-# pg_pending_event: a Warning PodGroupPending with the wanted prefix, carrying the gang's message.
+# pg_pending_event: a Warning PodGroupPending with the wanted prefix, carrying the gang's message;
+# Caldera's ends with "; why: " and the Why of vcctl job explain (docs/compatibility.md).
 pg_pending_event() {
-	local out
+	local out why
 	out=$(job_events gang '{.type} {.reason}: {.message}') || return 1
 	grep -F "Warning PodGroupPending: $want" <<<"$out" | grep -q 'tasks in gang unschedulable' ||
+		{ echo "$out"; return 1; }
+	is_caldera || return 0
+	why=$("$VCCTL" job explain gang -n fid-pending --kubeconfig "$KUBECONFIG" | sed -n 's/^Why: //p')
+	[ "$why" = "the gang needs 5 tasks and only 4 fit" ] || { echo "vcctl job explain: Why: $why"; return 1; }
+	grep -F "Warning PodGroupPending: $want" <<<"$out" | grep -qF "; why: $why" ||
 		{ echo "$out"; return 1; }
 }
 wait_for "the PodGroupPending warning" 30 pg_pending_event
 eq "job phase" "$(jfield gang '{.status.state.phase}')" Pending
 k delete vcjob gang --wait=false >/dev/null || fail "cannot delete job gang"
-pass "Warning PodGroupPending '$want<gang message>' on the Job"
+pass "Warning PodGroupPending '$want<gang message>$(is_caldera && echo '; why: <vcctl job explain'"'"'s Why>')' on the Job"
 
 # --- counters of a finished job ---------------------------------------------------------------------
 

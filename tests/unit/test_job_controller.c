@@ -1462,8 +1462,11 @@ static void test_pg_pending_event(void **state)
 	      "'lastTransitionTime':'2024-01-01T00:00:05Z'},{'type':'Unschedulable','status':"
 	      "'False','message':'old','lastTransitionTime':'2024-01-01T00:00:09Z'}]}"));
 	settle(&x);
-	assert_true(has_event(&x, "Warning PodGroupPending PodGroup ns:j unschedulable, reason: "
-				  "3/3 tasks in gang unschedulable: pod group is not ready"));
+	/* Volcano's text, then the first reason vcctl job explain gives (common/vc_explain.h). */
+	assert_true(has_event(
+		&x, "Warning PodGroupPending PodGroup ns:j unschedulable, reason: "
+		    "3/3 tasks in gang unschedulable: pod group is not ready; why: the "
+		    "PodGroup is Pending: the scheduler has not admitted it (enqueue) yet"));
 	assert_false(has_event(&x, "Warning PodGroupPending PodGroup ns:j unschedulable, reason: "
 				   "old"));
 	/* The same warning again is not sent again. */
@@ -1492,7 +1495,8 @@ static void test_pg_condition_wakes_job(void **state)
 {
 	static const char *const want =
 		"Warning PodGroupPending PodGroup ns:j unschedulable, reason: 3/3 tasks in gang "
-		"unschedulable: pod group is not ready, 3 Pending, 3 minAvailable";
+		"unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; why: the gang "
+		"needs 3 tasks and only 0 fit";
 	struct fx x;
 
 	(void)state;

@@ -218,6 +218,14 @@ static void test_enum_names_round_trip(void **state)
 	assert_int_equal(vc_pg_phase_parse("Bogus"), VC_PG_PHASE_OTHER);
 	assert_int_equal(vc_pod_phase_parse(NULL), VC_POD_PENDING);
 	assert_int_equal(vc_pod_phase_parse("Succeeded"), VC_POD_SUCCEEDED);
+	for (i = 0; i < VC_JOB_PLUGIN_COUNT; i++)
+		assert_int_equal(vc_job_plugin_parse(vc_job_plugin_name(i)), i);
+	assert_string_equal(vc_job_plugin_name(VC_JOB_PLUGIN_ENV), "env");
+	assert_string_equal(vc_job_plugin_name(VC_JOB_PLUGIN_HCCLRANK), "hcclrank");
+	assert_string_equal(vc_job_plugin_name(VC_JOB_PLUGIN_COUNT), "");
+	assert_int_equal(vc_job_plugin_parse("tensorflow"), VC_JOB_PLUGIN_TENSORFLOW);
+	assert_int_equal(vc_job_plugin_parse("gang"), VC_JOB_PLUGIN_INVALID);
+	assert_int_equal(vc_job_plugin_parse(NULL), VC_JOB_PLUGIN_INVALID);
 
 	assert_true(vc_job_phase_is_finished(VC_JOB_COMPLETED));
 	assert_true(vc_job_phase_is_finished(VC_JOB_TERMINATED));

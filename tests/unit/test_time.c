@@ -406,6 +406,38 @@ static int64_t fake_mono(void *ctx)
 	return c->mono;
 }
 
+static void test_duration_human(void **state)
+{
+	static const struct {
+		int64_t s;
+		const char *want;
+	} cases[] = {
+		{ -5, "<invalid>" },
+		{ -1, "0s" },
+		{ 0, "0s" },
+		{ 119, "119s" },
+		{ 120, "2m" },
+		{ 200, "3m20s" },
+		{ 600, "10m" },
+		{ 3 * 3600, "3h" },
+		{ 3 * 3600 + 60 * 7, "3h7m" },
+		{ 20 * 3600, "20h" },
+		{ 50 * 3600, "2d2h" },
+		{ 48 * 3600, "2d" },
+		{ 10 * 86400, "10d" },
+		{ 800 * 86400, "2y70d" },
+		{ 3000 * 86400, "8y" },
+	};
+	char buf[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		vc_duration_human(cases[i].s * VC_NSEC_PER_SEC, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
 static void test_clock_source(void **state)
 {
 	struct fake_clock c = { INT64_C(1136214245) * SEC, 42, 0 };
@@ -462,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_rfc3339_parse),
 		cmocka_unit_test(test_rfc3339_errors),
 		cmocka_unit_test(test_rfc3339_format),
+		cmocka_unit_test(test_duration_human),
 		cmocka_unit_test(test_clock_source),
 		cmocka_unit_test(test_alloc_failure),
 	};
