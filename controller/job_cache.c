@@ -257,6 +257,23 @@ json_t *job_cache_get(struct jobctl *c, const char *key)
 	pthread_mutex_unlock(&c->lock);
 	return obj;
 }
+void job_overlay_seen(struct jobctl *c, const char *key, const json_t *obj)
+{
+	struct job_entry *e;
+
+	pthread_mutex_lock(&c->lock);
+	e = entry_get(c, key, false);
+	if (e && e->overlay &&
+	    vc_str_eq(json_string_value(vc_json_path(e->overlay, "metadata.uid")),
+		      json_string_value(vc_json_path(obj, "metadata.uid"))) &&
+	    rv_of(e->overlay) <= rv_of(obj)) {
+		json_decref(e->overlay);
+		e->overlay = NULL;
+		entry_maybe_drop(c, key, e);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* ---- delayed actions (docs/volcano/job-controller.md §3.6) --------------------------------------
  */
 
@@ -423,6 +440,16 @@ size_t jobctl_delayed_count(struct jobctl *c, const char *key)
 	pthread_mutex_lock(&c->lock);
 	e = entry_get(c, key, false);
 	n = e ? e->ndelayed : 0;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+size_t jobctl_test_entries(struct jobctl *c)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = vc_hmap_count(&c->entries);
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }

@@ -286,6 +286,118 @@ void job_recheck_after(struct jobctl *c, const char *key, int64_t delay_ns)
 		VC_WARN("cannot queue request", "job=%s err=\"%s\"", key, vc_strerror(rc));
 }
 
+/* ---- the lane of Job adds -----------------------------------------------------------------------
+ *
+ * A Job the informer adds needs a first sync (its initiation: the Pending status and the
+ * PodGroup, docs/volcano/job-controller.md §4.2.1 step 4), and its pods come only from a later
+ * sync, the one its PodGroup's turn to Inqueue queues (§2.5). When the controller starts on a
+ * backlog (every Job is an add then) or many Jobs arrive at once, one FIFO work queue puts that
+ * later sync behind the first sync of every other Job: no pod is created before the whole
+ * backlog is initiated (a thousand Jobs: 15-20 s on the test machine, bench/README.md "Job
+ * controller"). So the adds wait in a lane of their own and are fed into the work queue while it
+ * holds fewer than JOB_LANE_DEPTH ready keys per worker, and one add per JOB_LANE_FAIR keys
+ * worked whatever its length (the lane is never starved). A request that follows up a Job
+ * already worked on then waits behind a few first syncs at most. Only the order in which Jobs
+ * are taken changes: within a Job, the PodGroup still comes first and its pods only once it is
+ * Inqueue.
+ */
+
+#define JOB_LANE_DEPTH 2
+#define JOB_LANE_FAIR  8
+
+static void enqueue_sync(struct jobctl *c, const char *key)
+{
+	struct job_request *r = job_request_new();
+
+	if (!r) {
+		VC_WARN("cannot queue request", "job=%s err=\"out of memory\"", key);
+		return;
+	}
+	r->event = VC_EVENT_OUT_OF_SYNC;
+	job_enqueue(c, key, r);
+}
+
+/* Move lane keys into the work queue as described above; worked: a key was just worked. */
+static void lane_feed(struct jobctl *c, bool worked)
+{
+	char *keys[16];
+	size_t want = 0, n = 0, i, ready, depth = (size_t)c->cfg.workers * JOB_LANE_DEPTH;
+
+	pthread_mutex_lock(&c->lane_lock);
+	if (worked && c->lane_worked < UINT_MAX)
+		c->lane_worked++;
+	if (c->lane_n > c->lane_head) {
+		ready = vc_workqueue_len(c->q);
+		want = ready < depth ? depth - ready : 0;
+		if (!want && c->lane_worked >= JOB_LANE_FAIR)
+			want = 1;
+	}
+	if (want > VC_ARRAY_SIZE(keys))
+		want = VC_ARRAY_SIZE(keys);
+	if (want)
+		c->lane_worked = 0;
+	while (n < want && c->lane_head < c->lane_n) {
+		keys[n] = c->lane[c->lane_head];
+		c->lane[c->lane_head++] = NULL;
+		(void)vc_hmap_remove(&c->lane_keys, keys[n], NULL);
+		n++;
+	}
+	if (c->lane_head == c->lane_n)
+		c->lane_head = c->lane_n = 0;
+	pthread_mutex_unlock(&c->lane_lock);
+	for (i = 0; i < n; i++) {
+		enqueue_sync(c, keys[i]);
+		vc_free(keys[i]);
+	}
+}
+
+void job_enqueue_add(struct jobctl *c, const char *key)
+{
+	char **grown, *copy = NULL;
+	size_t cap;
+
+	pthread_mutex_lock(&c->lane_lock);
+	if (vc_hmap_lookup(&c->lane_keys, key, NULL))
+		goto out_unlock; /* already waiting */
+	if (c->lane_head > 0 && c->lane_n == c->lane_cap) {
+		memmove(c->lane, c->lane + c->lane_head,
+			(c->lane_n - c->lane_head) * sizeof(char *));
+		c->lane_n -= c->lane_head;
+		c->lane_head = 0;
+	}
+	if (c->lane_n == c->lane_cap) {
+		cap = c->lane_cap ? c->lane_cap * 2 : 64;
+		grown = vc_realloc(c->lane, cap * sizeof(char *));
+		if (!grown)
+			goto nomem;
+		c->lane = grown;
+		c->lane_cap = cap;
+	}
+	copy = vc_strdup(key);
+	if (!copy || vc_hmap_put(&c->lane_keys, key, NULL, NULL))
+		goto nomem;
+	c->lane[c->lane_n++] = copy;
+out_unlock:
+	pthread_mutex_unlock(&c->lane_lock);
+	lane_feed(c, false);
+	return;
+nomem:
+	pthread_mutex_unlock(&c->lane_lock);
+	vc_free(copy);
+	enqueue_sync(c, key); /* straight into the work queue */
+}
+
+static void lane_free(struct jobctl *c)
+{
+	size_t i;
+
+	for (i = c->lane_head; i < c->lane_n; i++)
+		vc_free(c->lane[i]);
+	vc_free(c->lane);
+	vc_hmap_release(&c->lane_keys, NULL);
+	pthread_mutex_destroy(&c->lane_lock);
+}
+
 /* ---- processing (docs/volcano/job-controller.md §3.5) -------------------------------------------
  */
 
@@ -533,6 +645,7 @@ static void process_job_key(void *ctx, const char *key, void *payload)
 {
 	process_key(ctx, key, payload);
 	reqs_free(payload);
+	lane_feed(ctx, true);
 }
 
 size_t jobctl_run_pending(struct jobctl *c)
@@ -656,7 +769,13 @@ int jobctl_new_with(struct vc_ctrl_ctx *ctx, const struct jobctl_config *cfg,
 		vc_free(c);
 		return vc_error_set(err, VC_ENOMEM, "cannot create a mutex");
 	}
+	if (pthread_mutex_init(&c->lane_lock, NULL)) {
+		pthread_mutex_destroy(&c->lock);
+		vc_free(c);
+		return vc_error_set(err, VC_ENOMEM, "cannot create a mutex");
+	}
 	vc_hmap_init_str(&c->entries);
+	vc_hmap_init_str(&c->lane_keys);
 	vc_workqueue_opts_init(&qo);
 	qo.payload_free = reqs_free;
 	/* The command thread first, then the workers; pending commands are taken first. */
@@ -718,6 +837,7 @@ void jobctl_free(struct jobctl *c)
 	job_pool_free(c->pool);
 	vc_ctlrun_free(c->rt);
 	job_cache_free(c);
+	lane_free(c);
 	pthread_mutex_destroy(&c->lock);
 	vc_free(c);
 }

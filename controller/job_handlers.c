@@ -35,7 +35,7 @@ static void on_job_add(void *ctx, json_t *obj)
 	char key[VC_CACHE_KEY_MAX];
 
 	if (!obj_key(obj, key))
-		enqueue_event(ctx, key, VC_EVENT_OUT_OF_SYNC);
+		job_enqueue_add(ctx, key);
 }
 
 static void on_job_update(void *ctx, json_t *old_obj, json_t *new_obj)
@@ -46,6 +46,7 @@ static void on_job_update(void *ctx, json_t *old_obj, json_t *new_obj)
 
 	if (old_obj == new_obj || (ov && nv && !strcmp(ov, nv)) || obj_key(new_obj, key))
 		return;
+	job_overlay_seen(ctx, key, new_obj);
 	if (!vc_json_equal(json_object_get(old_obj, "spec"), json_object_get(new_obj, "spec")) ||
 	    !vc_str_eq(json_string_value(vc_json_path(old_obj, "status.state.phase")),
 		       json_string_value(vc_json_path(new_obj, "status.state.phase"))))

@@ -56,6 +56,8 @@ void jobctl_test_handlers(struct jobctl *c, struct vc_informer_handler *jobs,
 
 /* How many delayed actions are registered for the job key (tests). */
 size_t jobctl_delayed_count(struct jobctl *c, const char *key);
+/* How many jobs have per-job state (job_cache.c's entries: overlay, expectations, ...; tests). */
+size_t jobctl_test_entries(struct jobctl *c);
 
 /* ---- the parallel runner (job_pool.c) -------------------------------------------------------- */
 
@@ -87,6 +89,12 @@ struct jobctl {
 	pthread_mutex_t lock;	/* guards the entries */
 	struct vc_hmap entries; /* "<ns>/<job>" -> struct job_entry (job_cache.c) */
 	bool stopped;
+	/* The lane of Job adds waiting to be fed into q (job_controller.c, job_enqueue_add). */
+	pthread_mutex_t lane_lock;
+	char **lane; /* keys, oldest at lane_head; owned */
+	size_t lane_head, lane_n, lane_cap;
+	struct vc_hmap lane_keys; /* the keys in the lane (a string set) */
+	unsigned lane_worked;	  /* keys worked since the lane last fed q */
 	/* Metrics (NULL without a registry; the phase counters also with per-job series off). */
 	struct vc_metric *m_completed, *m_failed, *m_pod_latency;
 };
@@ -315,6 +323,13 @@ void job_cache_free(struct jobctl *c);
 
 /* Queue request r (stolen) under the job key; logged when it cannot be queued. */
 void job_enqueue(struct jobctl *c, const char *key, struct job_request *r);
+/*
+ * Queue the OutOfSync request of a Job the informer added, through the lane of Job adds: it
+ * reaches the work queue while that holds few ready keys, so that the requests following up a
+ * job already worked on (its PodGroup turning Inqueue) are not queued behind every job of a
+ * backlog. Logged when it cannot be queued.
+ */
+void job_enqueue_add(struct jobctl *c, const char *key);
 /* The informer handlers: 0 jobs, 1 pods, 2 podgroups, 3 commands (a thread-local copy). */
 const struct vc_informer_handler *job_handler_set(struct jobctl *c, int which);
 
@@ -324,6 +339,11 @@ size_t jobctl_expectations(struct jobctl *c, const char *key);
 /* Remember obj (borrowed) as the newest known state of its job (docs/volcano/job-controller.md §3.3
  * "refresh cache"). */
 void job_overlay_store(struct jobctl *c, const char *key, json_t *obj);
+/*
+ * The watch shows obj (borrowed) for key: forget the stored object when obj is the same job at
+ * the same or a newer version, so that it does not stay until the job's next sync.
+ */
+void job_overlay_seen(struct jobctl *c, const char *key, const json_t *obj);
 
 /* 12 random characters of [0-9a-z] into buf (13 bytes). */
 void job_random_suffix(struct jobctl *c, char buf[13]);

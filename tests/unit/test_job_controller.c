@@ -16,6 +16,7 @@
 #include "job_internal.h"
 #include "support/fake_api.h"
 #include "vc_alloc.h"
+#include "vc_ctlrun.h"
 #include "vc_json.h"
 #include "vc_jsonpatch.h"
 #include "vc_kube.h"
@@ -1121,6 +1122,81 @@ static void test_workers_threads(void **state)
 	fx_release(&x);
 }
 
+/*
+ * A backlog of new jobs (the controller starting on jobs created while it was down): the request
+ * that follows one job's initiation, its PodGroup turning Inqueue (docs/volcano/job-controller.md
+ * §2.5), is not queued behind every other job's initiation, so that job's pods are created
+ * before the last job of the backlog is initiated. The order within the job is Volcano's: the
+ * PodGroup first, pods once it is Inqueue.
+ */
+static void test_backlog_first_pods_early(void **state)
+{
+	struct fx x;
+	char text[512], pg[64];
+	const char *call;
+	long first_pods, last_pg;
+	int i;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	put(&x, &vc_gvr_queues, J("{'metadata':{'name':'default'},'spec':{'weight':1}}"));
+	for (i = 0; i < 20; i++) {
+		snprintf(text, sizeof(text),
+			 "{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{"
+			 "'name':'b%02d','namespace':'ns','uid':'B%02d'},'spec':{'minAvailable':2,"
+			 "'tasks':[{'name':'w','replicas':2,'template':{'spec':{'containers':["
+			 "{'name':'c','image':'busybox'}]}}}]}}",
+			 i, i);
+		put(&x, &vc_gvr_jobs, J(text));
+	}
+	assert_int_equal(deliver(&x), 21);
+	/* One worker step: the first job's initiation; the scheduler admits its PodGroup. */
+	assert_int_equal(vc_ctlrun_run_once(x.jc->rt), 1);
+	assert_int_equal(count_calls(&x, "create podgroups"), 1);
+	call = json_string_value(
+		json_array_get(x.f.calls, (size_t)first_call(&x, "create podgroups")));
+	snprintf(pg, sizeof(pg), "ns/%s", strrchr(call, '/') + 1);
+	set(&x, &vc_gvr_podgroups, pg, "status", json_pack("{s:s}", "phase", "Inqueue"));
+	settle(&x);
+	assert_int_equal(count_calls(&x, "create podgroups"), 20);
+	assert_int_equal(count_calls(&x, "create pods"), 2);
+	first_pods = first_call(&x, "create pods");
+	for (last_pg = (long)json_array_size(x.f.calls) - 1; last_pg >= 0; last_pg--)
+		if (!strncmp(json_string_value(json_array_get(x.f.calls, (size_t)last_pg)),
+			     "create podgroups", 16))
+			break;
+	assert_true(first_pods >= 0);
+	assert_true(first_pods < last_pg);
+	fx_release(&x);
+}
+
+/*
+ * The job object a status write leaves behind (the overlay that hides a watch not caught up yet)
+ * goes when the watch shows that version, not only at the job's next sync: a write that does not
+ * change the phase queues no sync, and after a pod storm a thousand full Job objects stayed.
+ */
+static void test_overlay_dropped_by_watch(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	start_job(&x, job_text);
+	assert_int_equal(jobctl_test_entries(x.jc), 0);
+	set_pg_phase(&x, "Inqueue");
+	deliver_one(&x, &vc_gvr_podgroups, x.ctx.podgroups, &x.hpg);
+	jobctl_run_pending(x.jc); /* the pods and the status write (pending 3, still Pending) */
+	assert_int_equal(count_stored(&x, "pods/"), 3);
+	assert_int_equal(jint(JOB(&x), "status.pending"), 3);
+	deliver_one(&x, &vc_gvr_pods, x.ctx.pods, &x.hp); /* the pods first, as in a storm */
+	jobctl_run_pending(x.jc);
+	assert_int_equal(jobctl_test_entries(x.jc), 1); /* the overlay */
+	deliver_one(&x, &vc_gvr_jobs, x.ctx.jobs, &x.hj);
+	assert_int_equal(jobctl_run_pending(x.jc), 0); /* the phase did not change: no sync */
+	assert_int_equal(jobctl_test_entries(x.jc), 0);
+	fx_release(&x);
+}
+
 /* ---- PVCs (docs/volcano/job-controller.md §2.3) -------------------------------------------------
  */
 
@@ -1727,6 +1803,8 @@ int main(void)
 		cmocka_unit_test(test_delayed_action),
 		cmocka_unit_test(test_pool_parallel_create),
 		cmocka_unit_test(test_workers_threads),
+		cmocka_unit_test(test_backlog_first_pods_early),
+		cmocka_unit_test(test_overlay_dropped_by_watch),
 		cmocka_unit_test(test_pvcs),
 		cmocka_unit_test(test_pvc_missing),
 		cmocka_unit_test(test_depends_on),
