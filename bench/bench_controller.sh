@@ -25,6 +25,7 @@
 #   BENCH_VC_ARGS="...": more vc-controller flags (e.g. --schedule-period 5s).
 #   BENCH_ONLY=RUN[,RUN]: only these runs of kcm, volcano, vc (e.g. BENCH_ONLY=vc for profiling;
 #   floors that need a skipped run are not printed).
+#   BENCH_KEEP=DIR: keep the pod count timelines (seconds, pods) and the controllers' logs there.
 #   BENCH_PERF=FILE: record vc-controller with `perf record -g` into FILE during its run.
 #   BENCH_BOUND=1: afterwards, price each request kind with bench_api_cost.sh (one more fresh
 #   cluster) and print the best ratio any Volcano Job controller could reach on this machine:
@@ -64,6 +65,10 @@ stop() { # the processes of the current run
 }
 cleanup() {
 	stop
+	if [ -n "${BENCH_KEEP:-}" ]; then
+		mkdir -p "$BENCH_KEEP"
+		cp "$scratch"/timeline.* "$scratch"/*.log "$BENCH_KEEP"/ 2>/dev/null || true
+	fi
 	"$ROOT/cluster/down.sh" "$cluster" --purge >/dev/null 2>&1 || true
 	rm -rf "$scratch"
 }
@@ -75,6 +80,8 @@ now() { date +%s.%N; }
 fresh_cluster() {
 	"$ROOT/cluster/down.sh" "$cluster" --purge >/dev/null 2>&1 || true
 	"$ROOT/cluster/up.sh" "$cluster" >/dev/null 2>"$scratch/up.log"
+	token=$(awk -F, '$2 == "admin" { print $1 }' "$cluster/tokens.csv")
+	port=$(sed -n 's/^APISERVER_PORT=//p' "$cluster/cluster.env")
 	k apply -f "$ROOT/crds/" >/dev/null
 	for _ in $(seq 60); do
 		k wait --for condition=established --timeout=5s crd --all >/dev/null && break
@@ -82,12 +89,15 @@ fresh_cluster() {
 	done
 }
 
-# Pods in namespace NS, from one cheap request (remainingItemCount of a 1-item page).
+# Pods in namespace NS, from one cheap request (remainingItemCount of a 1-item page), with curl
+# and the admin token (cluster/README.md): a kubectl process per sample took about a second of
+# CPU on a loaded machine, which blurred the milestones and took CPU from the runs.
 count_pods() {
-	k get --raw "/api/v1/namespaces/$1/pods?limit=1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(len(d.get("items", [])) + d.get("metadata", {}).get("remainingItemCount", 0))'
+	local out r
+	out=$(curl -sS --max-time 5 --cacert "$cluster/pki/ca.crt" -H "Authorization: Bearer $token" \
+		"https://127.0.0.1:$port/api/v1/namespaces/$1/pods?limit=1") || { echo 0; return; }
+	r=$(sed -n 's/.*"remainingItemCount":\([0-9]*\).*/\1/p' <<<"$out")
+	if grep -q '"items":\[\]' <<<"$out"; then echo 0; else echo $((${r:-0} + 1)); fi
 }
 cpu_seconds() { # PID: user + system time
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"
@@ -176,7 +186,7 @@ PY
 # process (cpu[R], rss3[R], rss15[R]: "name value, ..."), the API server's and etcd's CPU
 # seconds (api[R], etcd[R]), the request counters before and after ($scratch/req{0,1}.R) and the
 # pod count every 0.2 s ($scratch/timeline.R).
-declare -A secs cpu cpusum rss3 rss15 rss15_vc api etcd
+declare -A secs cpu cpusum rss3 rss15 rss15_vc api etcd load
 want() { # RUN: is RUN among BENCH_ONLY (default every run; "vc" alone is the old BENCH_ONLY=vc)
 	[ -z "${BENCH_ONLY:-}" ] || [[ ",$BENCH_ONLY," == *",$1,"* ]]
 }
@@ -190,12 +200,14 @@ proc_list() { # FN: "name value, ..." for every process of the run
 }
 measure() { # RUN NS
 	local a0 e0 a1 e1 i s
+	load[$1]=$(cut -d' ' -f1 /proc/loadavg)
 	read -r a0 e0 < <(server_cpu)
 	requests "$scratch/req0.$1"
 	s=$(time_until_all "$2")
 	read -r a1 e1 < <(server_cpu)
 	requests "$scratch/req1.$1"
 	secs[$1]=$s
+	load[$1]+=" -> $(cut -d' ' -f1 /proc/loadavg)"
 	cpu[$1]=$(proc_list cpu_seconds)
 	cpusum[$1]=0
 	for i in "${pids[@]}"; do
@@ -324,7 +336,7 @@ for r in kcm volcano vc; do
 done
 for r in kcm volcano vc; do
 	[ -n "${secs[$r]:-}" ] || continue
-	echo "$r: CPU s ${cpu[$r]}; RSS MiB 3 s after the last pod: ${rss3[$r]}; 15 s after: ${rss15[$r]}"
+	echo "$r: load ${load[$r]}; CPU s ${cpu[$r]}; RSS MiB 3 s after the last pod: ${rss3[$r]}; 15 s after: ${rss15[$r]}"
 	echo "$r: API requests: $(request_diff "$scratch/req0.$r" "$scratch/req1.$r")"
 done
 # The floors (issue 18), each PASS or FAIL; a floor whose run was skipped is not printed.
