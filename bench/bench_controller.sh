@@ -96,6 +96,7 @@ count_pods() {
 	local out r
 	out=$(curl -sS --max-time 5 --cacert "$cluster/pki/ca.crt" -H "Authorization: Bearer $token" \
 		"https://127.0.0.1:$port/api/v1/namespaces/$1/pods?limit=1") || { echo 0; return; }
+	out=$(tr -d ' \n' <<<"$out") # the API server indents JSON for clients other than kubectl
 	r=$(sed -n 's/.*"remainingItemCount":\([0-9]*\).*/\1/p' <<<"$out")
 	if grep -q '"items":\[\]' <<<"$out"; then echo 0; else echo $((${r:-0} + 1)); fi
 }
@@ -141,9 +142,8 @@ died() {
 	echo "bench: the controller of namespace $1 died; its log is in $keep" >&2
 	exit 1
 }
-time_until_all() { # NS -> seconds
-	local t0 n p
-	t0=$(now)
+time_until_all() { # NS -> seconds since t0 (set when the run's processes were started)
+	local n p
 	: >"$scratch/timeline.$1"
 	while :; do
 		n=$(count_pods "$1")
@@ -186,6 +186,7 @@ PY
 # process (cpu[R], rss3[R], rss15[R]: "name value, ..."), the API server's and etcd's CPU
 # seconds (api[R], etcd[R]), the request counters before and after ($scratch/req{0,1}.R) and the
 # pod count every 0.2 s ($scratch/timeline.R).
+a0=0 e0=0 t0=0
 declare -A secs cpu cpusum rss3 rss15 rss15_vc api etcd load
 want() { # RUN: is RUN among BENCH_ONLY (default every run; "vc" alone is the old BENCH_ONLY=vc)
 	[ -z "${BENCH_ONLY:-}" ] || [[ ",$BENCH_ONLY," == *",$1,"* ]]
@@ -198,11 +199,15 @@ proc_list() { # FN: "name value, ..." for every process of the run
 	done
 	echo "$out"
 }
-measure() { # RUN NS
-	local a0 e0 a1 e1 i s
+# begin RUN, just before the run's processes start: the counters before; then t0=$(now) right
+# after they started, then measure RUN NS.
+begin() {
 	load[$1]=$(cut -d' ' -f1 /proc/loadavg)
 	read -r a0 e0 < <(server_cpu)
 	requests "$scratch/req0.$1"
+}
+measure() { # RUN NS
+	local a1 e1 i s
 	s=$(time_until_all "$2")
 	read -r a1 e1 < <(server_cpu)
 	requests "$scratch/req1.$1"
@@ -220,6 +225,11 @@ measure() { # RUN NS
 	sleep 12 # and 15 s after: what the periodic trim could hand back by then
 	rss15[$1]=$(proc_list rss_of)
 	rss15_vc[$1]=$(rss_of "${pids[0]}")
+	if [ -n "${BENCH_KEEP:-}" ]; then # the Events of the run by source and reason
+		mkdir -p "$BENCH_KEEP"
+		k get events -n "$2" -o jsonpath='{range .items[*]}{.source.component} {.reason} {.count}{"\n"}{end}' |
+			awk '{ n[$1 " " $2] += $3 } END { for (r in n) print n[r], r }' | sort -rn >"$BENCH_KEEP/events.$1"
+	fi
 }
 queue_default() {
 	k apply -f - >/dev/null <<'Q'
@@ -245,10 +255,11 @@ if want kcm; then
 	k create namespace kcm >/dev/null
 	gen batch kcm >"$scratch/batch.json"
 	k create -f "$scratch/batch.json" >/dev/null
+	begin kcm
 	"$KCM" --kubeconfig="$cluster/kube-controller-manager.kubeconfig" --controllers=job \
 		--leader-elect=false --secure-port=0 --port=0 --kube-api-qps="$QPS" \
 		--kube-api-burst="$QPS" >"$scratch/kcm.log" 2>&1 &
-	pids=($!) names=(kube-controller-manager)
+	pids=($!) names=(kube-controller-manager) t0=$(now)
 	measure kcm kcm
 	stop
 fi
@@ -268,11 +279,12 @@ if want volcano; then
 	queue_default
 	gen volcano volcano >"$scratch/volcano.json"
 	k create -f "$scratch/volcano.json" >/dev/null
+	begin volcano
 	# v1.7 has no --controllers: its job, queue, PodGroup and gc controllers all run; no
 	# healthz or metrics listeners (off by default), 3 job workers (its default, as ours).
 	"$VOLCANO_BIN/vc-controller-manager" --kubeconfig "$KUBECONFIG" --leader-elect=false \
 		--kube-api-qps "$QPS" --kube-api-burst "$QPS" >"$scratch/volcano-cm.log" 2>&1 &
-	pids=($!)
+	pids=($!) t0=$(now)
 	"$VOLCANO_BIN/vc-scheduler" --kubeconfig "$KUBECONFIG" --leader-elect=false \
 		--kube-api-qps "$QPS" --kube-api-burst "$QPS" \
 		--scheduler-conf "$scratch/enqueue.conf" >"$scratch/volcano-sched.log" 2>&1 &
@@ -289,12 +301,13 @@ if want vc; then
 	gen volcano vc >"$scratch/vc.json"
 	k create -f "$scratch/vc.json" >/dev/null
 	ulimit -c unlimited 2>/dev/null || true
+	begin vc
 	# shellcheck disable=SC2086 # BENCH_VC_ARGS may hold several flags
 	(cd "$scratch" && exec "$CTRL" --kubeconfig "$KUBECONFIG" --leader-elect=false --kube-api-qps "$QPS" \
 		--kube-api-burst "$QPS" --scheduler-conf "$scratch/enqueue.conf" \
 		--controllers=-gc-controller,-pg-controller ${BENCH_WORKERS:+--worker-threads "$BENCH_WORKERS"} \
 		${BENCH_VC_ARGS:-}) >"$scratch/vc.log" 2>&1 &
-	pids=($!) names=(vc-controller)
+	pids=($!) names=(vc-controller) t0=$(now)
 	perf_pid=
 	if [ -n "${BENCH_PERF:-}" ]; then
 		perf record -g -o "$BENCH_PERF" -p "${pids[0]}" >/dev/null 2>&1 &
