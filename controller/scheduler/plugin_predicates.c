@@ -229,7 +229,7 @@ static int predicates_open(struct sched_session *ssn, const struct sched_plugin_
 	cb->predicate_by_class = true;
 	/* The filters that depend on other nodes' pods, only when some pod has such terms. */
 	*state = sched_ssn_podaff(ssn);
-	if (*state)
+	if (sched_podaff_filters(*state))
 		cb->predicate_pods = predicates_pods_cb;
 	return 0;
 }
