@@ -31,6 +31,8 @@
 
 struct ctx_opts {
 	bool jobs, pods, podgroups, queues, commands, priorityclasses, pvcs, nodes;
+	bool placement; /* namespaces, services, replicationcontrollers, replicasets, statefulsets
+			 */
 };
 
 struct vc_ctrl_ctx {
@@ -38,6 +40,12 @@ struct vc_ctrl_ctx {
 	struct vc_events *events; /* borrowed from main; may be NULL in tests */
 	struct vc_informer *jobs, *pods, *podgroups, *queues, *commands, *priorityclasses, *pvcs,
 		*nodes; /* owned; NULL when not wanted */
+	/*
+	 * What Kubernetes' placement rules read besides pods and nodes (the scheduler's
+	 * sched_objects.h): namespaces' labels and the selectors of services and pod controllers.
+	 * Cached slim (ctx_slim_selector); the caches but namespaces' are indexed by namespace.
+	 */
+	struct vc_informer *namespaces, *services, *rcs, *replicasets, *statefulsets;
 };
 
 /*
@@ -50,6 +58,12 @@ struct vc_ctrl_ctx {
  * reason). Metadata is kept whole. A transform for vc_informer_opts; arg is unused.
  */
 int ctx_slim_pod(void *arg, json_t *obj, json_t **out);
+
+/*
+ * The transform of the placement informers: apiVersion, kind, metadata reduced to name,
+ * namespace, uid, resourceVersion and labels, and spec reduced to selector.
+ */
+int ctx_slim_selector(void *arg, json_t *obj, json_t **out);
 
 /*
  * Create the informers opts asks for (not started). kube and events are borrowed. Returns 0,

@@ -251,6 +251,7 @@ enum {
 	NEED_PRIORITYCLASSES = 1 << 5,
 	NEED_PVCS = 1 << 6,
 	NEED_NODES = 1 << 7,
+	NEED_PLACEMENT = 1 << 8, /* namespaces, services, pod controllers */
 };
 
 struct app;
@@ -516,7 +517,8 @@ static const struct part parts[PART_COUNT] = {
 	{ .name = "scheduler",
 	  .own_flag = true,
 	  .flag_offset = offsetof(struct config, enable_scheduler),
-	  .needs = NEED_PODS | NEED_NODES | NEED_PODGROUPS | NEED_QUEUES | NEED_PRIORITYCLASSES,
+	  .needs = NEED_PODS | NEED_NODES | NEED_PODGROUPS | NEED_QUEUES | NEED_PRIORITYCLASSES |
+		   NEED_PLACEMENT,
 	  .start_order = 4,
 	  .create = create_sched,
 	  PART_OPS(sched_runtime) },
@@ -578,6 +580,7 @@ static int create_parts(struct app *app, struct vc_error *err)
 	o.priorityclasses = needs & NEED_PRIORITYCLASSES;
 	o.pvcs = needs & NEED_PVCS;
 	o.nodes = needs & NEED_NODES;
+	o.placement = needs & NEED_PLACEMENT;
 	rc = ctx_init(&app->ctx, app->kube, app->events, &o, err);
 	if (rc)
 		return rc;

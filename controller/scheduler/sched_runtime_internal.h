@@ -206,6 +206,7 @@ struct sched_runtime {
 	size_t intern_swept; /* intern.count after the last sweep */
 	/* PodGroup and node views by cache key (loop thread only). */
 	struct srt_map pg_views, node_views;
+	struct sched_objects objs; /* the context's placement caches, for every snapshot */
 	struct sched_runtime_stats stats;
 
 	/* Work lists (pool_mu). */

@@ -293,6 +293,21 @@ static int copy_member(json_t *dst, const json_t *src, const char *key)
 }
 
 /*
+ * Keep the pod's controller reference when the default spread reads it (a ReplicationController,
+ * ReplicaSet or StatefulSet: sched_objects.h); a Volcano Job's pods keep none.
+ */
+static int set_controller(json_t *dst, const json_t *meta)
+{
+	const json_t *ref;
+	json_t *refs;
+
+	if (!sched_objects_selecting_owner(meta, &ref))
+		return 0;
+	refs = json_pack("[O]", ref);
+	return refs && json_object_set_new(dst, "ownerReferences", refs) == 0 ? 0 : VC_ENOMEM;
+}
+
+/*
  * What the scheduler keeps of a pod: identity, the labels and annotations it reads, the spec
  * without the per-pod hostname and subdomain, and the status fields it reads (phase, reason,
  * nominated node, the PodScheduled, Ready and DisruptionTarget conditions). Spec, status,
@@ -323,6 +338,8 @@ static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
 		goto nomem;
 	for (i = 0; !rc && meta_keys[i]; i++)
 		rc = copy_member(m, meta, meta_keys[i]);
+	if (!rc)
+		rc = set_controller(m, meta);
 	if (!rc)
 		rc = set_labels(s, m, meta);
 	if (!rc)
