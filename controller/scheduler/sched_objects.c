@@ -21,12 +21,12 @@ json_t *sched_objects_ns_labels(const struct sched_objects *o, const char *ns)
 	return labels;
 }
 
-bool sched_objects_selecting_owner(const json_t *meta, const json_t **ref)
+bool sched_objects_selecting_owner(const json_t *owners, const json_t **ref)
 {
-	const json_t *refs = json_object_get(meta, "ownerReferences"), *r;
+	const json_t *r;
 	size_t i;
 
-	json_array_foreach (refs, i, r) {
+	json_array_foreach (owners, i, r) {
 		const char *api = vc_json_get_str(r, "apiVersion"),
 			   *kind = vc_json_get_str(r, "kind");
 
@@ -127,11 +127,11 @@ static int add_requirements(json_t *expr, const json_t *sel)
 }
 
 int sched_objects_default_selector(const struct sched_objects *o, const char *ns,
-				   const json_t *meta, json_t **out)
+				   const json_t *labels, const json_t *owners, json_t **out)
 {
-	const json_t *labels = json_object_get(meta, "labels"), *ref = NULL;
+	const json_t *ref = NULL;
 	json_t *set = NULL, *expr = NULL, *owner = NULL, *sel = NULL;
-	bool has_owner = sched_objects_selecting_owner(meta, &ref);
+	bool has_owner = sched_objects_selecting_owner(owners, &ref);
 	int rc = VC_ENOMEM;
 
 	*out = NULL;

@@ -30,7 +30,8 @@ struct sched_objects {
 json_t *sched_objects_ns_labels(const struct sched_objects *o, const char *ns);
 
 /*
- * Kubernetes' helper.DefaultSelector for a pod of namespace ns with metadata meta (borrowed): the
+ * Kubernetes' helper.DefaultSelector for a pod of namespace ns with labels and ownerReferences
+ * owners (borrowed, either may be NULL): the
  * selectors of the Services of ns that select the pod's labels, merged, then the selector of its
  * controlling ReplicationController (merged) or ReplicaSet / StatefulSet (its requirements added).
  * *out is a new metav1.LabelSelector object (matchLabels, matchExpressions), or NULL when that
@@ -38,13 +39,14 @@ json_t *sched_objects_ns_labels(const struct sched_objects *o, const char *ns);
  * no Service in ns and no such controller, reads no object. 0 or VC_ENOMEM.
  */
 int sched_objects_default_selector(const struct sched_objects *o, const char *ns,
-				   const json_t *meta, json_t **out) VC_WARN_UNUSED;
+				   const json_t *labels, const json_t *owners,
+				   json_t **out) VC_WARN_UNUSED;
 
 /*
- * Whether the pod metadata meta names a controller (ownerReferences[].controller) that
- * DefaultSelector reads: a v1 ReplicationController, an apps/v1 ReplicaSet or StatefulSet.
+ * Whether a pod's ownerReferences (borrowed, may be NULL) name a controller (controller: true)
+ * that DefaultSelector reads: a v1 ReplicationController, an apps/v1 ReplicaSet or StatefulSet.
  * The owner reference (borrowed) in *ref when ref is not NULL.
  */
-bool sched_objects_selecting_owner(const json_t *meta, const json_t **ref);
+bool sched_objects_selecting_owner(const json_t *owners, const json_t **ref);
 
 #endif /* SCHED_OBJECTS_H */

@@ -137,9 +137,9 @@ static const json_t *pod_spec(const struct sched_task_info *t)
 	return t->pod ? json_object_get(t->pod->obj, "spec") : NULL;
 }
 
-static const json_t *pod_meta(const struct sched_task_info *t)
+static const json_t *pod_owners(const struct sched_task_info *t)
 {
-	return t->pod ? json_object_get(t->pod->obj, "metadata") : NULL;
+	return t->pod ? t->pod->meta.owner_references : NULL;
 }
 
 static const json_t *pod_labels(const struct sched_task_info *t)
@@ -554,7 +554,7 @@ static int default_tsc(struct sched_podaff *pa, const struct sched_task_info *t,
 	*out = NULL;
 	if (!o || !t->pod)
 		return 0;
-	rc = sched_objects_default_selector(o, t->ns, pod_meta(t), &sel);
+	rc = sched_objects_default_selector(o, t->ns, pod_labels(t), pod_owners(t), &sel);
 	if (rc < 0 || !sel)
 		return rc;
 	*out = json_pack("[{s:i,s:s,s:s,s:O},{s:i,s:s,s:s,s:O}]", "maxSkew", 3, "topologyKey",
@@ -641,7 +641,7 @@ static struct pa_spec *spec_get(struct sched_podaff *pa, const struct sched_task
 	plain = !spec_terms(pod_spec(t), &probe.paff, &probe.panti, &probe.tsc);
 	probe.ns = t->ns;
 	if (!probe.tsc && incoming && pa->ssn->snap->objs) {
-		sched_objects_selecting_owner(pod_meta(t), &owner);
+		sched_objects_selecting_owner(pod_owners(t), &owner);
 		/* A task's pods share their labels and owner: ask once for a run of them. */
 		if (plain && pa->dsel_valid && pa->dsel_labels == pod_labels(t) &&
 		    strcmp(pa->dsel_ns, t->ns) == 0 && sched_json_same(pa->dsel_owner, owner))
@@ -835,7 +835,7 @@ static bool any_default_spread(const struct sched_session *ssn)
 
 		if (t->status != SCHED_TASK_PENDING)
 			continue;
-		if (sched_objects_selecting_owner(pod_meta(t), NULL))
+		if (sched_objects_selecting_owner(pod_owners(t), NULL))
 			return true;
 		if (last_ns && strcmp(last_ns, t->ns) == 0)
 			continue;

@@ -118,9 +118,10 @@ struct srt_view {
 	uint64_t seen_cycle;
 	int refs; /* pod views: the map's and each snapshot's (atomic) */
 	/* Pod views: the pod's metadata strings, and references to its shared labels and
-	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status). */
+	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status),
+	 * and to its controller reference when the default spread reads it (else NULL). */
 	char *strings;
-	json_t *labels, *annotations;
+	json_t *labels, *annotations, *owners;
 	union {
 		struct vc_pod pod;
 		struct vc_podgroup pg;

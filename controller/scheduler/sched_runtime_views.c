@@ -169,6 +169,7 @@ static void view_unref(struct srt_view *v)
 	json_decref(v->obj);
 	json_decref(v->labels);
 	json_decref(v->annotations);
+	json_decref(v->owners);
 	vc_free(v->strings);
 	vc_free(v);
 }
@@ -301,7 +302,7 @@ static int set_controller(json_t *dst, const json_t *meta)
 	const json_t *ref;
 	json_t *refs;
 
-	if (!sched_objects_selecting_owner(meta, &ref))
+	if (!sched_objects_selecting_owner(json_object_get(meta, "ownerReferences"), &ref))
 		return 0;
 	refs = json_pack("[O]", ref);
 	return refs && json_object_set_new(dst, "ownerReferences", refs) == 0 ? 0 : VC_ENOMEM;
@@ -464,7 +465,8 @@ static int detach_pod(struct sched_runtime *s, struct srt_view *v)
 	}
 	v->labels = json_incref(p->meta.labels);
 	v->annotations = json_incref(p->meta.annotations);
-	p->meta.owner_references = NULL;
+	v->owners = json_incref(p->meta.owner_references); /* set_controller's, or NULL */
+	p->meta.owner_references = v->owners;
 	json_decref(p->obj);
 	p->obj = shared;
 	return 0;
