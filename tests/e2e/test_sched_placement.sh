@@ -172,8 +172,8 @@ fi
 kube -n placement delete vcjob --all --wait=false >/dev/null || fail "cannot delete the vcjobs"
 no_pods() {
 	local out
-	out=$(kube get pods -A -l volcano.sh/job-name -o name) && [ -z "$out" ] ||
-		{ echo "pods left: $out"; return 1; }
+	out=$(kube get pods -A -l volcano.sh/job-name -o name) || return 1
+	[ -z "$out" ] || { echo "pods left: $out"; return 1; }
 }
 wait_for "every job pod gone" 90 no_pods
 ns placement-default
