@@ -195,14 +195,14 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	return vc_informer_new(ctx->kube, &o, out, err);
 }
 
-#define EACH_INFORMER(ctx, X)                                                               \
-	X((ctx)->jobs)                                                                      \
-	X((ctx)->pods)                                                                      \
-	X((ctx)->podgroups)                                                                 \
-	X((ctx)->queues)                                                                    \
-	X((ctx)->commands) X((ctx)->priorityclasses) X((ctx)->pvcs) X((ctx)->nodes)         \
-		X((ctx)->namespaces) X((ctx)->services) X((ctx)->rcs) X((ctx)->replicasets) \
-			X((ctx)->statefulsets)
+#define EACH_INFORMER(ctx, X)                                                         \
+	X((ctx)->jobs)                                                                \
+	X((ctx)->pods)                                                                \
+	X((ctx)->podgroups)                                                           \
+	X((ctx)->queues)                                                              \
+	X((ctx)->commands)                                                            \
+	X((ctx)->priorityclasses) X((ctx)->pvcs) X((ctx)->nodes) X((ctx)->namespaces) \
+		X((ctx)->services) X((ctx)->rcs) X((ctx)->replicasets) X((ctx)->statefulsets)
 
 int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *events,
 	     const struct ctx_opts *opts, struct vc_error *err)

@@ -61,6 +61,12 @@ struct pa_spread {
 	int32_t *node_cnt;   /* nnodes: counted pods on the node matching (same namespace) */
 	int32_t *dom_cnt;    /* ndom: the same summed over the nodes with every key (allkeys) */
 	int32_t *dom_nodes;  /* ndom: how many nodes with every key are in the domain */
+	/*
+	 * The last labels object matched against sel and the answer: a task's pods share theirs,
+	 * and the session counts them one after another (the labels live as long as the session).
+	 */
+	const json_t *memo_labels;
+	bool memo_valid, memo_match;
 };
 
 /* Pods of one namespace with equal inter-pod terms. */
@@ -714,8 +720,14 @@ static void count_incoming(struct sched_podaff *pa, struct pa_spec *s,
 		return;
 	for (i = 0; i < s->nspread; i++) {
 		struct pa_spread *sp = &s->spread[i];
+		const json_t *labels = pod_labels(x);
 
-		if (!vc_selector_matches(sp->sel, pod_labels(x)))
+		if (!sp->memo_valid || sp->memo_labels != labels) {
+			sp->memo_match = vc_selector_matches(sp->sel, labels);
+			sp->memo_labels = labels;
+			sp->memo_valid = true;
+		}
+		if (!sp->memo_match)
 			continue;
 		sp->node_cnt[node] += delta;
 		d = dom_at(pa, sp->key, node);
