@@ -118,9 +118,10 @@ struct srt_view {
 	uint64_t seen_cycle;
 	int refs; /* pod views: the map's and each snapshot's (atomic) */
 	/* Pod views: the pod's metadata strings, and references to its shared labels and
-	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status). */
+	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status),
+	 * and to its controller reference when the default spread reads it (else NULL). */
 	char *strings;
-	json_t *labels, *annotations;
+	json_t *labels, *annotations, *owners;
 	union {
 		struct vc_pod pod;
 		struct vc_podgroup pg;
@@ -206,6 +207,7 @@ struct sched_runtime {
 	size_t intern_swept; /* intern.count after the last sweep */
 	/* PodGroup and node views by cache key (loop thread only). */
 	struct srt_map pg_views, node_views;
+	struct sched_objects objs; /* the context's placement caches, for every snapshot */
 	struct sched_runtime_stats stats;
 
 	/* Work lists (pool_mu). */

@@ -21,6 +21,7 @@
 #include "sched_api.h"
 #include "sched_conf.h"
 #include "sched_metrics.h"
+#include "sched_objects.h"
 #include "vc_err.h"
 
 struct sched_snapshot {
@@ -35,6 +36,8 @@ struct sched_snapshot {
 	const struct sched_vol_catalog *volumes;
 	/* Where the session records its metrics (borrowed; NULL: none). Set by the runtime. */
 	const struct sched_metrics *metrics;
+	/* Namespaces, Services and controllers (borrowed; NULL: none). Set by the runtime. */
+	const struct sched_objects *objs;
 };
 
 /* Make s empty. Returns 0 or VC_ENOMEM. */

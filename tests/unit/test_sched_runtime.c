@@ -1726,6 +1726,41 @@ static void test_pod_views(void **state)
 	assert_int_equal(rt->pod_views.count, 3);
 }
 
+/*
+ * A pod view keeps the pod's controller reference when Kubernetes' default spread reads it (a
+ * ReplicaSet here: sched_objects.h), and none for a Volcano Job's pod or other owners.
+ */
+static void test_pod_view_controller(void **state)
+{
+	static const char rs_ref[] =
+		"[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"c\",\"uid\":\"c\"},"
+		"{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"web-1\","
+		"\"uid\":\"r\",\"controller\":true}]";
+	static const char job_ref[] =
+		"[{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
+		"\"name\":\"j\",\"uid\":\"j\",\"controller\":true}]";
+	const json_t *refs;
+	json_t *p;
+
+	(void)state;
+	new_runtime();
+	p = pod_obj("rs", "volcano", "pg", NULL, "Pending", "1");
+	assert_int_equal(
+		vc_json_set_path_new(p, "metadata.ownerReferences", json_loads(rs_ref, 0, NULL)),
+		0);
+	put(ctx.pods, p);
+	p = pod_obj("job", "volcano", "pg", NULL, "Pending", "1");
+	assert_int_equal(
+		vc_json_set_path_new(p, "metadata.ownerReferences", json_loads(job_ref, 0, NULL)),
+		0);
+	put(ctx.pods, p);
+	refs = pod_view("ns/rs")->v.pod.meta.owner_references;
+	assert_int_equal(json_array_size(refs), 1);
+	assert_string_equal(json_string_value(vc_json_path(json_array_get(refs, 0), "name")),
+			    "web-1");
+	assert_null(pod_view("ns/job")->v.pod.meta.owner_references);
+}
+
 /* Out of memory while making a view: no view (the old one is dropped too), nothing leaks. */
 static void test_pod_view_alloc_failures(void **state)
 {
@@ -2652,6 +2687,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_views_intern_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_view_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_view_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_volume_binding, setup, teardown),
