@@ -840,7 +840,13 @@ static struct MHD_Daemon *daemon_start(struct vc_httpd *h, char *cert, char *key
 		  (void *)"NORMAL:-VERS-TLS1.0:-VERS-TLS1.1:-VERS-SSL3.0" },
 		{ MHD_OPTION_END, 0, NULL },
 	};
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/*
+	 * poll(2), not epoll: libmicrohttpd 0.9.75's epoll loop keeps retrying a TLS handshake
+	 * whose ClientHello stopped halfway, so a few such clients burn CPU and slow everyone's
+	 * requests many times over (bench/README.md, "vc-webhook under hostile clients"). poll
+	 * costs O(connections) a wake-up, which at the 1,024-connection cap stays small.
+	 */
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
 	int fd = fcntl(h->fd, F_DUPFD_CLOEXEC, 0);
 
