@@ -39,7 +39,8 @@ pass "certificates written, the default queue Open"
 
 step "start vc-webhook"
 # 1,000 idle connections and the attacks beside them need more descriptors than a soft limit
-# of 1024: raise it to 4096 when the hard limit allows (the daemon inherits it).
+# of 1024: raise it to 4096 when the hard limit allows (the daemon inherits it). Below that, the
+# idle phase opens what the limit leaves room for and the report says so.
 hard=$(ulimit -Hn)
 if [ "$hard" = unlimited ] || [ "$hard" -ge 4096 ]; then
 	ulimit -Sn 4096
