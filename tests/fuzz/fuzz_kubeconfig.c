@@ -24,12 +24,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char scratch[64];
 static char path[96];
 
+static void cleanup(void)
+{
+	unlink(path);
+	rmdir(scratch);
+}
+
 static void setup(void)
 {
 	snprintf(scratch, sizeof(scratch), "/tmp/fuzz-kubeconfig.XXXXXX");
 	if (!mkdtemp(scratch))
 		abort();
 	snprintf(path, sizeof(path), "%s/config", scratch);
+	atexit(cleanup);
 }
 
 static void write_input(const uint8_t *data, size_t size)
