@@ -22,7 +22,7 @@ import time
 
 HOST = "127.0.0.1"
 LATENCY_BOUND = 2.0  # seconds a well-behaved review may take during any attack
-PHASE_SECONDS = float(os.environ.get("HOSTILE_PHASE_SECONDS", "8"))
+PHASE_SECONDS = float(os.environ.get("HOSTILE_PHASE_SECONDS", "5"))
 # HOSTILE_KEEP_GOING=1: run every phase even after a failed check (to see all findings at once).
 # Go's server (docs/volcano/webhooks.md §1.2): read-header 5 s, read 30 s.
 HEADER_TIMEOUT = 5
