@@ -674,14 +674,28 @@ nomem:
 	srt_work_free(w);
 }
 
+void srt_on_session_bind(void *ctx, const struct sched_bind *b)
+{
+	struct sched_runtime *s = ctx;
+
+	apply_bind(s, b);
+	s->binds_queued++;
+}
+
 void srt_apply_result(struct sched_runtime *s, const struct sched_result *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->nevicts; i++)
 		apply_evict(s, &r->evicts[i]);
-	for (i = 0; i < r->nbinds; i++)
+	/*
+	 * The binds the session handed over as it decided them are queued already (a bind does
+	 * not wait for the same cycle's evictions: what allocate binds fits on idle resources;
+	 * what waits for a victim is pipelined, not bound: docs/volcano/scheduler.md §3.2).
+	 */
+	for (i = VC_MIN(s->binds_queued, r->nbinds); i < r->nbinds; i++)
 		apply_bind(s, &r->binds[i]);
+	s->binds_queued = 0;
 	for (i = 0; i < r->njobs; i++)
 		apply_job(s, &r->jobs[i]);
 	for (i = 0; i < r->ntasks; i++)

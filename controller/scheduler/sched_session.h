@@ -23,6 +23,8 @@
 #include "sched_metrics.h"
 #include "vc_err.h"
 
+struct sched_bind;
+
 struct sched_snapshot {
 	struct sched_job_info **jobs; /* owned */
 	size_t njobs, jobs_cap;
@@ -33,6 +35,17 @@ struct sched_snapshot {
 	struct vc_resource total; /* Σ node allocatable, kept by sched_snapshot_add_node */
 	/* Where the session records its metrics (borrowed; NULL: none). Set by the runtime. */
 	const struct sched_metrics *metrics;
+	/*
+	 * Optional (the runtime's): called on the session's thread for each bind as soon as the
+	 * session decides it, i.e. when a gang's tasks are dispatched (a statement's commit, or
+	 * backfill's allocation of a ready job: final, never undone), in the order of
+	 * sched_result.binds and before the session goes on to the next job. The bind is listed in
+	 * the result all the same. A session over 10,000 pending jobs thus has its first binds on
+	 * the wire while it places the rest, instead of after its close (bench/README.md,
+	 * "Scheduling end to end"). b and what it points to are valid until the result is released.
+	 */
+	void (*on_bind)(void *ctx, const struct sched_bind *b);
+	void *on_bind_ctx;
 };
 
 /* Make s empty. Returns 0 or VC_ENOMEM. */

@@ -191,6 +191,8 @@ void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t)
 		r->binds[r->nbinds].task = t->t;
 		r->binds[r->nbinds].node = ssn->nodes[t->node].n->name;
 		r->nbinds++;
+		if (ssn->snap->on_bind)
+			ssn->snap->on_bind(ssn->snap->on_bind_ctx, &r->binds[r->nbinds - 1]);
 	}
 }
 
