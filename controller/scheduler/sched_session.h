@@ -40,9 +40,12 @@ struct sched_snapshot {
 	 * session decides it, i.e. when a gang's tasks are dispatched (a statement's commit, or
 	 * backfill's allocation of a ready job: final, never undone), in the order of
 	 * sched_result.binds and before the session goes on to the next job. The bind is listed in
-	 * the result all the same. A session over 10,000 pending jobs thus has its first binds on
-	 * the wire while it places the rest, instead of after its close (bench/README.md,
-	 * "Scheduling end to end"). b and what it points to are valid until the result is released.
+	 * the result all the same (when the session fails later, the result is empty but the
+	 * binds handed over stand, as Volcano's dispatched binds do: the runtime's assumptions
+	 * keep the next cycle from placing those tasks again). A session over 10,000 pending jobs
+	 * thus has its first binds on the wire while it places the rest, instead of after its close
+	 * (bench/README.md, "Scheduling end to end"). b and what it points to are valid until the
+	 * result is released.
 	 */
 	void (*on_bind)(void *ctx, const struct sched_bind *b);
 	void *on_bind_ctx;
