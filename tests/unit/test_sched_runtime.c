@@ -1974,6 +1974,59 @@ static void test_real_session(void **state)
 }
 
 /*
+ * The real session hands each bind over as it decides it: the first gang's bind is queued
+ * while the session still has the second gang to place (not after its close), and the result's
+ * list does not queue it a second time.
+ */
+static size_t spy_binds, spy_queued_at_first;
+static void (*spy_next)(void *ctx, const struct sched_bind *b);
+
+static void spy_on_bind(void *c, const struct sched_bind *b)
+{
+	spy_next(c, b);
+	if (spy_binds++ == 0) {
+		pthread_mutex_lock(&rt->pool_mu);
+		spy_queued_at_first = rt->queued;
+		pthread_mutex_unlock(&rt->pool_mu);
+	}
+}
+
+static int spy_run(const struct sched_conf *conf, struct sched_snapshot *snap,
+		   const char *session_uid, const char *now, uint64_t seed,
+		   struct sched_result *out, struct vc_error *err)
+{
+	spy_next = snap->on_bind;
+	if (!spy_next)
+		fail_msg("the runtime gave the session no on_bind");
+	snap->on_bind = spy_on_bind;
+	return sched_session_run(conf, snap, session_uid, now, seed, out, err);
+}
+
+static void test_real_session_binds_before_close(void **state)
+{
+	char buf[1024];
+
+	(void)state;
+	put(ctx.nodes, node_obj("n1", "a", "4"));
+	put(ctx.podgroups, pg_obj("pg-a", NULL, NULL, "Inqueue", "10"));
+	put(ctx.podgroups, pg_obj("pg-b", NULL, NULL, "Inqueue", "10"));
+	put(ctx.pods, pod_obj("p-a", "volcano", "pg-a", NULL, "Pending", "1"));
+	put(ctx.pods, pod_obj("p-b", "volcano", "pg-b", NULL, "Pending", "1"));
+	spy_binds = spy_queued_at_first = 0;
+	cfg.session_run = spy_run;
+	new_runtime();
+	cycle();
+	assert_int_equal(spy_binds, 2);
+	/* The first bind was queued before the session placed the second gang. */
+	assert_int_equal(spy_queued_at_first, 1);
+	api_calls(buf, sizeof(buf));
+	/* Each pod bound once; then the PodGroups and the queues, as after any cycle. */
+	assert_string_equal(buf, "C pods ns/p-a/binding; C pods ns/p-b/binding; "
+				 "U podgroups ns/pg-b; U podgroups ns/pg-a; "
+				 "P queues default/status; P queues root/status");
+}
+
+/*
  * enqueue's rejection through the real session: a gang whose minResources the cluster cannot
  * hold stays Pending (no status write) and its PodGroup gets overcommit's Normal Unschedulable
  * event, once while the message stays the same.
@@ -2692,6 +2745,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_volume_binding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_session_binds_before_close, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
