@@ -466,7 +466,7 @@ supervise() {
 		[ ! -e "$D/pause-supervisor" ] && [ -f "$f" ] || continue
 		log=$D/daemons/$name.log
 		rm -f "$f"
-		if [[ $name == vc-controller-* ]] && tail -n 20 "$log" | grep -q 'leaderelection lost'; then
+		if [[ $name == vc-controller-* ]] && grep -q 'msg="leaderelection lost"' "$log"; then
 			event leader-lost-lease-exit "$name"
 		else
 			event VIOLATION-crash "$name exited on its own: $(tail -n 3 "$log" | tr '\n' ' ')"
