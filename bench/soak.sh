@@ -297,8 +297,10 @@ manifest() { # KIND NAME QUEUE
 		pod_tpl 3 250m 1
 		;;
 	suspend-resume | suspend | delete)
+		# Jobs to suspend for good or delete run long: the action lands before they finish
+		# even when an outage delays it.
 		local run=40
-		[ "$k" != delete ] || run=600
+		[ "$k" = suspend-resume ] || run=600
 		job_head "$n" "$q" 3 "$([ "$k" = suspend ] || echo $TTL)" '{env: [], svc: []}'
 		printf '  - name: w\n    replicas: 3\n'
 		pod_tpl "$run" 500m 0
