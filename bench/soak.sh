@@ -13,7 +13,7 @@
 #   SOAK_STRACE=1 records with strace how each daemon ends (daemons/NAME.strace.PID).
 #   E2E_BIN_DIR=DIR runs the daemons from DIR (e.g. an ASan vc-controller next to the others).
 #   SOAK_KEEP=1 keeps the scratch folder (build/soak/run.*) on success too; it is always kept
-#   on a violation. SOAK_HOT_RPS (default 30): a daemon above it over a whole minute is a hot loop.
+#   on a violation. SOAK_HOT_RPS (default 2): vc-controller or vc-webhook above it while idle is a hot loop.
 #
 # Workload (namespace soak, queues q-a and q-b, both reclaimable; the scheduler runs enqueue,
 # allocate, backfill and reclaim): one job every SOAK_PERIOD seconds (default 3), in rotation:
@@ -672,7 +672,7 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "GROUPS=$NGROUPS"
 	echo "SETTLE=$SETTLE"
 	echo "SETTLED_IN=$SETTLED_IN"
-	echo "HOT_RPS=${SOAK_HOT_RPS:-30}"
+	echo "HOT_RPS=${SOAK_HOT_RPS:-2}"
 	echo "LOAD0=$LOAD0"
 	echo "LOAD1=$LOAD1"
 	echo "MACHINE=$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM"
