@@ -220,7 +220,7 @@ soak: build
 	@SOAK_MINUTES=$(SOAK_MINUTES) bench/soak.sh
 
 soak-short: build
-	@SOAK_MINUTES=4 SOAK_SETTLE=240 bench/soak.sh
+	@SOAK_MINUTES=4 SOAK_SETTLE=180 bench/soak.sh
 
 demo: all
 	@scripts/demo.sh
