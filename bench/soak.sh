@@ -158,7 +158,7 @@ sd_kill9() {
 		_daemon_alive "$f.killed" 2>/dev/null || break
 		sleep 0.1
 	done
-	wait "$pid" 2>/dev/null || true
+	{ wait "$pid" || true; } 2>/dev/null # no "Killed" line from bash for its own child
 	rm -f "$f.killed"
 }
 # sd_restart NAME: start it again with the same command; the previous log is kept as NAME.N.log.
