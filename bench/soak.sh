@@ -582,9 +582,9 @@ DRIVER='' SAMPLER=''
 soak_exit() {
 	local rc=$?
 	touch "$D/stop-driver" "$D/stop-sampler"
-	[ -z "$DRIVER" ] || kill "$DRIVER" 2>/dev/null
-	[ -z "$SAMPLER" ] || kill "$SAMPLER" 2>/dev/null
-	wait 2>/dev/null
+	[ -z "$DRIVER" ] || kill "$DRIVER" 2>/dev/null || true
+	[ -z "$SAMPLER" ] || kill "$SAMPLER" 2>/dev/null || true
+	wait 2>/dev/null || true
 	(exit $rc)
 	_e2e_exit
 }
