@@ -405,8 +405,9 @@ static int take_items(struct vc_informer *inf, const json_t *page, struct listin
  */
 static int list_all(struct vc_informer *inf, struct listing *l, char *rv, size_t rvlen)
 {
-	struct vc_list_opts lo = { inf->label_selector, inf->field_selector, NULL, inf->page_size,
-				   NULL, true };
+	struct vc_list_opts lo = {
+		inf->label_selector, inf->field_selector, NULL, inf->page_size, NULL, true
+	};
 	struct vc_error err;
 	json_t *page = NULL;
 	char *cont = NULL;

@@ -343,9 +343,9 @@ void vc_kube_set_sleep(struct vc_kube *c, vc_sleep_fn *fn, void *ctx);
  * List whose items are all pages' items and whose metadata.resourceVersion is the first page's
  * (an expired continue token gives VC_EGONE); its metadata has no continue or
  * remainingItemCount. With opts->one_page too, it returns the one page asked for as the server
- * sent it (continue token included). opts->resource_version goes with the first page only (the server refuses
- * it with a continue token). delete sends a DeleteOptions body only when opts asks for
- * something (opts NULL, or no policy, grace period < 0 and no preconditions: no body).
+ * sent it (continue token included). opts->resource_version goes with the first page only (the
+ * server refuses it with a continue token). delete sends a DeleteOptions body only when opts asks
+ * for something (opts NULL, or no policy, grace period < 0 and no preconditions: no body).
  */
 int vc_kube_get(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
 		const char *subresource, json_t **out, struct vc_error *err);
