@@ -57,10 +57,12 @@ ITEST_OBJ := $(ITEST_SRC:%.c=$(BUILD)/obj/%.o)
 
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
+# make fuzz-long: each target this long (the issue's "at least 10 minutes"; CI keeps make fuzz).
+FUZZ_LONG_SECONDS ?= 600
 
 C_FILES  := $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
-.PHONY: all deps test unit e2e asan tsan fuzz fuzz-build format format-check lint clean \
+.PHONY: all deps test unit e2e asan tsan fuzz fuzz-long fuzz-build format format-check lint clean \
         cluster-build cluster-up cluster-down demo demo-down help crds image test-image
 .DEFAULT_GOAL := all
 
@@ -85,6 +87,7 @@ help:
 	@echo "make asan       run the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "make tsan       run the threaded modules' unit tests under ThreadSanitizer"
 	@echo "make fuzz       run each libFuzzer target for FUZZ_SECONDS (default 60)"
+	@echo "make fuzz-long  the same for FUZZ_LONG_SECONDS each (default 600; hours in all)"
 	@echo "make format-check / format / lint"
 	@echo "make crds       regenerate crds/ from crds/gen/"
 	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
@@ -186,6 +189,9 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	@scripts/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+fuzz-long: fuzz-build
+	@scripts/run-fuzz.sh $(FUZZ_LONG_SECONDS) $(FUZZ_BIN)
 
 format-check:
 	@clang-format --dry-run -Werror $(C_FILES) && echo "format-check: $(words $(C_FILES)) files clean"

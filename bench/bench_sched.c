@@ -12,7 +12,9 @@
  * Workload c (only when asked for): b's shape with pods whose terms constrain placement: each
  * group's pods have required anti-affinity to each other over the hostname and a maxSkew 1
  * DoNotSchedule spread over 10 zones (nodes are labelled with both); run next to "c-no-terms",
- * the same pods and labels without the terms.
+ * the same pods and labels without the terms, and "c-default", the same pods without terms but
+ * each group selected by a Service (app=<group>): Kubernetes' system default spread constraints
+ * (ScheduleAnyway, hostname and zone) then score them.
  * Every PodGroup is Pending in queue "default", so the cycle runs enqueue, allocate and
  * backfill as a first cycle after the pods were created would.
  *
@@ -34,6 +36,7 @@
 #include "scheduler/sched_conf.h"
 #include "scheduler/sched_session.h"
 #include "vc_alloc.h"
+#include "vc_cache.h"
 #include "vc_log.h"
 #include "vc_model.h"
 #include "vc_time.h"
@@ -106,6 +109,7 @@ enum workload_kind {
 	PLAIN,	     /* tasks without pods, nodes without labels (workloads a and b) */
 	LABELLED,    /* workload c without its terms: the same pods and labels */
 	CONSTRAINED, /* workload c */
+	DEFAULTED,   /* LABELLED, each group selected by a Service: the default spread */
 };
 
 static struct {
@@ -114,6 +118,7 @@ static struct {
 	json_t **pod_objs;
 	struct vc_pod *views;
 	long ngroups;
+	struct sched_objects objs; /* DEFAULTED: the Services */
 } lab;
 
 static void labelled_release(void)
@@ -129,6 +134,7 @@ static void labelled_release(void)
 	free(lab.node_labels);
 	free(lab.pod_objs);
 	free(lab.views);
+	vc_cache_free(lab.objs.services);
 	memset(&lab, 0, sizeof(lab));
 }
 
@@ -236,6 +242,27 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 		}
 		if ((rc = sched_snapshot_add_job(s, j)) != 0)
 			die("add job", rc);
+	}
+	if (kind == DEFAULTED) {
+		static const struct vc_cache_index idx[] = {
+			{ SCHED_OBJECTS_NS_INDEX, vc_cache_index_by_namespace, NULL },
+		};
+		const struct vc_cache_opts copts = { .indexes = idx, .nindexes = 1 };
+
+		if ((rc = vc_cache_new(&copts, &lab.objs.services)) != 0)
+			die("vc_cache_new", rc);
+		for (i = 0; i < groups; i++) {
+			char name[64];
+			json_t *svc;
+
+			snprintf(name, sizeof(name), "pg-%ld", i);
+			svc = json_pack("{s:{s:s, s:s}, s:{s:{s:s}}}", "metadata", "name", name,
+					"namespace", "bench", "spec", "selector", "app", name);
+			if (!svc || (rc = vc_cache_upsert(lab.objs.services, svc, NULL)) != 0)
+				die("service", svc ? rc : VC_ENOMEM);
+			json_decref(svc);
+		}
+		s->objs = &lab.objs;
 	}
 	if ((rc = sched_snapshot_place(s)) != 0)
 		die("sched_snapshot_place", rc);
@@ -932,11 +959,15 @@ int main(int argc, char **argv)
 			    "default", &def, dump);
 			run(&o, "c", o.groups_b, o.size_b, (int32_t)o.size_b, CONSTRAINED,
 			    "default", &def, dump);
+			run(&o, "c-default", o.groups_b, o.size_b, (int32_t)o.size_b, DEFAULTED,
+			    "default", &def, dump);
 		}
 		if (o.conf_binpack) {
 			run(&o, "c-no-terms", o.groups_b, o.size_b, (int32_t)o.size_b, LABELLED,
 			    "binpack", &bp, dump);
 			run(&o, "c", o.groups_b, o.size_b, (int32_t)o.size_b, CONSTRAINED,
+			    "binpack", &bp, dump);
+			run(&o, "c-default", o.groups_b, o.size_b, (int32_t)o.size_b, DEFAULTED,
 			    "binpack", &bp, dump);
 		}
 	}

@@ -2,7 +2,8 @@
 # bench_sched_e2e.sh - scheduling throughput through the local kube-apiserver, end to end.
 #
 #   bench/bench_sched_e2e.sh [--pods N] [--nodes M] [--group-size G] [--runs R]
-#                            [--variants "raw kube caldera"] [--bind-threads T]
+#                            [--variants "raw kube volcano caldera"] [--bind-threads T]
+#                            [--volcano-seconds S] [--stream-pods P] [--stream-rate R]
 #                            [--deadlock-rounds K] [--only throughput|deadlock] [--keep]
 #
 # Throughput (defaults: 10,000 pods, 500 nodes, one-pod groups, 1 run). For each variant, in
@@ -17,24 +18,41 @@
 #            (qps 2000, burst 2000), no decisions, no other writes: the server's bind rate
 #   kube     kube-scheduler v1.20.2, default-scheduler pods, --kube-api-qps 2000
 #            --kube-api-burst 2000 (its defaults are 50 and 100)
+#   volcano  Volcano v1.7.0's vc-scheduler (VOLCANO_BIN, default what ../shared/volcano/build.sh
+#            builds), its default configuration (no --scheduler-conf), --kube-api-qps 2000
+#            --kube-api-burst 2000, the same pods and PodGroups as caldera; the cluster also gets
+#            Volcano's numatopologies CRD (v1.7 waits for that informer) and the default queue.
+#            Volcano binds ~24 pods/s here: its run stops after S seconds (--volcano-seconds,
+#            default 120) and the report says how many pods it had bound by then
 #   caldera  build/vc-controller, scheduler only, Volcano's default configuration, pods with
 #            schedulerName volcano in PodGroups of G (minMember G, queue default, created first),
 #            --kube-api-qps 2000 --kube-api-burst 2000, plus BENCH_VC_ARGS (e.g. "--bind-workers 32")
 #
-# The report gives pods/s, the ratio to raw, the time from the binder's start to its first
-# bind, and the binder's peak RSS. With --runs R each variant is measured R times (medians).
+# Then, for the schedulers that bound all N pods, a stream: P more pods (--stream-pods, default
+# 2000, in their own PodGroups of G) created at R pods/s (--stream-rate, default the raw rate
+# measured in the same run, else 250) while the scheduler runs. `bind_raw watch` timestamps each
+# pod's ADDED event and the event that shows it bound (its own clock, ms resolution: the API's
+# creationTimestamp and PodScheduled lastTransitionTime are whole seconds), and the report gives
+# p50/p99 of that creation -> bind latency.
+#
+# The report gives pods/s, the ratio to raw and to Volcano, the time from the binder's start to
+# its first bind, p50/p99 creation -> bind of the stream, the binder's peak RSS (over both
+# phases) and its CPU seconds (throughput phase), then checks the floors (PASS/FAIL): Caldera's
+# start -> first bind <= 1 s, stream p99 <= 2 s, >= 0.95 x raw, >= 10 x Volcano, peak RSS
+# <= 128 MiB. With --runs R each variant is measured R times (medians; ratios of medians of the
+# same invocation).
 #
 # Gang deadlock (--deadlock-rounds K, default 10): one cluster with kube-scheduler, 2 nodes x 2
 # GPUs; K rounds of two PodGroups a and b (minMember 4) whose 4 one-GPU pods each are created
 # interleaved a-0 b-0 a-1 b-1 ..., run until deleted; after the binds settle, the split of bound
 # pods is recorded. First with kube-scheduler (default-scheduler pods), then the same rounds with
 # Caldera (schedulerName volcano).
-set -euo pipefail
+set -Eeuo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
-PODS=10000 NODES=500 GROUP=1 RUNS=1 VARIANTS="raw kube caldera" BIND_THREADS=16
-ROUNDS=10 ONLY="" KEEP=0
+PODS=10000 NODES=500 GROUP=1 RUNS=1 VARIANTS="raw kube volcano caldera" BIND_THREADS=16
+ROUNDS=10 ONLY="" KEEP=0 VOLCANO_SECONDS=120 STREAM_PODS=2000 STREAM_RATE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--pods) PODS=$2 && shift ;;
@@ -43,10 +61,13 @@ while [ $# -gt 0 ]; do
 	--runs) RUNS=$2 && shift ;;
 	--variants) VARIANTS=$2 && shift ;;
 	--bind-threads) BIND_THREADS=$2 && shift ;;
+	--volcano-seconds) VOLCANO_SECONDS=$2 && shift ;;
+	--stream-pods) STREAM_PODS=$2 && shift ;;
+	--stream-rate) STREAM_RATE=$2 && shift ;;
 	--deadlock-rounds) ROUNDS=$2 && shift ;;
 	--only) ONLY=$2 && shift ;;
 	--keep) KEEP=1 ;;
-	*) echo "usage: bench/bench_sched_e2e.sh [--pods N] [--nodes M] [--group-size G] [--runs R] [--variants LIST] [--bind-threads T] [--deadlock-rounds K] [--only throughput|deadlock] [--keep]" >&2 && exit 2 ;;
+	*) echo "usage: bench/bench_sched_e2e.sh [--pods N] [--nodes M] [--group-size G] [--runs R] [--variants LIST] [--bind-threads T] [--volcano-seconds S] [--stream-pods P] [--stream-rate R] [--deadlock-rounds K] [--only throughput|deadlock] [--keep]" >&2 && exit 2 ;;
 	esac
 	shift
 done
@@ -65,6 +86,19 @@ fi
 if [ "$ONLY" != deadlock ] && [[ " $VARIANTS " == *" caldera "* ]] && ! [ -x "$CTRL" ]; then
 	echo "bench: $CTRL is missing: run make build (or --variants \"raw kube\")" >&2
 	exit 1
+fi
+if [ "$ONLY" != deadlock ] && [[ " $VARIANTS " == *" volcano "* ]]; then
+	# ../shared/volcano beside the checkout (for a worktree: beside the main checkout)
+	if [ -z "${VOLCANO_SHARED:-}" ]; then
+		VOLCANO_SHARED=$ROOT/../shared/volcano
+		[ -d "$VOLCANO_SHARED" ] ||
+			VOLCANO_SHARED=$(git -C "$ROOT" rev-parse --path-format=absolute --git-common-dir)/../../shared/volcano
+	fi
+	[ -n "${VOLCANO_BIN:-}" ] || VOLCANO_BIN=$("$VOLCANO_SHARED/build.sh" | tail -n 1)
+	if ! [ -x "$VOLCANO_BIN/vc-scheduler" ] || ! [ -f "$VOLCANO_SHARED/volcano-development.yaml" ]; then
+		echo "bench: Volcano's vc-scheduler ($VOLCANO_BIN) or $VOLCANO_SHARED/volcano-development.yaml is missing (set VOLCANO_BIN, VOLCANO_SHARED)" >&2
+		exit 1
+	fi
 fi
 PKGS=(libmicrohttpd jansson yaml-0.1 libcurl openssl)
 # shellcheck disable=SC2046 # pkg-config prints several words
@@ -171,31 +205,48 @@ caldera() {
 		--listen-address "127.0.0.1:$(free_port)" ${BENCH_VC_ARGS:-}
 }
 
+# volcano_setup: what Volcano's own install has and vc-scheduler v1.7 needs on the cluster: the
+# numatopologies CRD (it waits for that informer) and the default queue (Caldera's scheduler
+# creates it itself).
+volcano_setup() {
+	awk -v RS='\n---\n' '/name: numatopologies.nodeinfo.volcano.sh/' \
+		"$VOLCANO_SHARED/volcano-development.yaml" | kubectl apply -f - >/dev/null
+	kubectl wait --for=condition=Established --timeout=60s crd/numatopologies.nodeinfo.volcano.sh >/dev/null
+	printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: default}\nspec: {weight: 1, reclaimable: true}\n' |
+		kubectl apply -f - >/dev/null
+}
+# volcano LOG: start Volcano's vc-scheduler with its default configuration; sets LAST_PID.
+volcano() {
+	start "$1" "$VOLCANO_BIN/vc-scheduler" --kubeconfig "$KUBECONFIG" --leader-elect=false \
+		--kube-api-qps 2000 --kube-api-burst 2000 --schedule-period 1s \
+		--enable-healthz --healthz-address "127.0.0.1:$(free_port)" \
+		--listen-address "127.0.0.1:$(free_port)"
+}
+
 # --- throughput ----------------------------------------------------------------------------------
 
-# measure VARIANT RUN: one measurement; sets RESULT="rate first_latency peak_rss cpu_seconds".
+# measure VARIANT RUN: one measurement; sets RESULT="rate first_latency peak_rss cpu_seconds
+# bound timed_out stream_p50 stream_p99 stream_rate" (- where not measured).
 measure() {
-	local v=$1 run=$2 dir sched=default-scheduler group=0 t0 line rate first rss cpu pid
+	local v=$1 run=$2 dir sched=default-scheduler group=0 t0 line rate first rss cpu pid tmo=900
+	local bound timedout p50=- p99=- srate=- sline
 	dir=$ROOT/$WORK/$v-$run
 	rm -rf "$dir" && mkdir -p "$dir"
 	say "$v run $run: cluster"
 	cluster "$dir/cluster"
+	[ "$v" != volcano ] || volcano_setup
 	say "$v run $run: $NODES nodes"
 	sim_nodes "$dir/nodesim.log" "$NODES" cpu=8,memory=32Gi,pods=110
 	forget "$SIM_PID"
-	[ "$v" != caldera ] || { sched=volcano && group=$GROUP; }
+	case $v in caldera | volcano) sched=volcano && group=$GROUP ;; esac
+	[ "$v" != volcano ] || tmo=$VOLCANO_SECONDS
 	kubectl create namespace bench >/dev/null
 	say "$v run $run: creating $PODS pods"
 	"$BIND" create --kubeconfig "$KUBECONFIG" --namespace bench --count "$PODS" --threads 16 \
 		--scheduler-name "$sched" --group-size "$group" >"$dir/create.out" 2>&1 ||
 		{ cat "$dir/create.out" >&2; exit 1; }
-	start "$dir/watch.out" "$BIND" watch --kubeconfig "$KUBECONFIG" --namespace bench \
-		--count "$PODS" --timeout-seconds 900
+	watch_start "$dir/watch.out" "$PODS" p "$tmo"
 	local wpid=$LAST_PID
-	until grep -qs '^watching' "$dir/watch.out"; do
-		kill -0 "$wpid" 2>/dev/null || { cat "$dir/watch.out" >&2; exit 1; }
-		sleep 0.2
-	done
 	say "$v run $run: binding"
 	t0=$(now)
 	case $v in
@@ -206,69 +257,126 @@ measure() {
 		start "$dir/binder.log" "$CALDERA_KUBE_BIN/kube-scheduler" \
 			--kubeconfig="$dir/cluster/kube-scheduler.kubeconfig" --leader-elect=false \
 			--secure-port=0 --port=0 --kube-api-qps=2000 --kube-api-burst=2000 ;;
+	volcano) volcano "$dir/binder.log" ;;
 	caldera) caldera "$dir" "$dir/binder.log" ;;
 	esac
 	pid=$LAST_PID
 	rss='?' cpu='?'
-	while kill -0 "$wpid" 2>/dev/null; do
-		[ "$v" = raw ] || kill -0 "$pid" 2>/dev/null ||
-			{ echo "bench: the $v binder died:" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
-		rss=$(peak_rss_mib "$pid")
-		cpu=$(cpu_s "$pid")
-		sleep 0.5
-	done
+	sample() { # while the watch WPID runs: the binder's peak RSS and CPU
+		while kill -0 "$1" 2>/dev/null; do
+			[ "$v" = raw ] || kill -0 "$pid" 2>/dev/null ||
+				{ echo "bench: the $v binder died:" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
+			rss=$(peak_rss_mib "$pid")
+			cpu=$(cpu_s "$pid")
+			sleep 0.5
+		done
+	}
+	sample "$wpid"
 	# The raw binder may have exited by now: then the last sample stands.
 	line=$(cpu_s "$pid" 2>/dev/null)
 	[ "$line" = '?' ] || cpu=$line
 	wait "$wpid" 2>/dev/null || true
 	line=$(grep '^bound=' "$dir/watch.out") ||
 		{ echo "bench: $v: $(tail -n 1 "$dir/watch.out")" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
+	say "$v run $run: $line"
+	rate=$(field rate "$line")
+	first=$(field first "$line")
+	bound=$(field bound "$line")
+	timedout=$(field timeout "$line")
+	if [ "$v" != raw ] && [ "$timedout" = 0 ] && [ "$STREAM_PODS" -gt 0 ]; then
+		srate=${STREAM_RATE:-${RAW_RATE:-250}}
+		say "$v run $run: stream of $STREAM_PODS pods at $srate pods/s"
+		watch_start "$dir/stream-watch.out" "$STREAM_PODS" s 300
+		wpid=$LAST_PID
+		start "$dir/stream-create.out" "$BIND" create --kubeconfig "$KUBECONFIG" --namespace bench \
+			--count "$STREAM_PODS" --threads 64 --prefix s --rate "$srate" \
+			--scheduler-name "$sched" --group-size "$group"
+		local cpid=$LAST_PID
+		local cpu1=$cpu
+		sample "$wpid"
+		cpu=$cpu1
+		wait "$cpid" 2>/dev/null || true
+		wait "$wpid" 2>/dev/null || true
+		sline=$(grep '^bound=' "$dir/stream-watch.out") || sline=""
+		say "$v run $run: stream: $sline; $(tail -n 1 "$dir/stream-create.out")"
+		if [ -n "$sline" ] && [ "$(field timeout "$sline")" = 0 ]; then
+			p50=$(field p50 "$sline")
+			p99=$(field p99 "$sline")
+			# The rate the pods were created at (the API server may not keep up with R).
+			srate=$(sed -n 's/.* pods in \([^ ]*\) s .*/\1/p' "$dir/stream-create.out" | head -n 1)
+			srate=$(calc %.0f "$STREAM_PODS / $srate")
+		else
+			srate=-
+		fi
+	fi
 	[ "$v" != raw ] || rss=-
 	forget "$pid"
-	rate=$(echo "$line" | sed -n 's/.* rate=\([^ ]*\).*/\1/p')
-	first=$(echo "$line" | sed -n 's/.* first=\([^ ]*\).*/\1/p')
-	say "$v run $run: $line"
-	RESULT="$rate $(calc %.2f "$first - $t0") $rss $cpu"
+	first=$([ "$bound" -gt 0 ] && calc %.2f "$first - $t0" || echo -)
+	RESULT="$rate $first $rss $cpu $bound $timedout $p50 $p99 $srate"
 	if [ "$KEEP" = 1 ]; then
 		cluster/down.sh "$dir/cluster" >/dev/null 2>&1 || true
 	else
 		cluster/down.sh "$dir/cluster" --purge >/dev/null 2>&1 || true
 	fi
 }
+field() { echo "$2" | sed -n "s/.* $1=\([^ ]*\).*/\1/p;s/^$1=\([^ ]*\).*/\1/p" | head -n 1; }
+# watch_start LOG COUNT PREFIX TIMEOUT: bind_raw watch until it lists; sets LAST_PID.
+watch_start() {
+	start "$1" "$BIND" watch --kubeconfig "$KUBECONFIG" --namespace bench --count "$2" \
+		--prefix "$3" --timeout-seconds "$4"
+	until grep -qs '^watching' "$1"; do
+		kill -0 "$LAST_PID" 2>/dev/null || { cat "$1" >&2; exit 1; }
+		sleep 0.2
+	done
+}
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 throughput() {
-	local v r rates=() lat=() rss=() cpus=() raw_rate="" med
+	local v r i raw_rate="" vol_rate="" med label
 	declare -A result
+	local -A meds
 	for ((r = 1; r <= RUNS; r++)); do
+		RAW_RATE=""
 		for v in $VARIANTS; do
 			measure "$v" "$r"
 			result[$v,$r]=$RESULT
+			[ "$v" != raw ] || RAW_RATE=${RESULT%% *}
 		done
 	done
-	echo
-	echo "== scheduling throughput: $PODS pods, $NODES nodes (8 CPU, 32 GiB, 110 pods), Caldera's in PodGroups of $GROUP, $RUNS run(s), medians"
-	printf '%-44s %8s %7s %16s %10s %10s\n' "binder" "pods/s" "x raw" "start->1st bind" "peak RSS" "CPU s"
-	for v in $VARIANTS; do
-		rates=() lat=() rss=() cpus=()
+	# col V I: the median over the runs of field I (1-based) of V's results.
+	col() {
 		for ((r = 1; r <= RUNS; r++)); do
-			read -r a b c d <<<"${result[$v,$r]}"
-			rates+=("$a") lat+=("$b") rss+=("$c") cpus+=("$d")
-		done
-		med=$(printf '%s\n' "${rates[@]}" | median)
-		[ "$v" != raw ] || raw_rate=$med
+			read -r -a f <<<"${result[$1,$r]}"
+			echo "${f[$(($2 - 1))]}"
+		done | { grep -v '^[-?]$' || true; } | median
+	}
+	echo
+	echo "== scheduling throughput: $PODS pods, $NODES nodes (8 CPU, 32 GiB, 110 pods), Volcano's and Caldera's in PodGroups of $GROUP, $RUNS run(s), medians"
+	[[ " $VARIANTS " != *" raw "* ]] || raw_rate=$(col raw 1)
+	[[ " $VARIANTS " != *" volcano "* ]] || vol_rate=$(col volcano 1)
+	printf '%-42s %8s %6s %6s %10s %15s %10s %9s %6s\n' "binder" "pods/s" "x raw" "x Volc" \
+		"1st bind" "stream p50/p99" "at pods/s" "peak RSS" "CPU s"
+	for v in $VARIANTS; do
+		for i in 1 2 3 4 5 6 7 8 9; do meds[$v,$i]=$(col "$v" "$i"); done
+		med=${meds[$v,1]}
 		case $v in
-		raw) label="bind_raw, $BIND_THREADS threads (API server's bind rate)" ;;
+		raw) label="bind_raw, $BIND_THREADS threads (API server)" ;;
 		kube) label="kube-scheduler v1.20.2 (qps/burst 2000)" ;;
+		volcano) label="Volcano v1.7.0 vc-scheduler (qps/burst 2000)" ;;
 		caldera) label="Caldera vc-controller (qps/burst 2000)" ;;
 		esac
-		printf '%-44s %8.1f %7s %15ss %10s %10s\n' "$label" "$med" \
+		printf '%-42s %8.1f %6s %6s %9ss %15s %10s %9s %6s\n' "$label" "$med" \
 			"$([ -n "$raw_rate" ] && calc %.2f "$med / $raw_rate" || echo -)" \
-			"$(printf '%s\n' "${lat[@]}" | median)" \
-			"$(printf '%s\n' "${rss[@]}" | sort | head -n 1)$([ "$v" = raw ] || echo ' MiB')" \
-			"$(printf '%s\n' "${cpus[@]}" | median)"
-		echo "   runs (pods/s): ${rates[*]}; CPU s: ${cpus[*]}"
-		if [ "$v" != raw ] && [[ " $VARIANTS " == *" raw "* ]]; then
+			"$([ -n "$vol_rate" ] && calc %.1f "$med / $vol_rate" || echo -)" \
+			"${meds[$v,2]}" "${meds[$v,7]:--}/${meds[$v,8]:--} s" "${meds[$v,9]:--}" \
+			"${meds[$v,3]:--}$([ -z "${meds[$v,3]}" ] || echo ' MiB')" "${meds[$v,4]}"
+		printf '   runs (pods/s, bound, timed out):'
+		for ((r = 1; r <= RUNS; r++)); do
+			read -r -a f <<<"${result[$v,$r]}"
+			printf ' %s (%s%s)' "${f[0]}" "${f[4]}" "$([ "${f[5]}" = 0 ] || echo ", stopped after ${VOLCANO_SECONDS} s")"
+		done
+		echo
+		if [ "$v" != raw ] && [ -n "$raw_rate" ]; then
 			printf '   per run, x that run'"'"'s raw rate:'
 			for ((r = 1; r <= RUNS; r++)); do
 				printf ' %s' "$(calc %.2f "${result[$v,$r]%% *} / ${result[raw,$r]%% *}")"
@@ -276,13 +384,29 @@ throughput() {
 			echo
 		fi
 	done
-	if [ -n "$raw_rate" ] && [[ " $VARIANTS " == *" caldera "* ]]; then
-		med=$(for ((r = 1; r <= RUNS; r++)); do echo "${result[caldera,$r]%% *}"; done | median)
-		if awk "BEGIN { exit !($med >= 0.8 * $raw_rate) }"; then
-			echo "floor: Caldera >= 0.8 x raw bind rate: met ($(calc %.2f "$med / $raw_rate"))"
+	if [[ " $VARIANTS " == *" caldera "* ]]; then
+		local c=caldera
+		floor() { # TEXT CONDITION VALUE
+			if awk "BEGIN { exit !($2) }" 2>/dev/null; then
+				echo "floor: $1: PASS ($3)"
+			else
+				echo "floor: $1: FAIL ($3)"
+			fi
+		}
+		floor "Caldera start -> first bind <= 1 s" "${meds[$c,2]} <= 1" "${meds[$c,2]} s"
+		if [ -n "${meds[$c,8]}" ]; then
+			floor "Caldera p99 creation -> bind <= 2 s at the raw rate" \
+				"${meds[$c,8]} <= 2 && ${meds[$c,9]} >= 0.95 * ${raw_rate:-0}" \
+				"p99 ${meds[$c,8]} s with pods created at ${meds[$c,9]}/s, raw ${raw_rate:-?}/s"
 		else
-			echo "floor: Caldera >= 0.8 x raw bind rate: NOT met ($(calc %.2f "$med / $raw_rate"))"
+			echo "floor: Caldera p99 creation -> bind <= 2 s at the raw rate: FAIL (not measured)"
 		fi
+		[ -z "$raw_rate" ] || floor "Caldera >= 0.95 x raw bind rate" \
+			"${meds[$c,1]} >= 0.95 * $raw_rate" "$(calc %.2f "${meds[$c,1]} / $raw_rate")"
+		[ -z "$vol_rate" ] || floor "Caldera >= 10 x Volcano pods/s" \
+			"${meds[$c,1]} >= 10 * $vol_rate" "$(calc %.1f "${meds[$c,1]} / $vol_rate")"
+		floor "Caldera peak RSS <= 128 MiB ($PODS pods and PodGroups cached)" \
+			"${meds[$c,3]:-999999} <= 128" "${meds[$c,3]} MiB"
 	fi
 }
 

@@ -3,13 +3,18 @@
  *
  *   bind_raw create --kubeconfig F --namespace NS --count N [--threads T] [--prefix P]
  *                   [--scheduler-name S] [--group-size G] [--queue Q] [--cpu C] [--memory M]
- *       Create N pods P-0 … P-(N-1) with T threads (no client-side rate limit). With G > 0,
- *       first create the PodGroups P-g<k> (minMember G, queue Q) and annotate pod i with
+ *       Create N pods P-0 … P-(N-1) with T threads (no client-side rate limit; --rate R: pod
+ *       i is created no earlier than i/R s after the start, a steady stream of R pods/s). With
+ *       G > 0, first create the PodGroups P-g<k> (minMember G, queue Q) and annotate pod i with
  *       scheduling.k8s.io/group-name=P-g<i/G>.
- *   bind_raw watch --kubeconfig F --namespace NS --count N [--timeout-seconds S]
+ *   bind_raw watch --kubeconfig F --namespace NS --count N [--prefix P] [--timeout-seconds S]
  *       List the namespace's pods, print "watching ..." (the caller may start binding now),
- *       then watch until N pods have spec.nodeName; print when the first and the last was seen
- *       bound (wall clock, seconds since the epoch) and the rate between them.
+ *       then watch until N pods P-i have spec.nodeName; print when the first and the last was
+ *       seen bound (wall clock, seconds since the epoch), the rate between them and, for the
+ *       pods the watch saw created (ADDED unbound), the percentiles of creation → bind as this
+ *       watch saw them: both ends are the watch's own clock when the event arrived (ms
+ *       resolution; the API's creationTimestamp and PodScheduled time are whole seconds). On
+ *       timeout the same line, with timeout=1 and what was bound by then.
  *   bind_raw bind --kubeconfig F --namespace NS --nodes M [--node-prefix NP] [--threads T]
  *                 [--qps Q] [--burst B]
  *       List the namespace's unbound pods and POST pods/<name>/binding for each, round robin
@@ -46,6 +51,7 @@ struct config {
 	const char *node_prefix;
 	double qps;
 	int burst;
+	double rate;
 };
 
 #define F(name, type, def, min, max, field, help)                               \
@@ -71,6 +77,7 @@ static const struct vc_flag flags[] = {
 	  "node names are <prefix>-<n> (bind)"),
 	F("qps", VC_FLAG_DOUBLE, "2000", 0, 1e6, qps, "client-side limit, 0: none (bind)"),
 	F("burst", VC_FLAG_INT, "2000", 1, 1000000, burst, "client-side burst (bind)"),
+	F("rate", VC_FLAG_DOUBLE, "0", 0, 1e6, rate, "pods/s, 0: as fast as possible (create)"),
 };
 #undef F
 
@@ -83,6 +90,7 @@ struct shared {
 	int failed;   /* failed requests */
 	char **names; /* bind: the pods to bind */
 	int phase;    /* create: 0 PodGroups, 1 pods */
+	int64_t t0;   /* create: monotonic start of the pods (pacing) */
 };
 
 static int take(struct shared *sh)
@@ -172,8 +180,20 @@ static void *creator(void *arg)
 	int i, rc;
 
 	while ((i = take(sh)) >= 0) {
-		json_t *obj = sh->phase == 0 ? podgroup_object(sh->cfg, i) : pod_object(sh->cfg, i);
+		json_t *obj;
 
+		if (sh->phase == 1 && sh->cfg->rate > 0) {
+			int64_t due = sh->t0 + (int64_t)(1e9 * i / sh->cfg->rate),
+				now = vc_time_mono_ns();
+
+			if (due > now) {
+				struct timespec ts = { (due - now) / 1000000000,
+						       (due - now) % 1000000000 };
+
+				nanosleep(&ts, NULL);
+			}
+		}
+		obj = sh->phase == 0 ? podgroup_object(sh->cfg, i) : pod_object(sh->cfg, i);
 		if (!obj) {
 			failed(sh, "create", "?", "out of memory");
 			continue;
@@ -206,6 +226,7 @@ static int do_create(struct shared *sh)
 	sh->phase = 1;
 	sh->next = 0;
 	sh->total = cfg->count;
+	sh->t0 = vc_time_mono_ns();
 	pods_s = run_threads(sh, creator);
 	printf("created %d podgroups in %.3f s and %d pods in %.3f s (%.0f pods/s) with %d "
 	       "threads, %d failed\n",
@@ -248,7 +269,10 @@ static bool pod_bound(const json_t *pod)
 
 struct watch_state {
 	const struct config *cfg;
-	char *bound; /* [count]: pod P-i seen bound */
+	char *bound;   /* [count]: pod P-i seen bound */
+	double *added; /* [count]: when the watch saw P-i ADDED unbound (0: not seen so) */
+	double *lat;   /* [count]: creation -> bind of the pods with added[i] */
+	int nlat;
 	int nbound;
 	double first, last; /* wall clock of the first and the last bind seen */
 	char rv[64];
@@ -269,13 +293,20 @@ static int pod_index(const struct config *cfg, const char *name)
 	return i;
 }
 
-static void note_pod(struct watch_state *ws, const json_t *pod, double t)
+static void note_pod(struct watch_state *ws, const json_t *pod, double t, bool added)
 {
 	int i = pod_index(ws->cfg, pod_name(pod));
 
-	if (i < 0 || ws->bound[i] || !pod_bound(pod))
+	if (i < 0 || ws->bound[i])
 		return;
+	if (!pod_bound(pod)) {
+		if (added && !ws->added[i])
+			ws->added[i] = t;
+		return;
+	}
 	ws->bound[i] = 1;
+	if (ws->added[i] > 0)
+		ws->lat[ws->nlat++] = t - ws->added[i];
 	if (ws->nbound++ == 0)
 		ws->first = t;
 	ws->last = t;
@@ -292,7 +323,7 @@ static int on_event(void *ctx, enum vc_watch_event_type type, json_t *obj)
 	if (rv)
 		snprintf(ws->rv, sizeof(ws->rv), "%s", rv);
 	if (type == VC_WATCH_ADDED || type == VC_WATCH_MODIFIED)
-		note_pod(ws, obj, now_s());
+		note_pod(ws, obj, now_s(), type == VC_WATCH_ADDED);
 	return ws->nbound >= ws->cfg->count ? 1 : 0;
 }
 
@@ -320,12 +351,29 @@ static int relist(struct shared *sh, struct watch_state *ws)
 		return -1;
 	items = json_object_get(list, "items");
 	for (k = 0; k < json_array_size(items); k++)
-		note_pod(ws, json_array_get(items, k), now_s());
+		note_pod(ws, json_array_get(items, k), now_s(), false);
 	rv = json_string_value(
 		json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
 	snprintf(ws->rv, sizeof(ws->rv), "%s", rv ? rv : "");
 	json_decref(list);
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The nearest-rank percentile q of the n sorted values v (0 when n is 0). */
+static double percentile(const double *v, int n, double q)
+{
+	int k = (int)(q * n + 0.999999);
+
+	if (n <= 0)
+		return 0;
+	return v[VC_MAX(1, VC_MIN(k, n)) - 1];
 }
 
 static int do_watch(struct shared *sh)
@@ -337,11 +385,11 @@ static int do_watch(struct shared *sh)
 	int rc = 0, initial;
 
 	ws.bound = vc_calloc((size_t)cfg->count, 1);
-	if (!ws.bound)
-		return 1;
-	if (relist(sh, &ws)) {
-		vc_free(ws.bound);
-		return 1;
+	ws.added = vc_calloc((size_t)cfg->count, sizeof(double));
+	ws.lat = vc_calloc((size_t)cfg->count, sizeof(double));
+	if (!ws.bound || !ws.added || !ws.lat || relist(sh, &ws)) {
+		rc = 1;
+		goto out;
 	}
 	initial = ws.nbound;
 	ws.deadline_ns = vc_time_mono_ns() + (int64_t)cfg->timeout_s * 1000000000;
@@ -349,8 +397,8 @@ static int do_watch(struct shared *sh)
 	       ws.rv, initial, cfg->count);
 	fflush(stdout);
 	if (pthread_create(&timer, NULL, watch_timer, &ws)) {
-		vc_free(ws.bound);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	while (ws.nbound < cfg->count && !ws.stop) {
 		struct vc_watch_opts wo = { .resource_version = ws.rv, .allow_bookmarks = true };
@@ -370,17 +418,20 @@ static int do_watch(struct shared *sh)
 	}
 	ws.stop = 1;
 	pthread_join(timer, NULL);
-	if (ws.nbound < cfg->count) {
-		printf("timeout: %d of %d pods bound after %d s\n", ws.nbound, cfg->count,
-		       cfg->timeout_s);
-		vc_free(ws.bound);
-		return 1;
-	}
-	printf("bound=%d first=%.3f last=%.3f seconds=%.3f rate=%.1f\n", ws.nbound, ws.first,
-	       ws.last, ws.last - ws.first,
-	       ws.last > ws.first ? (ws.nbound - 1) / (ws.last - ws.first) : 0.0);
+	qsort(ws.lat, (size_t)ws.nlat, sizeof(double), cmp_double);
+	printf("bound=%d first=%.3f last=%.3f seconds=%.3f rate=%.1f timeout=%d latency_n=%d "
+	       "p50=%.3f p99=%.3f max=%.3f\n",
+	       ws.nbound, ws.first, ws.last, ws.last - ws.first,
+	       ws.last > ws.first ? (ws.nbound - 1) / (ws.last - ws.first) : 0.0,
+	       ws.nbound < cfg->count, ws.nlat, percentile(ws.lat, ws.nlat, 0.50),
+	       percentile(ws.lat, ws.nlat, 0.99), ws.nlat ? ws.lat[ws.nlat - 1] : 0.0);
+	/* Pods bound before the watch started would skew the rate. */
+	rc = initial ? 1 : 0;
+out:
 	vc_free(ws.bound);
-	return initial ? 1 : 0; /* pods bound before the watch started would skew the rate */
+	vc_free(ws.added);
+	vc_free(ws.lat);
+	return rc;
 }
 
 /* ---- bind --------------------------------------------------------------------------------- */

@@ -17,6 +17,9 @@
 #define TEXT_PLAIN	"text/plain; charset=utf-8"
 #define REASON_MAX	4096
 #define DEFAULT_MAXBODY ((size_t)3 << 20)
+/* How often the watchdog looks for connections past their deadline. */
+#define WATCHDOG_PERIOD_NS (250 * INT64_C(1000000))
+#define NS_PER_S	   INT64_C(1000000000)
 
 struct vc_httpd_header {
 	char *name;
@@ -37,6 +40,19 @@ struct check_route {
 	void *ctx;
 };
 
+/*
+ * An open connection and its deadline (libmicrohttpd's socket context), on the server's list
+ * from libmicrohttpd's "started" notice to its "closed" one, which comes before it closes the
+ * socket: a connection on the list still owns fd.
+ */
+struct conn_track {
+	int fd;
+	int64_t request_ns;  /* when the current request's line arrived */
+	int64_t deadline_ns; /* 0 while a handler runs or the response goes out */
+	bool cut;
+	struct conn_track *prev, *next;
+};
+
 struct vc_httpd {
 	struct vc_httpd_opts opts; /* strings point at the copies below */
 	char *address;
@@ -52,6 +68,14 @@ struct vc_httpd {
 	int fd;
 	uint16_t port; /* read with atomics: vc_httpd_port may run on any thread */
 	struct MHD_Daemon *daemon;
+
+	/* The connections' deadlines and the watchdog that enforces them. */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t conns_cond; /* CLOCK_MONOTONIC; wakes the watchdog to stop */
+	struct conn_track *conns;
+	bool watchdog_running, watchdog_stop;
+	pthread_t watchdog;
+	uint64_t cuts; /* atomic */
 };
 
 /* Per-request state, from the URI log callback to the completion callback. */
@@ -64,6 +88,27 @@ struct request_state {
 	struct vc_buf body;
 };
 
+/* The real monotonic clock: deadlines are about sockets, not the clock tests replace. */
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+static int cond_init_monotonic(pthread_cond_t *c)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	if (pthread_condattr_init(&attr))
+		return -1;
+	rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) || pthread_cond_init(c, &attr);
+	pthread_condattr_destroy(&attr);
+	return rc ? -1 : 0;
+}
+
 void vc_httpd_opts_init(struct vc_httpd_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -71,6 +116,8 @@ void vc_httpd_opts_init(struct vc_httpd_opts *opts)
 	opts->threads = 4;
 	opts->max_connections = 1024;
 	opts->timeout_s = 30;
+	opts->header_timeout_s = 5;
+	opts->read_timeout_s = 30;
 	opts->max_body = DEFAULT_MAXBODY;
 	opts->max_response = VC_BUF_DEFAULT_MAX;
 	opts->reload_grace_ms = 1000;
@@ -94,6 +141,10 @@ struct vc_httpd *vc_httpd_new(const struct vc_httpd_opts *opts)
 		h->opts.max_connections = def.max_connections;
 	if (!h->opts.timeout_s)
 		h->opts.timeout_s = def.timeout_s;
+	if (!h->opts.header_timeout_s)
+		h->opts.header_timeout_s = def.header_timeout_s;
+	if (!h->opts.read_timeout_s)
+		h->opts.read_timeout_s = def.read_timeout_s;
 	if (!h->opts.max_body)
 		h->opts.max_body = def.max_body;
 	if (!h->opts.max_response)
@@ -114,8 +165,16 @@ struct vc_httpd *vc_httpd_new(const struct vc_httpd_opts *opts)
 	h->opts.key_pem = h->key;
 	if (pthread_mutex_init(&h->lock, NULL))
 		goto out_free;
+	if (pthread_mutex_init(&h->conns_lock, NULL))
+		goto out_lock;
+	if (cond_init_monotonic(&h->conns_cond)) {
+		pthread_mutex_destroy(&h->conns_lock);
+		goto out_lock;
+	}
 	return h;
 
+out_lock:
+	pthread_mutex_destroy(&h->lock);
 out_free:
 	vc_free(h->key);
 	vc_free(h->cert);
@@ -142,6 +201,8 @@ void vc_httpd_free(struct vc_httpd *h)
 	vc_free(h->key);
 	vc_free(h->cert);
 	vc_free(h->address);
+	pthread_cond_destroy(&h->conns_cond);
+	pthread_mutex_destroy(&h->conns_lock);
 	pthread_mutex_destroy(&h->lock);
 	vc_free(h);
 }
@@ -458,6 +519,113 @@ static void log_path(char out[201], const char *path)
 	out[i] = '\0';
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Deadlines (Go's ReadHeaderTimeout, ReadTimeout and IdleTimeout)
+ */
+
+static struct conn_track *track_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return info ? info->socket_context : NULL;
+}
+
+/*
+ * Set the connection's deadline to `after_s` seconds after its current request began (0: no
+ * deadline). With `request`, that request begins now.
+ */
+static void set_deadline(struct vc_httpd *h, struct MHD_Connection *conn, bool request,
+			 int64_t after_s)
+{
+	struct conn_track *t = track_of(conn);
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	if (request)
+		t->request_ns = mono_ns();
+	t->deadline_ns = after_s ? t->request_ns + after_s * NS_PER_S : 0;
+	pthread_mutex_unlock(&h->conns_lock);
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct vc_httpd *h = cls;
+	struct conn_track *t = *socket_context;
+	const union MHD_ConnectionInfo *info;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		t = info ? vc_calloc(1, sizeof(*t)) : NULL;
+		/* Without memory the connection goes untracked: the inactivity timeout holds. */
+		if (!t)
+			return;
+		t->fd = info->connect_fd;
+		/* The TLS handshake and the first request line: as an idle connection. */
+		t->request_ns = mono_ns();
+		t->deadline_ns = t->request_ns + (int64_t)h->opts.timeout_s * NS_PER_S;
+		pthread_mutex_lock(&h->conns_lock);
+		t->next = h->conns;
+		if (h->conns)
+			h->conns->prev = t;
+		h->conns = t;
+		pthread_mutex_unlock(&h->conns_lock);
+		*socket_context = t;
+		return;
+	}
+	if (!t)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		h->conns = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	pthread_mutex_unlock(&h->conns_lock);
+	vc_free(t);
+	*socket_context = NULL;
+}
+
+/*
+ * Cut the connections past their deadline: shutdown(2) makes libmicrohttpd see the end of the
+ * stream and close the connection in its own thread; the socket stays libmicrohttpd's to close.
+ */
+static void *watchdog_main(void *arg)
+{
+	struct vc_httpd *h = arg;
+	struct conn_track *t;
+	struct timespec ts;
+	int64_t now;
+
+	pthread_mutex_lock(&h->conns_lock);
+	while (!h->watchdog_stop) {
+		now = mono_ns();
+		for (t = h->conns; t; t = t->next) {
+			if (t->cut || !t->deadline_ns || now < t->deadline_ns)
+				continue;
+			/* Counted first: whoever sees the cut sees it counted. */
+			__atomic_add_fetch(&h->cuts, 1, __ATOMIC_SEQ_CST);
+			t->cut = true;
+			shutdown(t->fd, SHUT_RDWR);
+			VC_LOG(VC_LOG_V(2), "http connection cut at its deadline", "fd=%d", t->fd);
+		}
+		now += WATCHDOG_PERIOD_NS;
+		ts.tv_sec = (time_t)(now / NS_PER_S);
+		ts.tv_nsec = (long)(now % NS_PER_S);
+		pthread_cond_timedwait(&h->conns_cond, &h->conns_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->conns_lock);
+	return NULL;
+}
+
+uint64_t vc_httpd_deadline_cuts(const struct vc_httpd *h)
+{
+	return h ? __atomic_load_n(&h->cuts, __ATOMIC_SEQ_CST) : 0;
+}
+
 static enum MHD_Result run_handler(struct vc_httpd *h, struct MHD_Connection *conn,
 				   struct request_state *st, const char *method, const char *url)
 {
@@ -503,6 +671,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	if (!st->headers_seen) {
 		/* The first call has the headers only: answer what needs no body at once. */
 		st->headers_seen = true;
+		set_deadline(h, conn, false, h->opts.read_timeout_s);
 		st->route = route_find(h, method, url, &path_known);
 		if (!st->route && !path_known)
 			return send_text(conn, 404, "404 page not found\n", NULL);
@@ -534,6 +703,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* The request is in: the handler's time and the answer's are not the client's. */
+	set_deadline(h, conn, false, 0);
 	if (st->body_err == VC_E2BIG)
 		return send_text(conn, 413, "request body too large\n", NULL);
 	if (st->body_err)
@@ -543,10 +714,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 
 static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
 {
+	struct vc_httpd *h = cls;
 	struct request_state *st;
 
-	(void)cls;
-	(void)conn;
+	/* A request line: its headers are due within header_timeout_s. */
+	set_deadline(h, conn, true, h->opts.header_timeout_s);
 	st = vc_calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
@@ -561,11 +733,12 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
 static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			      enum MHD_RequestTerminationCode toe)
 {
+	struct vc_httpd *h = cls;
 	struct request_state *st = *con_cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* Kept alive, the connection may wait timeout_s for its next request line. */
+	set_deadline(h, conn, true, h->opts.timeout_s);
 	if (!st)
 		return;
 	vc_buf_release(&st->body);
@@ -667,7 +840,13 @@ static struct MHD_Daemon *daemon_start(struct vc_httpd *h, char *cert, char *key
 		  (void *)"NORMAL:-VERS-TLS1.0:-VERS-TLS1.1:-VERS-SSL3.0" },
 		{ MHD_OPTION_END, 0, NULL },
 	};
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/*
+	 * poll(2), not epoll: libmicrohttpd 0.9.75's epoll loop keeps retrying a TLS handshake
+	 * whose ClientHello stopped halfway, so a few such clients burn CPU and slow everyone's
+	 * requests many times over (bench/README.md, "vc-webhook under hostile clients"). poll
+	 * costs O(connections) a wake-up, which at the 1,024-connection cap stays small.
+	 */
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
 	int fd = fcntl(h->fd, F_DUPFD_CLOEXEC, 0);
 
@@ -682,7 +861,8 @@ static struct MHD_Daemon *daemon_start(struct vc_httpd *h, char *cert, char *key
 		h->opts.threads > 1 ? h->opts.threads : 0, MHD_OPTION_CONNECTION_LIMIT,
 		h->opts.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, h->opts.timeout_s,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, h, MHD_OPTION_NOTIFY_COMPLETED,
-		request_completed, h, MHD_OPTION_ARRAY, cert ? tls : tls + 2, MHD_OPTION_END);
+		request_completed, h, MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
+		MHD_OPTION_ARRAY, cert ? tls : tls + 2, MHD_OPTION_END);
 	/*
 	 * On failure libmicrohttpd has usually closed the duplicate already; close it only if the
 	 * number still names our socket (another thread may have been given the number since).
@@ -749,6 +929,11 @@ int vc_httpd_start(struct vc_httpd *h, struct vc_error *err)
 				  h->cert ? "https" : "http");
 		goto out_unlock;
 	}
+	h->watchdog_stop = false;
+	h->watchdog_running = pthread_create(&h->watchdog, NULL, watchdog_main, h) == 0;
+	if (!h->watchdog_running)
+		VC_WARN("cannot start the http deadline watchdog: slow clients are cut only when idle",
+			"");
 	h->started = true;
 	rc = 0;
 	VC_INFO("http server listening", "address=%s port=%u tls=%s", h->address,
@@ -828,6 +1013,14 @@ void vc_httpd_stop(struct vc_httpd *h)
 	if (h->started) {
 		daemon_retire(h->daemon, 0);
 		h->daemon = NULL;
+		if (h->watchdog_running) {
+			pthread_mutex_lock(&h->conns_lock);
+			h->watchdog_stop = true;
+			pthread_cond_signal(&h->conns_cond);
+			pthread_mutex_unlock(&h->conns_lock);
+			pthread_join(h->watchdog, NULL);
+			h->watchdog_running = false;
+		}
 		close(h->fd);
 		h->fd = -1;
 		h->started = false;

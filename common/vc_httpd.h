@@ -17,7 +17,13 @@
  * Robustness: the connection limit, the per-connection inactivity timeout and the body cap bound
  * what one client can hold; garbage requests get libmicrohttpd's 400, and a TLS handshake that
  * fails (plain HTTP sent to the HTTPS port) only closes that connection. The server keeps serving
- * in every case.
+ * in every case. Deadlines, as Go's net/http has them, cut a client that sends slowly but never
+ * stops (slowloris), which the inactivity timeout alone would keep forever: a request's headers
+ * must arrive within opts.header_timeout_s of its request line (ReadHeaderTimeout), the whole
+ * request within opts.read_timeout_s (ReadTimeout), and a new connection's TLS handshake and
+ * first request line, or a kept-alive connection's next request line, within opts.timeout_s.
+ * A watchdog thread closes (shutdown(2)) the connections past their deadline, a few times a
+ * second; the handler's own time is not limited.
  *
  * Certificate rotation: vc_httpd_reload_tls starts a second daemon with the new certificate on the
  * same listening socket before it retires the old one, so no connection is refused during the
@@ -99,16 +105,18 @@ typedef int vc_httpd_handler_fn(const struct vc_httpd_request *req, struct vc_ht
 typedef int vc_httpd_check_fn(void *ctx, struct vc_buf *reason);
 
 struct vc_httpd_opts {
-	const char *address;	  /* IPv4 or IPv6 literal; default "127.0.0.1" */
-	uint16_t port;		  /* 0 picks a free port; default 0 */
-	unsigned threads;	  /* handler threads; default 4 */
-	unsigned max_connections; /* default 1024 */
-	unsigned timeout_s;	  /* idle seconds before a connection is closed; default 30 */
-	size_t max_body;	  /* largest request body accepted; default 3 MiB */
-	size_t max_response;	  /* cap of a handler's response body; default 64 MiB */
-	const char *cert_pem;	  /* HTTPS when both are set (PEM text, copied) */
-	const char *key_pem;	  /* unencrypted PEM private key */
-	unsigned reload_grace_ms; /* how long a reload lets old connections finish; default 1000 */
+	const char *address;	   /* IPv4 or IPv6 literal; default "127.0.0.1" */
+	uint16_t port;		   /* 0 picks a free port; default 0 */
+	unsigned threads;	   /* handler threads; default 4 */
+	unsigned max_connections;  /* default 1024 */
+	unsigned timeout_s;	   /* idle seconds before a connection is closed; default 30 */
+	unsigned header_timeout_s; /* a request's headers, from its request line; default 5 */
+	unsigned read_timeout_s;   /* a whole request, headers and body; default 30 */
+	size_t max_body;	   /* largest request body accepted; default 3 MiB */
+	size_t max_response;	   /* cap of a handler's response body; default 64 MiB */
+	const char *cert_pem;	   /* HTTPS when both are set (PEM text, copied) */
+	const char *key_pem;	   /* unencrypted PEM private key */
+	unsigned reload_grace_ms;  /* how long a reload lets old connections finish; default 1000 */
 };
 
 /* Fill opts with the defaults above (plain HTTP on 127.0.0.1, free port). */
@@ -174,5 +182,8 @@ int vc_httpd_reload_tls(struct vc_httpd *h, const char *cert_pem, const char *ke
 
 /* Stop serving and close the listening socket; waits for running handlers. Idempotent. */
 void vc_httpd_stop(struct vc_httpd *h);
+
+/* How many connections the deadlines have cut since the server was made (for tests, logs). */
+uint64_t vc_httpd_deadline_cuts(const struct vc_httpd *h);
 
 #endif /* VC_HTTPD_H */

@@ -186,7 +186,8 @@ extern const struct vc_gvr vc_gvr_pods, vc_gvr_nodes, vc_gvr_namespaces, vc_gvr_
 	vc_gvr_configmaps, vc_gvr_secrets, vc_gvr_events, vc_gvr_pvcs, vc_gvr_pvs,
 	vc_gvr_storageclasses, vc_gvr_csinodes, vc_gvr_leases, vc_gvr_priorityclasses,
 	vc_gvr_networkpolicies, vc_gvr_jobs, vc_gvr_commands, vc_gvr_podgroups, vc_gvr_queues,
-	vc_gvr_mutatingwebhookconfigurations, vc_gvr_validatingwebhookconfigurations;
+	vc_gvr_mutatingwebhookconfigurations, vc_gvr_validatingwebhookconfigurations,
+	vc_gvr_replicationcontrollers, vc_gvr_replicasets, vc_gvr_statefulsets;
 
 /* ---- requests ----------------------------------------------------------------------------- */
 

@@ -168,6 +168,22 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 	return 0;
 }
 
+int ctx_slim_selector(void *arg, json_t *obj, json_t **out)
+{
+	static const char *const top_keys[] = { "apiVersion", "kind", "metadata", "spec", NULL };
+	static const char *const meta_keys[] = { "name",   "namespace", "uid", "resourceVersion",
+						 "labels", NULL };
+	static const char *const spec_keys[] = { "selector", NULL };
+	int rc = vc_informer_strip_managed_fields(arg, obj, out);
+
+	if (rc)
+		return rc;
+	keep_keys(*out, top_keys);
+	keep_keys(json_object_get(*out, "metadata"), meta_keys);
+	keep_keys(json_object_get(*out, "spec"), spec_keys);
+	return 0;
+}
+
 static const struct vc_cache_index ns_index[] = {
 	{ CTX_INDEX_NAMESPACE, vc_cache_index_by_namespace, NULL },
 };
@@ -221,7 +237,12 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	X((ctx)->nodes)           \
 	X((ctx)->pvs)             \
 	X((ctx)->storageclasses)  \
-	X((ctx)->csinodes)
+	X((ctx)->csinodes)        \
+	X((ctx)->namespaces)      \
+	X((ctx)->services)        \
+	X((ctx)->rcs)             \
+	X((ctx)->replicasets)     \
+	X((ctx)->statefulsets)
 
 int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *events,
 	     const struct ctx_opts *opts, struct vc_error *err)
@@ -264,6 +285,21 @@ int ctx_init(struct vc_ctrl_ctx *ctx, struct vc_kube *kube, struct vc_events *ev
 	if (!rc)
 		rc = make(ctx, opts->csinodes, &vc_gvr_csinodes, NULL, 0,
 			  vc_informer_strip_managed_fields, &ctx->csinodes, err);
+	if (!rc)
+		rc = make(ctx, opts->placement, &vc_gvr_namespaces, NULL, 0, ctx_slim_selector,
+			  &ctx->namespaces, err);
+	if (!rc)
+		rc = make(ctx, opts->placement, &vc_gvr_services, ns_index, 1, ctx_slim_selector,
+			  &ctx->services, err);
+	if (!rc)
+		rc = make(ctx, opts->placement, &vc_gvr_replicationcontrollers, ns_index, 1,
+			  ctx_slim_selector, &ctx->rcs, err);
+	if (!rc)
+		rc = make(ctx, opts->placement, &vc_gvr_replicasets, ns_index, 1, ctx_slim_selector,
+			  &ctx->replicasets, err);
+	if (!rc)
+		rc = make(ctx, opts->placement, &vc_gvr_statefulsets, ns_index, 1,
+			  ctx_slim_selector, &ctx->statefulsets, err);
 	if (rc)
 		ctx_release(ctx);
 	return rc;

@@ -33,6 +33,8 @@ struct ctx_opts {
 	bool jobs, pods, podgroups, queues, commands, priorityclasses, pvcs, nodes;
 	/* The scheduler's volume objects: PersistentVolumes, StorageClasses, CSINodes. */
 	bool pvs, storageclasses, csinodes;
+	bool placement; /* namespaces, services, replicationcontrollers, replicasets, statefulsets
+			 */
 };
 
 struct vc_ctrl_ctx {
@@ -40,6 +42,12 @@ struct vc_ctrl_ctx {
 	struct vc_events *events; /* borrowed from main; may be NULL in tests */
 	struct vc_informer *jobs, *pods, *podgroups, *queues, *commands, *priorityclasses, *pvcs,
 		*nodes, *pvs, *storageclasses, *csinodes; /* owned; NULL when not wanted */
+	/*
+	 * What Kubernetes' placement rules read besides pods and nodes (the scheduler's
+	 * sched_objects.h): namespaces' labels and the selectors of services and pod controllers.
+	 * Cached slim (ctx_slim_selector); the caches but namespaces' are indexed by namespace.
+	 */
+	struct vc_informer *namespaces, *services, *rcs, *replicasets, *statefulsets;
 };
 
 /*
@@ -54,6 +62,12 @@ struct vc_ctrl_ctx {
  * vc_informer_opts; arg is unused.
  */
 int ctx_slim_pod(void *arg, json_t *obj, json_t **out);
+
+/*
+ * The transform of the placement informers: apiVersion, kind, metadata reduced to name,
+ * namespace, uid, resourceVersion and labels, and spec reduced to selector.
+ */
+int ctx_slim_selector(void *arg, json_t *obj, json_t **out);
 
 /*
  * Create the informers opts asks for (not started). kube and events are borrowed. Returns 0,

@@ -251,7 +251,8 @@ enum {
 	NEED_PRIORITYCLASSES = 1 << 5,
 	NEED_PVCS = 1 << 6,
 	NEED_NODES = 1 << 7,
-	NEED_STORAGE = 1 << 8, /* PersistentVolumes, StorageClasses, CSINodes */
+	NEED_STORAGE = 1 << 8,	 /* PersistentVolumes, StorageClasses, CSINodes */
+	NEED_PLACEMENT = 1 << 9, /* namespaces, services, pod controllers */
 };
 
 struct app;
@@ -518,7 +519,7 @@ static const struct part parts[PART_COUNT] = {
 	  .own_flag = true,
 	  .flag_offset = offsetof(struct config, enable_scheduler),
 	  .needs = NEED_PODS | NEED_NODES | NEED_PODGROUPS | NEED_QUEUES | NEED_PRIORITYCLASSES |
-		   NEED_PVCS | NEED_STORAGE,
+		   NEED_PVCS | NEED_STORAGE | NEED_PLACEMENT,
 	  .start_order = 4,
 	  .create = create_sched,
 	  PART_OPS(sched_runtime) },
@@ -581,6 +582,7 @@ static int create_parts(struct app *app, struct vc_error *err)
 	o.pvcs = needs & NEED_PVCS;
 	o.nodes = needs & NEED_NODES;
 	o.pvs = o.storageclasses = o.csinodes = needs & NEED_STORAGE;
+	o.placement = needs & NEED_PLACEMENT;
 	rc = ctx_init(&app->ctx, app->kube, app->events, &o, err);
 	if (rc)
 		return rc;

@@ -43,9 +43,7 @@
 #define INHERIT_PREFIX	  "volcano.sh/"
 #define DEFAULT_SCHEDULER "volcano"
 
-static const struct vc_gvr gvr_replicasets = { "apps", "v1", "replicasets", true };
 static const struct vc_gvr gvr_daemonsets = { "apps", "v1", "daemonsets", true };
-static const struct vc_gvr gvr_statefulsets = { "apps", "v1", "statefulsets", true };
 static const struct vc_gvr gvr_batch_jobs = { "batch", "v1", "jobs", true };
 
 struct pgctl {
@@ -143,11 +141,11 @@ static int owner_annotations(struct pgctl *c, const json_t *pod, json_t **out, s
 		if (!*kind || !*name)
 			continue;
 		if (!strcmp(kind, "ReplicaSet"))
-			gvr = &gvr_replicasets;
+			gvr = &vc_gvr_replicasets;
 		else if (!strcmp(kind, "DaemonSet"))
 			gvr = &gvr_daemonsets;
 		else if (!strcmp(kind, "StatefulSet"))
-			gvr = &gvr_statefulsets;
+			gvr = &vc_gvr_statefulsets;
 		else if (!strcmp(kind, "Job"))
 			gvr = &gvr_batch_jobs;
 		else

@@ -480,8 +480,13 @@ static int make_httpd(struct webhook_server *srv, const char *address, uint16_t 
 	o.max_body = WEBHOOK_BODY_MAX;
 	o.cert_pem = srv->cert_pem;
 	o.key_pem = srv->key_pem;
-	/* Go's server: read timeout 30 s. */
+	/*
+	 * Go's server (docs/volcano/webhooks.md §1.2): read-header 5 s, read 30 s; idle
+	 * keep-alive connections as long as the read timeout (Go's IdleTimeout falls back to it).
+	 */
 	o.timeout_s = 30;
+	o.header_timeout_s = 5;
+	o.read_timeout_s = 30;
 	h = vc_httpd_new(&o);
 	if (!h)
 		return vc_error_set(err, VC_ENOMEM, "out of memory");

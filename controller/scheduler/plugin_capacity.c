@@ -612,8 +612,8 @@ static int32_t parent_of(const struct sched_session *ssn, size_t i)
 	return pq ? (int32_t)pq->index : -2;
 }
 
-/* The tree's links, depths and the top-down order (parents before children); false if broken. */
-static bool link_tree(struct capacity_state *s, uint32_t *order, int32_t *root)
+/* link_tree's work; on false s->parent may hold some links, or a cycle. */
+static bool link_tree_try(struct capacity_state *s, uint32_t *order, int32_t *root)
 {
 	struct sched_session *ssn = s->ssn;
 	size_t nq = ssn->nqueues, i, n = 0, head;
@@ -650,6 +650,23 @@ static bool link_tree(struct capacity_state *s, uint32_t *order, int32_t *root)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The tree's links, depths and the top-down order (parents before children); false if broken.
+ * A broken tree keeps no links: every walk up from a queue (the allocate event's, which backfill
+ * fires without asking allocatable) then stops at the queue, where a half-built or circular
+ * chain of parents would never end.
+ */
+static bool link_tree(struct capacity_state *s, uint32_t *order, int32_t *root)
+{
+	size_t nq = s->ssn->nqueues, i;
+
+	if (link_tree_try(s, order, root))
+		return true;
+	for (i = 0; i < nq; i++)
+		s->parent[i] = CAP_NONE;
+	return false;
 }
 
 /*

@@ -243,7 +243,7 @@ static int predicates_open(struct sched_session *ssn, const struct sched_plugin_
 	/* The filters that depend on other nodes' pods (or on the session's volume
 	 * reservations), only when some pod has such terms or claims. */
 	*state = ssn;
-	if (sched_ssn_podaff(ssn) || sched_ssn_vol(ssn))
+	if (sched_podaff_filters(sched_ssn_podaff(ssn)) || sched_ssn_vol(ssn))
 		cb->predicate_pods = predicates_pods_cb;
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <math.h>
 
 #include "sched_internal.h"
+#include "sched_objects.h"
+#include "sched_session.h"
 #include "vc_alloc.h"
 #include "vc_hash.h"
 #include "vc_selector.h"
@@ -17,6 +19,7 @@
 #define DOM_NONE       UINT32_MAX
 #define MAX_NODE_SCORE 100
 #define LABEL_HOSTNAME "kubernetes.io/hostname"
+#define LABEL_ZONE     "topology.kubernetes.io/zone"
 
 /* A topology key and every node's domain (label value) under it, numbered. */
 struct pa_key {
@@ -38,6 +41,7 @@ struct pa_term {
 	struct vc_selector *sel;  /* labelSelector (absent or invalid: matches nothing) */
 	uint32_t key;		  /* in pa->keys */
 	const json_t *namespaces; /* borrowed array of names, or NULL */
+	struct vc_selector *nsel; /* a namespaceSelector with requirements, or NULL */
 	bool all_ns;		  /* namespaceSelector {}: every namespace */
 	bool own_ns;		  /* neither namespaces nor namespaceSelector: the pod's own */
 	int32_t weight;		  /* preferred terms */
@@ -57,12 +61,25 @@ struct pa_spread {
 	int32_t *node_cnt;   /* nnodes: counted pods on the node matching (same namespace) */
 	int32_t *dom_cnt;    /* ndom: the same summed over the nodes with every key (allkeys) */
 	int32_t *dom_nodes;  /* ndom: how many nodes with every key are in the domain */
+	/*
+	 * The last labels object matched against sel and the answer: a task's pods share theirs,
+	 * and the session counts them one after another (the labels live as long as the session).
+	 */
+	const json_t *memo_labels;
+	bool memo_valid, memo_match;
 };
 
 /* Pods of one namespace with equal inter-pod terms. */
 struct pa_spec {
 	const json_t *paff, *panti, *tsc; /* borrowed: the terms' subtrees (the map key) */
 	const char *ns;			  /* borrowed */
+	/*
+	 * The pod's labels (borrowed) when a term or constraint has matchLabelKeys or
+	 * mismatchLabelKeys: its selectors then depend on them, and they are part of the key.
+	 */
+	const json_t *labels;
+	json_t *own_tsc; /* the system default constraints made for the spec (tsc), or NULL */
+	bool sysdef;	 /* tsc are the system default constraints */
 	uint64_t hash;
 	struct pa_term *terms[PA_KINDS];
 	size_t nterms[PA_KINDS];
@@ -105,7 +122,13 @@ struct sched_podaff {
 	size_t nsym, sym_cap;
 	struct pa_prep_spread *ps; /* one per spread constraint of prep's spec */
 	size_t nps;
-	bool prep_selects; /* prep has a nodeSelector or required node affinity */
+	bool prep_selects;	  /* prep has a nodeSelector or required node affinity */
+	struct vc_hmap ns_labels; /* namespace name (borrowed) -> its labels (new ref) or NULL */
+	/* The last pod without terms the default selector was asked for: its answer. */
+	bool dsel_valid;
+	const json_t *dsel_labels, *dsel_owner;
+	const char *dsel_ns;
+	struct pa_spec *dsel_spec;
 	/* Scratch for scores. */
 	double *raw;
 	uint32_t *mark;
@@ -118,6 +141,11 @@ struct sched_podaff {
 static const json_t *pod_spec(const struct sched_task_info *t)
 {
 	return t->pod ? json_object_get(t->pod->obj, "spec") : NULL;
+}
+
+static const json_t *pod_owners(const struct sched_task_info *t)
+{
+	return t->pod ? t->pod->meta.owner_references : NULL;
 }
 
 static const json_t *pod_labels(const struct sched_task_info *t)
@@ -148,8 +176,31 @@ static bool spec_terms(const json_t *spec, const json_t **paff, const json_t **p
 	return *paff || *panti || *tsc;
 }
 
-/* schedutil.PodMatchesTermsNamespaceAndSelector, the term's owner in namespace spec_ns. */
-static bool term_matches(const struct pa_term *term, const char *spec_ns,
+/*
+ * The labels of namespace ns, looked up once per session (NULL: none, or unknown; a failed
+ * lookup for lack of memory is not remembered).
+ */
+static const json_t *ns_labels(struct sched_podaff *pa, const char *ns)
+{
+	json_t *labels;
+	void *found;
+
+	if (vc_hmap_lookup(&pa->ns_labels, ns, &found))
+		return found;
+	labels = sched_objects_ns_labels(pa->ssn->snap->objs, ns);
+	if (vc_hmap_put(&pa->ns_labels, ns, labels, NULL) < 0) {
+		json_decref(labels); /* still borrowed by nobody: look it up again next time */
+		return NULL;
+	}
+	return labels;
+}
+
+/*
+ * schedutil.PodMatchesTermsNamespaceAndSelector, the term's owner in namespace spec_ns: the
+ * namespaces of the term are its namespaces list and those its namespaceSelector selects
+ * (Kubernetes 1.21+, docs/volcano/scheduler.md §4.7).
+ */
+static bool term_matches(struct sched_podaff *pa, const struct pa_term *term, const char *spec_ns,
 			 const struct sched_task_info *x)
 {
 	if (!term->all_ns) {
@@ -165,6 +216,8 @@ static bool term_matches(const struct pa_term *term, const char *spec_ns,
 
 				in = ns && strcmp(ns, x->ns) == 0;
 			}
+			if (!in && term->nsel)
+				in = vc_selector_matches(term->nsel, ns_labels(pa, x->ns));
 		}
 		if (!in)
 			return false;
@@ -221,10 +274,38 @@ static uint32_t key_of(struct sched_podaff *pa, const char *name)
 	return (uint32_t)pa->nkeys++;
 }
 
-/* A label selector of the API (absent or invalid: nothing matches, as Kubernetes' parse error). */
-static int selector_of(const json_t *obj, struct vc_selector **out)
+/*
+ * Add to sel, for each key of the array keys that the pod's labels have, the requirement
+ * `key in (value)` (match) or `key notin (value)` (mismatch). 0 or VC_ENOMEM; a requirement
+ * Kubernetes would refuse adds nothing.
+ */
+static int add_label_keys(struct vc_selector *sel, const json_t *keys, const json_t *labels,
+			  bool match)
 {
-	int rc = vc_label_selector_from_json(json_object_get(obj, "labelSelector"), out, NULL);
+	size_t i;
+
+	for (i = 0; i < json_array_size(keys); i++) {
+		const char *k = json_string_value(json_array_get(keys, i));
+		const char *v = k ? json_string_value(json_object_get(labels, k)) : NULL;
+
+		if (v && vc_selector_add(sel, k, match ? VC_SEL_IN : VC_SEL_NOT_IN, &v, 1, NULL) ==
+				 VC_ENOMEM)
+			return VC_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A label selector of the API (absent or invalid: nothing matches, as Kubernetes' parse error),
+ * with the incoming pod's values of matchLabelKeys and mismatchLabelKeys merged in when labels is
+ * not NULL: pod affinity terms (Kubernetes 1.29+: ignored without a labelSelector) and, for
+ * spread constraints (tsc true; Kubernetes 1.25+), the labels alone when there is no selector.
+ */
+static int selector_of(const json_t *obj, const json_t *labels, bool tsc, struct vc_selector **out)
+{
+	const json_t *ls = json_object_get(obj, "labelSelector");
+	const json_t *mk = json_object_get(obj, "matchLabelKeys");
+	int rc = vc_label_selector_from_json(ls, out, NULL);
 
 	if (rc == VC_ENOMEM)
 		return rc;
@@ -232,10 +313,34 @@ static int selector_of(const json_t *obj, struct vc_selector **out)
 		*out = vc_selector_new_nothing();
 		return *out ? 0 : VC_ENOMEM;
 	}
+	if (!labels)
+		return 0;
+	if (tsc && (!ls || json_is_null(ls))) {
+		/* mergeLabelSetWithSelector over a nil selector: the matched labels alone. */
+		struct vc_selector *set = vc_selector_new_everything();
+
+		if (!set || add_label_keys(set, mk, labels, true) < 0) {
+			vc_selector_free(set);
+			return VC_ENOMEM;
+		}
+		if (vc_selector_count(set) == 0) { /* no key matched: nothing, as before */
+			vc_selector_free(set);
+			return 0;
+		}
+		vc_selector_free(*out);
+		*out = set;
+		return 0;
+	}
+	if (add_label_keys(*out, mk, labels, true) < 0)
+		return VC_ENOMEM;
+	if (!tsc &&
+	    add_label_keys(*out, json_object_get(obj, "mismatchLabelKeys"), labels, false) < 0)
+		return VC_ENOMEM;
 	return 0;
 }
 
-static int parse_term(struct sched_podaff *pa, const json_t *t, int32_t weight, struct pa_term *out)
+static int parse_term(struct sched_podaff *pa, const struct pa_spec *s, const json_t *t,
+		      int32_t weight, struct pa_term *out)
 {
 	const json_t *nss = json_object_get(t, "namespaces"), *nsel;
 	const char *key = json_string_value(json_object_get(t, "topologyKey"));
@@ -243,19 +348,31 @@ static int parse_term(struct sched_podaff *pa, const json_t *t, int32_t weight, 
 
 	memset(out, 0, sizeof(*out));
 	out->weight = weight;
-	if (selector_of(t, &out->sel) < 0)
+	if (selector_of(t, s->labels, false, &out->sel) < 0)
 		return VC_ENOMEM;
 	nsel = json_object_get(t, "namespaceSelector");
 	if (json_is_null(nsel))
 		nsel = NULL;
 	/*
 	 * namespaces and namespaceSelector (Kubernetes 1.21+): both empty means the pod's own
-	 * namespace; an empty namespaceSelector selects every namespace. A non-empty one needs the
-	 * namespaces' labels, which the scheduler does not read: it adds no namespace.
+	 * namespace; a namespaceSelector without requirements selects every namespace; one with
+	 * requirements adds the namespaces whose labels it matches to the namespaces list.
 	 */
 	out->namespaces = json_array_size(nss) ? nss : NULL;
-	out->all_ns = nsel && json_object_size(nsel) == 0;
 	out->own_ns = !out->namespaces && !nsel;
+	if (nsel) {
+		int rc = vc_label_selector_from_json(nsel, &out->nsel, NULL);
+
+		if (rc == VC_ENOMEM)
+			return rc;
+		if (rc == 0 && vc_selector_count(out->nsel) == 0) {
+			out->all_ns = true;
+		}
+		if (rc < 0 || out->all_ns) { /* invalid: selects no namespace */
+			vc_selector_free(out->nsel);
+			out->nsel = NULL;
+		}
+	}
 	k = key_of(pa, key ? key : "");
 	if (k == SCHED_NONE)
 		return VC_ENOMEM;
@@ -281,10 +398,10 @@ static int parse_terms(struct sched_podaff *pa, const json_t *list, bool preferr
 		const json_t *e = json_array_get(list, i);
 
 		rc = preferred
-			     ? parse_term(pa, json_object_get(e, "podAffinityTerm"),
+			     ? parse_term(pa, s, json_object_get(e, "podAffinityTerm"),
 					  (int32_t)json_integer_value(json_object_get(e, "weight")),
 					  &s->terms[kind][s->nterms[kind]])
-			     : parse_term(pa, e, 0, &s->terms[kind][s->nterms[kind]]);
+			     : parse_term(pa, s, e, 0, &s->terms[kind][s->nterms[kind]]);
 		s->nterms[kind]++;
 		if (rc < 0)
 			return rc;
@@ -316,7 +433,7 @@ static int parse_spread(struct sched_podaff *pa, struct pa_spec *s)
 		const char *key = json_string_value(json_object_get(c, "topologyKey"));
 		uint32_t ndom;
 
-		if (selector_of(c, &sp->sel) < 0)
+		if (selector_of(c, s->labels, true, &sp->sel) < 0)
 			return VC_ENOMEM;
 		sp->key = key_of(pa, key ? key : "");
 		if (sp->key == SCHED_NONE)
@@ -338,13 +455,20 @@ static int parse_spread(struct sched_podaff *pa, struct pa_spec *s)
 	for (node = 0; node < ssn->nnodes; node++) {
 		uint8_t bits = 3;
 
-		for (i = 0; i < s->nspread; i++)
+		/*
+		 * The system defaults do not require every key (Kubernetes' requireAllTopologies):
+		 * a node without a zone label is still spread over by hostname.
+		 */
+		for (i = 0; i < s->nspread && !s->sysdef; i++)
 			if (pa->keys[s->spread[i].key].dom[node] == DOM_NONE)
 				bits &= (uint8_t) ~(s->spread[i].hard ? 1 : 2);
 		s->allkeys[node] = bits;
-		for (i = 0; i < s->nspread; i++)
-			if (bits & (s->spread[i].hard ? 1 : 2))
-				s->spread[i].dom_nodes[pa->keys[s->spread[i].key].dom[node]]++;
+		for (i = 0; i < s->nspread; i++) {
+			uint32_t d = pa->keys[s->spread[i].key].dom[node];
+
+			if ((bits & (s->spread[i].hard ? 1 : 2)) && d != DOM_NONE)
+				s->spread[i].dom_nodes[d]++;
+		}
 	}
 	return 0;
 }
@@ -358,6 +482,7 @@ static void spec_free(struct pa_spec *s)
 	for (k = 0; k < PA_KINDS; k++) {
 		for (i = 0; i < s->nterms[k]; i++) {
 			vc_selector_free(s->terms[k][i].sel);
+			vc_selector_free(s->terms[k][i].nsel);
 			vc_free(s->terms[k][i].cnt);
 			vc_free(s->terms[k][i].mem);
 		}
@@ -371,6 +496,7 @@ static void spec_free(struct pa_spec *s)
 	}
 	vc_free(s->spread);
 	vc_free(s->allkeys);
+	json_decref(s->own_tsc);
 	vc_free(s);
 }
 
@@ -383,39 +509,106 @@ static bool spec_eq(const void *stored, const void *key)
 {
 	const struct pa_spec *a = stored, *b = key;
 
-	return strcmp(a->ns, b->ns) == 0 && sched_json_same(a->paff, b->paff) &&
-	       sched_json_same(a->panti, b->panti) && sched_json_same(a->tsc, b->tsc);
+	return a->sysdef == b->sysdef && strcmp(a->ns, b->ns) == 0 &&
+	       sched_json_same(a->paff, b->paff) && sched_json_same(a->panti, b->panti) &&
+	       sched_json_same(a->tsc, b->tsc) && sched_json_same(a->labels, b->labels);
 }
 
-/* The spec of a pod with terms (made on first sight), or NULL with *rc = VC_ENOMEM. */
-static struct pa_spec *spec_get(struct sched_podaff *pa, const struct sched_task_info *t, int *rc)
+/* Whether an array of terms (or weighted terms) has matchLabelKeys or mismatchLabelKeys. */
+static bool terms_use_label_keys(const json_t *list)
 {
-	struct pa_spec probe = { 0 }, *s;
+	const json_t *e, *t;
+	size_t i;
+
+	json_array_foreach (list, i, e) {
+		t = json_object_get(e, "podAffinityTerm");
+		if (!t)
+			t = e;
+		if (json_array_size(json_object_get(t, "matchLabelKeys")) ||
+		    json_array_size(json_object_get(t, "mismatchLabelKeys")))
+			return true;
+	}
+	return false;
+}
+
+static bool uses_label_keys(const json_t *paff, const json_t *panti, const json_t *tsc)
+{
+	static const char *const lists[] = { "requiredDuringSchedulingIgnoredDuringExecution",
+					     "preferredDuringSchedulingIgnoredDuringExecution" };
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (terms_use_label_keys(json_object_get(paff, lists[i])) ||
+		    terms_use_label_keys(json_object_get(panti, lists[i])))
+			return true;
+	return terms_use_label_keys(tsc);
+}
+
+/*
+ * Kubernetes' system default spread constraints (PodTopologySpread's defaultingType System,
+ * which Volcano's predicates and nodeorder plugins pass, docs/volcano/scheduler.md §4.8) for a
+ * pending pod t with no constraints of its own: ScheduleAnyway, maxSkew 3 over the hostname and 5
+ * over the zone, with the selector of the Services and controller that select the pod. *out is a
+ * new array, or NULL when that selector is empty. 0 or VC_ENOMEM.
+ */
+static int default_tsc(struct sched_podaff *pa, const struct sched_task_info *t, json_t **out)
+{
+	const struct sched_objects *o = pa->ssn->snap->objs;
+	json_t *sel = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!o || !t->pod)
+		return 0;
+	rc = sched_objects_default_selector(o, t->ns, pod_labels(t), pod_owners(t), &sel);
+	if (rc < 0 || !sel)
+		return rc;
+	*out = json_pack("[{s:i,s:s,s:s,s:O},{s:i,s:s,s:s,s:O}]", "maxSkew", 3, "topologyKey",
+			 LABEL_HOSTNAME, "whenUnsatisfiable", "ScheduleAnyway", "labelSelector",
+			 sel, "maxSkew", 5, "topologyKey", LABEL_ZONE, "whenUnsatisfiable",
+			 "ScheduleAnyway", "labelSelector", sel);
+	json_decref(sel);
+	return *out ? 0 : VC_ENOMEM;
+}
+
+/*
+ * The spec of probe's terms (made on first sight; probe->own_tsc is then the spec's, else
+ * dropped), or NULL with *rc = VC_ENOMEM.
+ */
+static struct pa_spec *spec_intern(struct sched_podaff *pa, struct pa_spec *probe, int *rc)
+{
+	struct pa_spec *s;
 	void *found;
 
+	probe->hash =
+		vc_hash_mix64(sched_json_hash(probe->paff, 0) * 3 ^
+			      sched_json_hash(probe->panti, 0) * 5 ^
+			      sched_json_hash(probe->tsc, 0) * 7 ^
+			      sched_json_hash(probe->labels, 0) * 11 ^ vc_fnv1a64(probe->ns)) +
+		probe->sysdef;
 	*rc = 0;
-	if (!spec_terms(pod_spec(t), &probe.paff, &probe.panti, &probe.tsc))
-		return NULL;
-	probe.ns = t->ns;
-	probe.hash = vc_hash_mix64(sched_json_hash(probe.paff, 0) * 3 ^
-				   sched_json_hash(probe.panti, 0) * 5 ^
-				   sched_json_hash(probe.tsc, 0) * 7 ^ vc_fnv1a64(t->ns));
-	if (vc_hmap_lookup(&pa->spec_map, &probe, &found))
+	if (vc_hmap_lookup(&pa->spec_map, probe, &found)) {
+		json_decref(probe->own_tsc);
 		return found;
+	}
 	*rc = VC_ENOMEM;
 	if (pa->nspecs == pa->specs_cap) {
 		size_t ncap = pa->specs_cap ? pa->specs_cap * 2 : 8;
 		struct pa_spec **p = vc_realloc(pa->specs, ncap * sizeof(struct pa_spec *));
 
-		if (!p)
+		if (!p) {
+			json_decref(probe->own_tsc);
 			return NULL;
+		}
 		pa->specs = p;
 		pa->specs_cap = ncap;
 	}
 	s = vc_malloc(sizeof(*s));
-	if (!s)
+	if (!s) {
+		json_decref(probe->own_tsc);
 		return NULL;
-	*s = probe;
+	}
+	*s = *probe;
 	if (parse_terms(pa,
 			json_object_get(s->paff, "requiredDuringSchedulingIgnoredDuringExecution"),
 			false, s, PA_REQ_AFF) < 0 ||
@@ -435,6 +628,52 @@ static struct pa_spec *spec_get(struct sched_podaff *pa, const struct sched_task
 	}
 	pa->specs[pa->nspecs++] = s;
 	*rc = 0;
+	return s;
+}
+
+/*
+ * The spec of a pod with terms, or NULL (also with *rc = VC_ENOMEM). An incoming pod (pending, of
+ * the session) without constraints of its own gets the system default ones when some Service or
+ * controller selects it.
+ */
+static struct pa_spec *spec_get(struct sched_podaff *pa, const struct sched_task_info *t,
+				bool incoming, int *rc)
+{
+	struct pa_spec probe = { 0 }, *s;
+	const json_t *owner = NULL;
+	bool plain;
+
+	*rc = 0;
+	plain = !spec_terms(pod_spec(t), &probe.paff, &probe.panti, &probe.tsc);
+	probe.ns = t->ns;
+	if (!probe.tsc && incoming && pa->ssn->snap->objs) {
+		sched_objects_selecting_owner(pod_owners(t), &owner);
+		/* A task's pods share their labels and owner: ask once for a run of them. */
+		if (plain && pa->dsel_valid && pa->dsel_labels == pod_labels(t) &&
+		    strcmp(pa->dsel_ns, t->ns) == 0 && sched_json_same(pa->dsel_owner, owner))
+			return pa->dsel_spec;
+		*rc = default_tsc(pa, t, &probe.own_tsc);
+		if (*rc < 0)
+			return NULL;
+		probe.tsc = probe.own_tsc;
+		probe.sysdef = probe.tsc != NULL;
+	}
+	if (!probe.paff && !probe.panti && !probe.tsc) {
+		s = NULL;
+	} else {
+		if (uses_label_keys(probe.paff, probe.panti, probe.sysdef ? NULL : probe.tsc))
+			probe.labels = pod_labels(t);
+		s = spec_intern(pa, &probe, rc);
+		if (!s)
+			return NULL;
+	}
+	if (plain && incoming && pa->ssn->snap->objs) {
+		pa->dsel_valid = true;
+		pa->dsel_labels = pod_labels(t);
+		pa->dsel_ns = t->ns;
+		pa->dsel_owner = owner;
+		pa->dsel_spec = s;
+	}
 	return s;
 }
 
@@ -458,7 +697,7 @@ static void count_incoming(struct sched_podaff *pa, struct pa_spec *s,
 
 		/* podMatchesAllAffinityTerms: one pod counts for every term or for none. */
 		for (i = 0; i < s->nterms[PA_REQ_AFF] && all; i++)
-			all = term_matches(&s->terms[PA_REQ_AFF][i], s->ns, x);
+			all = term_matches(pa, &s->terms[PA_REQ_AFF][i], s->ns, x);
 		for (i = 0; i < s->nterms[PA_REQ_AFF] && all; i++) {
 			d = dom_at(pa, s->terms[PA_REQ_AFF][i].key, node);
 			if (d != DOM_NONE) {
@@ -472,7 +711,7 @@ static void count_incoming(struct sched_podaff *pa, struct pa_spec *s,
 			struct pa_term *term = &s->terms[k][i];
 
 			d = dom_at(pa, term->key, node);
-			if (d != DOM_NONE && term_matches(term, s->ns, x))
+			if (d != DOM_NONE && term_matches(pa, term, s->ns, x))
 				term->cnt[d] += delta;
 		}
 	}
@@ -481,12 +720,19 @@ static void count_incoming(struct sched_podaff *pa, struct pa_spec *s,
 		return;
 	for (i = 0; i < s->nspread; i++) {
 		struct pa_spread *sp = &s->spread[i];
+		const json_t *labels = pod_labels(x);
 
-		if (!vc_selector_matches(sp->sel, pod_labels(x)))
+		if (!sp->memo_valid || sp->memo_labels != labels) {
+			sp->memo_match = vc_selector_matches(sp->sel, labels);
+			sp->memo_labels = labels;
+			sp->memo_valid = true;
+		}
+		if (!sp->memo_match)
 			continue;
 		sp->node_cnt[node] += delta;
-		if (s->allkeys[node] & (sp->hard ? 1 : 2))
-			sp->dom_cnt[dom_at(pa, sp->key, node)] += delta;
+		d = dom_at(pa, sp->key, node);
+		if ((s->allkeys[node] & (sp->hard ? 1 : 2)) && d != DOM_NONE)
+			sp->dom_cnt[d] += delta;
 	}
 }
 
@@ -583,20 +829,57 @@ static bool any_terms(const struct sched_session *ssn)
 	return false;
 }
 
+/*
+ * Whether some pending task may get the system default spread constraints: it has a controller
+ * DefaultSelector reads, or a Service exists in its namespace. Without either (a Volcano Job's
+ * pods in a namespace without Services) Kubernetes finds no selector either.
+ */
+static bool any_default_spread(const struct sched_session *ssn)
+{
+	const struct sched_objects *o = ssn->snap->objs;
+	const char *last_ns = NULL;
+	size_t i;
+
+	if (!o)
+		return false;
+	for (i = 0; i < ssn->ntasks; i++) {
+		const struct sched_task_info *t = ssn->tasks[i].t;
+
+		if (t->status != SCHED_TASK_PENDING)
+			continue;
+		if (sched_objects_selecting_owner(pod_owners(t), NULL))
+			return true;
+		if (last_ns && strcmp(last_ns, t->ns) == 0)
+			continue;
+		last_ns = t->ns;
+		if (o->services &&
+		    vc_cache_index_count(o->services, SCHED_OBJECTS_NS_INDEX, t->ns) > 0)
+			return true;
+	}
+	return false;
+}
+
+static void decref_val(void *val)
+{
+	json_decref(val);
+}
+
 int sched_podaff_new(struct sched_session *ssn, struct sched_podaff **out)
 {
 	struct sched_podaff *pa;
 	size_t i, k;
 	int rc = VC_ENOMEM;
+	bool terms = any_terms(ssn);
 
 	*out = NULL;
-	if (!any_terms(ssn))
+	if (!terms && !any_default_spread(ssn))
 		return 0;
 	pa = vc_calloc(1, sizeof(*pa));
 	if (!pa)
 		return VC_ENOMEM;
 	pa->ssn = ssn;
 	vc_hmap_init(&pa->spec_map, spec_hash, spec_eq);
+	vc_hmap_init_str(&pa->ns_labels);
 	pa->spec_of = vc_calloc(ssn->ntasks + 1, sizeof(struct pa_spec *));
 	pa->where = vc_malloc((ssn->ntasks + 1) * sizeof(*pa->where));
 	pa->raw = vc_malloc((ssn->nnodes + 1) * sizeof(*pa->raw));
@@ -604,9 +887,14 @@ int sched_podaff_new(struct sched_session *ssn, struct sched_podaff **out)
 		goto fail;
 	for (i = 0; i < ssn->ntasks; i++) {
 		pa->where[i] = SCHED_NONE;
-		pa->spec_of[i] = spec_get(pa, ssn->tasks[i].t, &rc);
+		pa->spec_of[i] = spec_get(pa, ssn->tasks[i].t,
+					  ssn->tasks[i].t->status == SCHED_TASK_PENDING, &rc);
 		if (rc < 0)
 			goto fail;
+	}
+	if (!terms && pa->nspecs == 0) { /* no pod got default constraints after all */
+		sched_podaff_free(pa);
+		return 0;
 	}
 	/* What the snapshot placed counts where it is, members on their spec's existing side. */
 	for (i = 0; i < ssn->nnodes; i++) {
@@ -620,7 +908,7 @@ int sched_podaff_new(struct sched_session *ssn, struct sched_podaff **out)
 				pa->where[x->ssn->index] = (uint32_t)i;
 				s = pa->spec_of[x->ssn->index];
 			} else {
-				s = spec_get(pa, x, &rc);
+				s = spec_get(pa, x, false, &rc);
 				if (rc < 0)
 					goto fail;
 			}
@@ -633,6 +921,17 @@ int sched_podaff_new(struct sched_session *ssn, struct sched_podaff **out)
 fail:
 	sched_podaff_free(pa);
 	return VC_ENOMEM;
+}
+
+bool sched_podaff_filters(const struct sched_podaff *pa)
+{
+	size_t i;
+
+	for (i = 0; pa && i < pa->nspecs; i++)
+		if (pa->specs[i]->nterms[PA_REQ_AFF] || pa->specs[i]->nterms[PA_REQ_ANTI] ||
+		    pa->specs[i]->nhard)
+			return true;
+	return false;
 }
 
 static void prep_release(struct sched_podaff *pa)
@@ -659,6 +958,7 @@ void sched_podaff_free(struct sched_podaff *pa)
 	for (i = 0; i < pa->nkeys; i++)
 		vc_free(pa->keys[i].dom);
 	vc_hmap_release(&pa->spec_map, NULL);
+	vc_hmap_release(&pa->ns_labels, decref_val);
 	vc_free(pa->specs);
 	vc_free(pa->keys);
 	vc_free(pa->spec_of);
@@ -752,6 +1052,8 @@ static int prep_spread(struct sched_podaff *pa, const struct pa_spec *s,
 				if (!ok)
 					continue;
 				d = k->dom[node];
+				if (d == DOM_NONE) /* system defaults: not every key required */
+					continue;
 				present[d] = 1;
 				ps->own[d] += sp->node_cnt[node];
 			}
@@ -800,7 +1102,7 @@ static int prepare(struct sched_podaff *pa, const struct sched_ssn_task *t)
 			continue;
 		for (k = PA_REQ_ANTI; k < PA_KINDS; k++)
 			for (j = 0; j < e->nterms[k]; j++)
-				if (term_matches(&e->terms[k][j], e->ns, t->t) &&
+				if (term_matches(pa, &e->terms[k][j], e->ns, t->t) &&
 				    sym_push(pa, &e->terms[k][j], (int)k) < 0)
 					return VC_ENOMEM;
 	}
@@ -828,7 +1130,7 @@ static void fail(struct pred_result *out, bool *unresolvable, const char *reason
 }
 
 /* satisfyPodAffinity: every required term has a matching pod in the node's domain. */
-static bool pod_affinity_ok(const struct sched_podaff *pa, const struct pa_spec *s,
+static bool pod_affinity_ok(struct sched_podaff *pa, const struct pa_spec *s,
 			    const struct sched_ssn_task *t, uint32_t node)
 {
 	bool exist = true;
@@ -852,7 +1154,7 @@ static bool pod_affinity_ok(const struct sched_podaff *pa, const struct pa_spec 
 	if (s->req_aff_total != 0)
 		return false;
 	for (i = 0; i < s->nterms[PA_REQ_AFF]; i++)
-		if (!term_matches(&s->terms[PA_REQ_AFF][i], s->ns, t->t))
+		if (!term_matches(pa, &s->terms[PA_REQ_AFF][i], s->ns, t->t))
 			return false;
 	return true;
 }
@@ -1010,15 +1312,24 @@ static void spread_score(struct sched_podaff *pa, const struct pa_spec *s,
 		if (strcmp(k->name, LABEL_HOSTNAME) == 0) {
 			size = n - ignored;
 		} else {
+			bool unlabelled = false;
+
 			memset(pa->mark, 0, k->ndom * sizeof(*pa->mark));
 			for (i = 0; i < n; i++) {
 				uint32_t d = k->dom[nodes[i]];
 
-				if ((s->allkeys[nodes[i]] & 2) && !pa->mark[d]) {
+				if (!(s->allkeys[nodes[i]] & 2))
+					continue;
+				if (d == DOM_NONE) {
+					/* System defaults: the nodes without the key are one
+					 * domain, the empty value. */
+					unlabelled = true;
+				} else if (!pa->mark[d]) {
 					pa->mark[d] = 1;
 					size++;
 				}
 			}
+			size += unlabelled;
 		}
 		tpw[c] = log((double)size + 2);
 	}

@@ -4,7 +4,9 @@
  * and PodTopologySpread filters of the predicates plugin and their scores in nodeorder.
  *
  * The index exists only when some pod of the snapshot (pending or placed, ours or not) has
- * spec.affinity.podAffinity, spec.affinity.podAntiAffinity or spec.topologySpreadConstraints:
+ * spec.affinity.podAffinity, spec.affinity.podAntiAffinity or spec.topologySpreadConstraints, or
+ * some pending pod gets Kubernetes' system default spread constraints (a Service of its namespace
+ * or its ReplicationController, ReplicaSet or StatefulSet selects it: sched_objects.h):
  * otherwise sched_ssn_podaff() is NULL and the plugins register nothing, so a cluster without
  * such terms pays one scan of its pod specs when the session opens.
  *
@@ -40,6 +42,14 @@ struct sched_podaff;
  */
 int sched_podaff_new(struct sched_session *ssn, struct sched_podaff **out) VC_WARN_UNUSED;
 void sched_podaff_free(struct sched_podaff *pa);
+
+/*
+ * Whether some pod has a term the filter checks (required affinity or anti-affinity, a
+ * DoNotSchedule constraint): otherwise sched_podaff_filter passes every node and the predicates
+ * plugin need not call it. Only the scores concern pods with the system default constraints
+ * alone (they are ScheduleAnyway).
+ */
+bool sched_podaff_filters(const struct sched_podaff *pa);
 
 /*
  * A task was placed (allocated, pipelined, or its eviction undone: counted on t->node) or left

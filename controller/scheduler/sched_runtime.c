@@ -671,6 +671,10 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 		return rc;
 	snap_ns = loop_now() - t0;
 	sn.snap.metrics = s->sched;
+	/* Binds go on the wire as the session decides them, not after its close. */
+	s->binds_queued = 0;
+	sn.snap.on_bind = srt_on_session_bind;
+	sn.snap.on_bind_ctx = s;
 	a = rng_next(&s->rng);
 	b = rng_next(&s->rng);
 	seed = rng_next(&s->rng);

@@ -118,9 +118,10 @@ struct srt_view {
 	uint64_t seen_cycle;
 	int refs; /* pod views: the map's and each snapshot's (atomic) */
 	/* Pod views: the pod's metadata strings, and references to its shared labels and
-	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status). */
+	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status),
+	 * and to its controller reference when the default spread reads it (else NULL). */
 	char *strings;
-	json_t *labels, *annotations;
+	json_t *labels, *annotations, *owners;
 	union {
 		struct vc_pod pod;
 		struct vc_podgroup pg;
@@ -190,6 +191,9 @@ struct sched_runtime {
 	bool queue_status_put, pod_status_put;
 	int64_t kick_at; /* monotonic ns of the early cycle asked for; 0 = none */
 	uint64_t cycle;
+	/* The first binds of the running session's result already queued by srt_on_session_bind
+	 * (loop thread only; 0 at each cycle's start). */
+	size_t binds_queued;
 	uint64_t rng;
 	bool queues_ok;
 	struct srt_map assumed;	 /* pod uid -> struct srt_assumed */
@@ -206,6 +210,7 @@ struct sched_runtime {
 	size_t intern_swept; /* intern.count after the last sweep */
 	/* PodGroup and node views by cache key (loop thread only). */
 	struct srt_map pg_views, node_views;
+	struct sched_objects objs; /* the context's placement caches, for every snapshot */
 	struct sched_runtime_stats stats;
 
 	/* Work lists (pool_mu). */
@@ -299,6 +304,11 @@ void srt_node_view_free(void *val);
 
 /* Queue the writes a cycle's result asks for (docs/volcano/scheduler.md §1.6, §1.7, §1.8). */
 void srt_apply_result(struct sched_runtime *s, const struct sched_result *r);
+/*
+ * The snapshot's on_bind (ctx: the runtime): queue the bind the session just decided, with its
+ * assumption, while the session goes on; srt_apply_result then leaves out the binds queued so.
+ */
+void srt_on_session_bind(void *ctx, const struct sched_bind *b);
 
 /* Forget tracking and throttle entries of objects no cycle saw lately. */
 void srt_gc(struct sched_runtime *s);

@@ -496,6 +496,16 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	rc = sched_snapshot_init(&out->snap);
 	if (rc < 0)
 		goto fail;
+		/* Namespaces, Services and pod controllers for the placement rules
+		 * (sched_objects.h). */
+#define CACHE_OF(inf) ((inf) ? vc_informer_cache(inf) : NULL)
+	s->objs.namespaces = CACHE_OF(ctx->namespaces);
+	s->objs.services = CACHE_OF(ctx->services);
+	s->objs.rcs = CACHE_OF(ctx->rcs);
+	s->objs.replicasets = CACHE_OF(ctx->replicasets);
+	s->objs.statefulsets = CACHE_OF(ctx->statefulsets);
+#undef CACHE_OF
+	out->snap.objs = &s->objs;
 	rc = list_cache(ctx->queues, &qs);
 	if (!rc)
 		rc = list_cache(ctx->priorityclasses, &pcs);

@@ -169,6 +169,7 @@ static void view_unref(struct srt_view *v)
 	json_decref(v->obj);
 	json_decref(v->labels);
 	json_decref(v->annotations);
+	json_decref(v->owners);
 	vc_free(v->strings);
 	vc_free(v);
 }
@@ -293,6 +294,21 @@ static int copy_member(json_t *dst, const json_t *src, const char *key)
 }
 
 /*
+ * Keep the pod's controller reference when the default spread reads it (a ReplicationController,
+ * ReplicaSet or StatefulSet: sched_objects.h); a Volcano Job's pods keep none.
+ */
+static int set_controller(json_t *dst, const json_t *meta)
+{
+	const json_t *ref;
+	json_t *refs;
+
+	if (!sched_objects_selecting_owner(json_object_get(meta, "ownerReferences"), &ref))
+		return 0;
+	refs = json_pack("[O]", ref);
+	return refs && json_object_set_new(dst, "ownerReferences", refs) == 0 ? 0 : VC_ENOMEM;
+}
+
+/*
  * What the scheduler keeps of a pod: identity, the labels and annotations it reads, the spec
  * without the per-pod hostname and subdomain, and the status fields it reads (phase, reason,
  * nominated node, the PodScheduled, Ready and DisruptionTarget conditions). Spec, status,
@@ -323,6 +339,8 @@ static json_t *reduce_pod(struct sched_runtime *s, const json_t *obj)
 		goto nomem;
 	for (i = 0; !rc && meta_keys[i]; i++)
 		rc = copy_member(m, meta, meta_keys[i]);
+	if (!rc)
+		rc = set_controller(m, meta);
 	if (!rc)
 		rc = set_labels(s, m, meta);
 	if (!rc)
@@ -447,7 +465,8 @@ static int detach_pod(struct sched_runtime *s, struct srt_view *v)
 	}
 	v->labels = json_incref(p->meta.labels);
 	v->annotations = json_incref(p->meta.annotations);
-	p->meta.owner_references = NULL;
+	v->owners = json_incref(p->meta.owner_references); /* set_controller's, or NULL */
+	p->meta.owner_references = v->owners;
 	json_decref(p->obj);
 	p->obj = shared;
 	return 0;

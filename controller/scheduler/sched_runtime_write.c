@@ -674,6 +674,14 @@ nomem:
 	srt_work_free(w);
 }
 
+void srt_on_session_bind(void *ctx, const struct sched_bind *b)
+{
+	struct sched_runtime *s = ctx;
+
+	apply_bind(s, b);
+	s->binds_queued++;
+}
+
 void srt_apply_result(struct sched_runtime *s, const struct sched_result *r)
 {
 	bool *held = NULL;
@@ -682,11 +690,18 @@ void srt_apply_result(struct sched_runtime *s, const struct sched_result *r)
 
 	for (i = 0; i < r->nevicts; i++)
 		apply_evict(s, &r->evicts[i]);
-	/* Volume writes first; a gang that must wait for its volumes is not bound (§1.6). */
+	/*
+	 * The binds the session handed over as it decided them are queued already (a bind does
+	 * not wait for the same cycle's evictions: what allocate binds fits on idle resources;
+	 * what waits for a victim is pipelined, not bound: docs/volcano/scheduler.md §3.2). A
+	 * session with volumes hands over none: the volume writes come first, and a gang that must
+	 * wait for its volumes is not bound (§1.6).
+	 */
 	rc = srt_vol_apply(s, r, &held);
-	for (i = 0; i < r->nbinds; i++)
+	for (i = VC_MIN(s->binds_queued, r->nbinds); i < r->nbinds; i++)
 		if (held ? !held[i] : (rc == 0 || !r->binds[i].vols))
 			apply_bind(s, &r->binds[i]);
+	s->binds_queued = 0;
 	vc_free(held);
 	for (i = 0; i < r->njobs; i++)
 		apply_job(s, &r->jobs[i]);

@@ -21,7 +21,10 @@
 #include "sched_api.h"
 #include "sched_conf.h"
 #include "sched_metrics.h"
+#include "sched_objects.h"
 #include "vc_err.h"
+
+struct sched_bind;
 
 struct sched_snapshot {
 	struct sched_job_info **jobs; /* owned */
@@ -35,6 +38,23 @@ struct sched_snapshot {
 	const struct sched_vol_catalog *volumes;
 	/* Where the session records its metrics (borrowed; NULL: none). Set by the runtime. */
 	const struct sched_metrics *metrics;
+	/* Namespaces, Services and controllers (borrowed; NULL: none). Set by the runtime. */
+	const struct sched_objects *objs;
+	/*
+	 * Optional (the runtime's): called on the session's thread for each bind as soon as the
+	 * session decides it, i.e. when a gang's tasks are dispatched (a statement's commit, or
+	 * backfill's allocation of a ready job: final, never undone), in the order of
+	 * sched_result.binds and before the session goes on to the next job. The bind is listed in
+	 * the result all the same (when the session fails later, the result is empty but the
+	 * binds handed over stand, as Volcano's dispatched binds do: the runtime's assumptions
+	 * keep the next cycle from placing those tasks again). A session over 10,000 pending jobs
+	 * thus has its first binds on the wire while it places the rest, instead of after its close
+	 * (bench/README.md, "Scheduling end to end"). b and what it points to are valid until the
+	 * result is released. Not called in a session that looks at volumes (a gang's binds wait
+	 * for its volume writes, sched_volume.h).
+	 */
+	void (*on_bind)(void *ctx, const struct sched_bind *b);
+	void *on_bind_ctx;
 };
 
 /* Make s empty. Returns 0 or VC_ENOMEM. */

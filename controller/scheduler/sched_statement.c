@@ -196,6 +196,8 @@ void sched_ssn_dispatch(struct sched_session *ssn, struct sched_ssn_task *t)
 		r->binds[r->nbinds].vols =
 			ssn->priv->vol ? sched_vol_plan_of(ssn->priv->vol, t) : NULL;
 		r->nbinds++;
+		if (ssn->snap->on_bind && !ssn->priv->vol)
+			ssn->snap->on_bind(ssn->snap->on_bind_ctx, &r->binds[r->nbinds - 1]);
 	}
 }
 

@@ -252,6 +252,10 @@ controller_rights() {
 	can "$c" create networkpolicies.networking.k8s.io -n team-a
 	can "$c" patch events -n team-a
 	can "$c" get replicasets.apps -n team-a
+	can "$c" watch statefulsets.apps --all-namespaces
+	can "$c" list services --all-namespaces
+	can "$c" watch namespaces
+	can "$c" list replicationcontrollers --all-namespaces
 	can "$c" get jobs.batch -n team-a
 	can "$c" create leases.coordination.k8s.io -n $NS
 	can "$c" update "leases.coordination.k8s.io/$2" -n $NS

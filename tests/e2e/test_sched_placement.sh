@@ -15,6 +15,12 @@
 #            the constraint, least-requested scoring puts 3 in zone a).
 #   spread-gang  the same as one gang of 4 (minAvailable 4): 2 and 2 again (Caldera only, see
 #            below).
+#   default  Kubernetes' system default spread (ScheduleAnyway, maxSkew 3 over the hostname and 5
+#            over the zone) of the pods a Service selects: on an emptied cluster, node-0..2 carry
+#            a 2 CPU / 8 Gi filler each and node-3 two tiny app=web pods; the Service web selects
+#            app=web. A new app=web pod without constraints goes to zone a, away from the other
+#            web pods, although least-requested prefers the empty node-3 (where it went before
+#            the scheduler applied the defaults).
 #
 # Volcano v1.7 implements all three through Kubernetes' InterPodAffinity and PodTopologySpread
 # plugins: anti, ssh and spread were run with E2E_IMPL=volcano and hold there (its message
@@ -22,7 +28,13 @@
 # matched). spread-gang does not: Volcano v1.7 leaves that gang Pending ("1/4 tasks in gang
 # unschedulable ... 1 Unschedulable, 3 Schedulable"), because its per-(job, role) predicate error
 # cache keeps the zone-a failures of the first members and refuses zone a to the last one
-# (docs/scheduler.md, Differences).
+# (docs/scheduler.md, Differences). default was run with E2E_IMPL=volcano and holds there: v1.7
+# runs Kubernetes 1.25's PodTopologySpread with defaultingType System over its Services and
+# controller listers.
+#
+# The local cluster's API server is Kubernetes 1.20: it drops the newer fields of a pod spec
+# (pod affinity namespaceSelector, 1.21; matchLabelKeys / mismatchLabelKeys, 1.25 and 1.29), so
+# those rules have unit tests only (tests/unit/test_sched_podaffinity.c).
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
@@ -153,3 +165,62 @@ if is_caldera; then
 	[ "$in_b" = 2 ] || fail "spread-gang: $in_b pods on node-3, want 2: $(app_nodes spread-gang | tr '\n' ' ')"
 	pass "spread-gang: 2 pods in zone a, 2 in zone b: $(app_nodes spread-gang | tr '\n' ' ')"
 fi
+
+# --- default ------------------------------------------------------------------------------------
+
+# Empty the nodes: the scenarios above leave pods everywhere.
+kube -n placement delete vcjob --all --wait=false >/dev/null || fail "cannot delete the vcjobs"
+no_pods() {
+	local out
+	out=$(kube get pods -A -l volcano.sh/job-name -o name) || return 1
+	[ -z "$out" ] || { echo "pods left: $out"; return 1; }
+}
+wait_for "every job pod gone" 90 no_pods
+ns placement-default
+# pinned NAME NODE CPU MEMORY APP: a one-pod vcjob on NODE (nodeSelector) labelled app=APP.
+pinned() {
+	apply_job - <<-EOT
+		apiVersion: batch.volcano.sh/v1alpha1
+		kind: Job
+		metadata: {name: $1}
+		spec:
+		  minAvailable: 1
+		  schedulerName: volcano
+		  tasks:
+		  - name: t
+		    replicas: 1
+		    template:
+		      metadata:
+		        labels: {app: $5}
+		      spec:
+		        restartPolicy: Never
+		        terminationGracePeriodSeconds: 1
+		        nodeSelector: {kubernetes.io/hostname: $2}
+		        containers:
+		        - name: main
+		          image: busybox
+		          resources: {requests: {cpu: $3, memory: $4}}
+	EOT
+}
+for n in 0 1 2; do
+	pinned "busy-$n" "node-$n" 2 8Gi busy
+done
+pinned web-old-0 node-3 10m 16Mi web
+pinned web-old-1 node-3 10m 16Mi web
+wait_for "the fillers and old web pods Running" 60 app_running_is busy 3
+wait_for "the old web pods Running" 60 app_running_is web 2
+k apply -f - >/dev/null <<-'EOT' || fail "cannot create the Service web"
+	apiVersion: v1
+	kind: Service
+	metadata: {name: web}
+	spec:
+	  selector: {app: web}
+	  ports: [{port: 80}]
+EOT
+# Let the scheduler's Service informer see it before the pod is created.
+sleep 2
+job web-new 1 1 "" web
+wait_for "web-new Running" 60 running_is web-new 1
+got=$(nodes_of web-new)
+case $got in node-[012]) ;; *) fail "default: web-new runs on $got, want zone a (node-0..2)" ;; esac
+pass "default: web-new spread to $got in zone a, away from the web pods of node-3"

@@ -1,5 +1,5 @@
 /* Unit tests for the controller context: the slim pod transform (claim volumes kept for the
- * scheduler's volume predicates). */
+ * scheduler's volume predicates) and the selector transform. */
 #include "vc_prelude.h"
 
 #include <setjmp.h>
@@ -97,11 +97,39 @@ static void test_slim_pod_errors(void **state)
 	json_decref(in);
 }
 
+/* A Service keeps its identity, labels and selector: what the scheduler's default spread reads. */
+static void test_slim_selector(void **state)
+{
+	json_t *in = json_loads(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\","
+		"\"namespace\":\"ns\",\"uid\":\"u\",\"resourceVersion\":\"7\",\"labels\":{\"a\":\"b\"},"
+		"\"annotations\":{\"big\":\"x\"},\"managedFields\":[{}]},\"spec\":{\"ports\":[{}],"
+		"\"selector\":{\"app\":\"web\"},\"clusterIP\":\"None\"},\"status\":{}}",
+		0, NULL);
+	json_t *want = json_loads(
+		"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\","
+		"\"namespace\":\"ns\",\"uid\":\"u\",\"resourceVersion\":\"7\",\"labels\":{\"a\":\"b\"}},"
+		"\"spec\":{\"selector\":{\"app\":\"web\"}}}",
+		0, NULL);
+	json_t *out = NULL;
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(want);
+	assert_int_equal(ctx_slim_selector(NULL, in, &out), 0);
+	assert_true(json_equal(out, want));
+	assert_non_null(json_object_get(in, "status"));
+	json_decref(out);
+	json_decref(in);
+	json_decref(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slim_pod),
 		cmocka_unit_test(test_slim_pod_errors),
+		cmocka_unit_test(test_slim_selector),
 	};
 
 	vc_alloc_install_json();

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <setjmp.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "support/sched_fixture.h"
@@ -628,6 +629,43 @@ static void cycle(struct harness *h, struct sched_result *r)
 	sched_conf_release(&h->conf);
 }
 
+/*
+ * A broken tree (no root queue, or spec.parent going round in a circle) with a best-effort task:
+ * backfill places it without asking allocatable, and the allocate event must not walk a parent
+ * link that does not exist (found by fuzz_sched_conf: the walk never ended). alarm() turns a
+ * hang into a failure.
+ */
+static void test_capacity_hierarchy_broken_cycle(void **state)
+{
+	static const char *const specs[][2] = {
+		{ "{}", "{\"parent\":\"b\"}" },			/* a's parent, root, is missing */
+		{ "{\"parent\":\"b\"}", "{\"parent\":\"a\"}" }, /* a -> b -> a */
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		struct harness h;
+		struct sched_result r;
+		struct sched_job_info *j;
+
+		h_init(&h);
+		h_node(&h, "n1", 8, 0);
+		h_queue(&h, "a", specs[k][0]);
+		h_queue(&h, "b", specs[k][1]);
+		if (k == 1)
+			h_queue(&h, "root", "{}");
+		j = h_job(&h, "be", "a", 1, VC_PG_INQUEUE);
+		h_probe(j, "be-0", 0, 0);
+		alarm(20);
+		cycle(&h, &r);
+		alarm(0);
+		assert_int_equal(r.nbinds, 1);
+		sched_result_release(&r);
+		h_release(&h);
+	}
+}
+
 static void test_capacity_borrow_and_reclaim(void **state)
 {
 	struct harness h;
@@ -734,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_enqueue),
 		cmocka_unit_test(test_capacity_hierarchy),
 		cmocka_unit_test(test_capacity_hierarchy_broken),
+		cmocka_unit_test(test_capacity_hierarchy_broken_cycle),
 		cmocka_unit_test(test_capacity_borrow_and_reclaim),
 		cmocka_unit_test(test_capacity_conf),
 		cmocka_unit_test(test_capacity_alloc_failures),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "scheduler/sched_internal.h"
+#include "scheduler/sched_objects.h"
 #include "scheduler/sched_podaff.h"
 #include "scheduler/sched_session.h"
 #include "vc_alloc.h"
@@ -20,6 +21,8 @@
 
 #define HOST(n)	   "{\"kubernetes.io/hostname\":\"" n "\"}"
 #define ZONE(z, n) "{\"zone\":\"" z "\",\"kubernetes.io/hostname\":\"" n "\"}"
+#define KZONE(z, n) \
+	"{\"topology.kubernetes.io/zone\":\"" z "\",\"kubernetes.io/hostname\":\"" n "\"}"
 
 /* A required term list member: labelSelector matchLabels {k: v} over key. */
 #define TERM(k, v, key) \
@@ -133,6 +136,368 @@ static const char *condition(const struct sched_result *r, const struct sched_ta
 	return "";
 }
 
+/* ---- table-driven filter cases ---------------------------------------------------------------
+ */
+
+#define CASE_MAX 8
+
+/* A pod: its namespace (default "ns"), name, labels, extra metadata and spec members, node. */
+struct case_pod {
+	const char *ns, *name, *labels, *meta, *spec, *node;
+};
+
+/*
+ * One filter case: nodes (name, labels, spec; spec NULL for "{}"), namespaces known to the
+ * scheduler (name, labels), the pods already placed, the incoming pod and what the allocate
+ * search finds for it (search()).
+ */
+struct filter_case {
+	const char *name;
+	const char *nodes[CASE_MAX][3];
+	const char *namespaces[CASE_MAX][2];
+	struct case_pod placed[CASE_MAX];
+	struct case_pod incoming;
+	const char *want;
+};
+
+/* A cache of JSON object texts, indexed by namespace (NULL when texts is empty). */
+static struct vc_cache *cache_of(const char *const *texts)
+{
+	static const struct vc_cache_index idx[] = {
+		{ SCHED_OBJECTS_NS_INDEX, vc_cache_index_by_namespace, NULL },
+	};
+	const struct vc_cache_opts opts = { .indexes = idx, .nindexes = 1 };
+	struct vc_cache *c;
+	size_t i;
+
+	if (!texts[0])
+		return NULL;
+	assert_int_equal(vc_cache_new(&opts, &c), 0);
+	for (i = 0; texts[i]; i++) {
+		json_t *obj = json_loads(texts[i], 0, NULL);
+
+		assert_non_null(obj);
+		assert_int_equal(vc_cache_upsert(c, obj, NULL), 0);
+		json_decref(obj);
+	}
+	return c;
+}
+
+static void objects_release(struct sched_objects *o)
+{
+	vc_cache_free(o->namespaces);
+	vc_cache_free(o->services);
+	vc_cache_free(o->rcs);
+	vc_cache_free(o->replicasets);
+	vc_cache_free(o->statefulsets);
+	memset(o, 0, sizeof(*o));
+}
+
+/* The job of namespace ns in f (one per namespace), made on first use. */
+static struct sched_job_info *job_in(struct sched_fx *f, const char *ns)
+{
+	size_t i;
+
+	for (i = 0; i < f->snap.njobs; i++)
+		if (strcmp(f->snap.jobs[i]->ns, ns) == 0)
+			return f->snap.jobs[i];
+	return sched_fx_job(f, ns, "j", 1);
+}
+
+static struct sched_task_info *case_pod_add(struct sched_fx *f, const struct case_pod *p)
+{
+	return sched_fx_pod_meta(f, job_in(f, p->ns ? p->ns : "ns"), p->name,
+				 p->labels ? p->labels : "{}", p->meta ? p->meta : "",
+				 p->spec ? p->spec : "", p->node);
+}
+
+/*
+ * Run each case: build its cluster, open a predicates-only session, compare the search. Every
+ * case runs; the failing ones are printed, then the test fails.
+ */
+static void run_filter_cases(const struct filter_case *cases, size_t n)
+{
+	size_t c, i, failed = 0;
+
+	for (c = 0; c < n; c++) {
+		const struct filter_case *k = &cases[c];
+		const char *ns_texts[CASE_MAX + 1] = { 0 };
+		char buf[CASE_MAX][256];
+		struct sched_objects objs = { 0 };
+		struct sched_task_info *t;
+		struct sched_fx f;
+		struct ssn x;
+
+		sched_fx_init(&f);
+		for (i = 0; i < CASE_MAX && k->nodes[i][0]; i++)
+			sched_fx_node_spec(&f, k->nodes[i][0], k->nodes[i][1],
+					   k->nodes[i][2] ? k->nodes[i][2] : "{}");
+		for (i = 0; i < CASE_MAX && k->namespaces[i][0]; i++) {
+			snprintf(buf[i], sizeof(buf[i]),
+				 "{\"metadata\":{\"name\":\"%s\",\"labels\":%s}}",
+				 k->namespaces[i][0], k->namespaces[i][1]);
+			ns_texts[i] = buf[i];
+		}
+		for (i = 0; i < CASE_MAX && k->placed[i].name; i++)
+			case_pod_add(&f, &k->placed[i]);
+		t = case_pod_add(&f, &k->incoming);
+		sched_fx_place(&f);
+		objs.namespaces = cache_of(ns_texts);
+		f.snap.objs = &objs;
+		open_ssn(&x, &f, conf_preds);
+		if (strcmp(search(&x, t), k->want) != 0) {
+			print_error("case '%s': got '%s', want '%s'\n", k->name,
+				    vc_buf_str(&x.text), k->want);
+			failed++;
+		}
+		close_ssn(&x);
+		sched_fx_release(&f);
+		objects_release(&objs);
+	}
+	assert_int_equal(failed, 0);
+}
+
+#define SPREADS(list) "\"topologySpreadConstraints\":[" list "]"
+#define ZONE_A_B                                                                          \
+	{ "node1", ZONE("zoneA", "node1") }, { "node2", ZONE("zoneA", "node2") },         \
+		{ "node3", ZONE("zoneB", "node3") }, { "node4", ZONE("zoneB", "node4") }, \
+	{                                                                                 \
+		"node5", HOST("node5")                                                    \
+	}
+#define FOOBAR(n, at)                                        \
+	{                                                    \
+		NULL, n, "{\"foo\":\"bar\"}", NULL, NULL, at \
+	}
+#define TENANT_TERMS                                                                                \
+	"\"affinity\":{\"podAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":["       \
+	"{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"tenant\",\"operator\":\"Exists\"}]}," \
+	"\"matchLabelKeys\":[\"tenant\"],\"topologyKey\":\"pool\"}]},"                              \
+	"\"podAntiAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":["                 \
+	"{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"tenant\",\"operator\":\"Exists\"}]}," \
+	"\"mismatchLabelKeys\":[\"tenant\"],\"topologyKey\":\"pool\"}]}}"
+#define DB_TERM(extra)                                                 \
+	"{\"labelSelector\":{\"matchLabels\":{\"app\":\"db\"}}," extra \
+	"\"topologyKey\":\"kubernetes.io/hostname\"}"
+
+static const struct filter_case filter_cases[] = {
+	/*
+	 * Kubernetes' example: required affinity to security=S1 over the zone: only the nodes of
+	 * the zone where an S1 pod runs; a term no pod matches, on a pod that does not match it
+	 * itself, fits nowhere (Kubernetes' affinity reason), as does a key no node has.
+	 */
+	{ "affinity to S1 over the zone",
+	  { { "v1", ZONE("V", "v1") },
+	    { "v2", ZONE("V", "v2") },
+	    { "w1", ZONE("W", "w1") },
+	    { "x1", HOST("x1") } },
+	  { { 0 } },
+	  { { NULL, "s1", "{\"security\":\"S1\"}", NULL, NULL, "v2" } },
+	  { NULL, "p", NULL, NULL, REQ_AFF(TERM("security", "S1", "zone")), NULL },
+	  "v1,v2" },
+	{ "affinity no pod matches",
+	  { { "v1", ZONE("V", "v1") },
+	    { "v2", ZONE("V", "v2") },
+	    { "w1", ZONE("W", "w1") },
+	    { "x1", HOST("x1") } },
+	  { { 0 } },
+	  { { NULL, "s1", "{\"security\":\"S1\"}", NULL, NULL, "v2" } },
+	  { NULL, "q", NULL, NULL, REQ_AFF(TERM("security", "S3", "zone")), NULL },
+	  "0/4 nodes are unavailable: 4 node(s) didn't match pod affinity rules." },
+	{ "affinity over a key no node has",
+	  { { "v1", ZONE("V", "v1") },
+	    { "v2", ZONE("V", "v2") },
+	    { "w1", ZONE("W", "w1") },
+	    { "x1", HOST("x1") } },
+	  { { 0 } },
+	  { { NULL, "s1", "{\"security\":\"S1\"}", NULL, NULL, "v2" } },
+	  { NULL, "r", NULL, NULL, REQ_AFF(TERM("security", "S1", "rack")), NULL },
+	  "0/4 nodes are unavailable: 4 node(s) didn't match pod affinity rules." },
+	/*
+	 * namespaceSelector (Kubernetes 1.21+): the term's namespaces are those whose labels it
+	 * selects, in union with its namespaces list; {} selects every namespace.
+	 */
+	{ "affinity namespaceSelector",
+	  { { "n1", HOST("n1") }, { "n2", HOST("n2") }, { "n3", HOST("n3") } },
+	  { { "prod", "{\"env\":\"prod\"}" }, { "dev", "{\"env\":\"dev\"}" } },
+	  { { "prod", "db", "{\"app\":\"db\"}", NULL, NULL, "n1" },
+	    { "dev", "db", "{\"app\":\"db\"}", NULL, NULL, "n2" } },
+	  { NULL, "p", NULL, NULL,
+	    REQ_AFF(DB_TERM("\"namespaceSelector\":{\"matchLabels\":{\"env\":\"prod\"}},")), NULL },
+	  "n1" },
+	{ "anti-affinity namespaceSelector and namespaces",
+	  { { "n1", HOST("n1") }, { "n2", HOST("n2") }, { "n3", HOST("n3") } },
+	  { { "prod", "{\"env\":\"prod\"}" }, { "dev", "{\"env\":\"dev\"}" } },
+	  { { "prod", "db", "{\"app\":\"db\"}", NULL, NULL, "n1" },
+	    { "dev", "db", "{\"app\":\"db\"}", NULL, NULL, "n2" },
+	    { "test", "db", "{\"app\":\"db\"}", NULL, NULL, "n3" } },
+	  { NULL, "p", NULL, NULL,
+	    REQ_ANTI(DB_TERM("\"namespaces\":[\"dev\"],\"namespaceSelector\":{\"matchExpressions\":"
+			     "[{\"key\":\"env\",\"operator\":\"In\",\"values\":[\"prod\"]}]},")),
+	    NULL },
+	  "n3" },
+	{ "anti-affinity empty namespaceSelector",
+	  { { "n1", HOST("n1") }, { "n2", HOST("n2") }, { "n3", HOST("n3") } },
+	  { { 0 } },
+	  { { "prod", "db", "{\"app\":\"db\"}", NULL, NULL, "n1" },
+	    { "dev", "db", "{\"app\":\"db\"}", NULL, NULL, "n2" } },
+	  { NULL, "p", NULL, NULL, REQ_ANTI(DB_TERM("\"namespaceSelector\":{},")), NULL },
+	  "n3" },
+	/*
+	 * matchLabelKeys (Kubernetes 1.29+): the pod's values of the keys join the selector; the
+	 * documented rollout example keeps a new replica with the pods of its own revision.
+	 */
+	{ "affinity matchLabelKeys",
+	  { { "a1", ZONE("A", "a1") }, { "b1", ZONE("B", "b1") }, { "b2", ZONE("B", "b2") } },
+	  { { 0 } },
+	  { { NULL, "old", "{\"app\":\"database\",\"pod-template-hash\":\"h1\"}", NULL, NULL,
+	      "a1" },
+	    { NULL, "new", "{\"app\":\"database\",\"pod-template-hash\":\"h2\"}", NULL, NULL,
+	      "b1" } },
+	  { NULL, "p", "{\"app\":\"database\",\"pod-template-hash\":\"h2\"}", NULL,
+	    REQ_AFF("{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\","
+		    "\"values\":[\"database\"]}]},\"matchLabelKeys\":[\"pod-template-hash\"],"
+		    "\"topologyKey\":\"zone\"}"),
+	    NULL },
+	  "b1,b2" },
+	/*
+	 * The documented multi-tenant example: affinity to the pool of the pod's own tenant
+	 * (matchLabelKeys), anti-affinity to pools of other tenants (mismatchLabelKeys).
+	 */
+	{ "affinity and anti-affinity by tenant",
+	  { { "a1", "{\"pool\":\"a\",\"kubernetes.io/hostname\":\"a1\"}" },
+	    { "a2", "{\"pool\":\"a\",\"kubernetes.io/hostname\":\"a2\"}" },
+	    { "b1", "{\"pool\":\"b\",\"kubernetes.io/hostname\":\"b1\"}" },
+	    { "c1", "{\"pool\":\"c\",\"kubernetes.io/hostname\":\"c1\"}" } },
+	  { { 0 } },
+	  { { NULL, "t1", "{\"tenant\":\"t1\"}", NULL, NULL, "a1" },
+	    { NULL, "t2", "{\"tenant\":\"t2\"}", NULL, NULL, "b1" } },
+	  { NULL, "p", "{\"tenant\":\"t1\"}", NULL, TENANT_TERMS, NULL },
+	  "a1,a2" },
+	/*
+	 * Kubernetes' "Pod Topology Spread Constraints" example: zoneA holds node1 and node2, zoneB
+	 * node3 and node4; foo=bar pods run on node1, node2 and node3. maxSkew 1 over the zone
+	 * admits only zoneB; adding maxSkew 1 over the node leaves node4. A pod that does not match
+	 * its own selector has no self count. A node without the zone label fails as
+	 * unresolvable; minDomains above the number of zones makes the global minimum 0.
+	 */
+	{ "spread over the zone",
+	  { ZONE_A_B },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2"), FOOBAR("p3", "node3") },
+	  { NULL, "zone", "{\"foo\":\"bar\"}", NULL,
+	    SPREADS(SPREAD(1, "zone", "DoNotSchedule", "foo", "bar")), NULL },
+	  "node3,node4" },
+	{ "spread over the zone and the node",
+	  { ZONE_A_B },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2"), FOOBAR("p3", "node3") },
+	  { NULL, "both", "{\"foo\":\"bar\"}", NULL,
+	    SPREADS(SPREAD(1, "zone", "DoNotSchedule", "foo", "bar") "," SPREAD(
+		    1, "kubernetes.io/hostname", "DoNotSchedule", "foo", "bar")),
+	    NULL },
+	  "node4" },
+	{ "spread without self match",
+	  { ZONE_A_B },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2"), FOOBAR("p3", "node3") },
+	  { NULL, "other", "{}", NULL, SPREADS(SPREAD(1, "zone", "DoNotSchedule", "foo", "bar")),
+	    NULL },
+	  "node1,node2,node3,node4" },
+	{ "spread minDomains",
+	  { ZONE_A_B },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2"), FOOBAR("p3", "node3") },
+	  { NULL, "mindom", "{\"foo\":\"bar\"}", NULL,
+	    SPREADS("{\"maxSkew\":1,\"minDomains\":3,\"topologyKey\":\"zone\","
+		    "\"whenUnsatisfiable\":\"DoNotSchedule\","
+		    "\"labelSelector\":{\"matchLabels\":{\"foo\":\"bar\"}}}"),
+	    NULL },
+	  "0/5 nodes are unavailable: 1 node(s) didn't match pod topology spread constraints "
+	  "(missing required label), 4 node(s) didn't match pod topology spread constraints." },
+	/*
+	 * matchLabelKeys of a constraint (Kubernetes 1.25+): the documented rollout example spreads
+	 * the new revision's pods by themselves; the old revision's two pods in zoneB do not count.
+	 */
+	{ "spread matchLabelKeys",
+	  { ZONE_A_B },
+	  { { 0 } },
+	  { { NULL, "new", "{\"foo\":\"bar\",\"pod-template-hash\":\"new\"}", NULL, NULL, "node1" },
+	    { NULL, "old1", "{\"foo\":\"bar\",\"pod-template-hash\":\"old\"}", NULL, NULL,
+	      "node3" },
+	    { NULL, "old2", "{\"foo\":\"bar\",\"pod-template-hash\":\"old\"}", NULL, NULL,
+	      "node4" } },
+	  { NULL, "p", "{\"foo\":\"bar\",\"pod-template-hash\":\"new\"}", NULL,
+	    SPREADS("{\"maxSkew\":1,\"topologyKey\":\"zone\",\"whenUnsatisfiable\":\"DoNotSchedule\","
+		    "\"labelSelector\":{\"matchLabels\":{\"foo\":\"bar\"}},"
+		    "\"matchLabelKeys\":[\"pod-template-hash\"]}"),
+	    NULL },
+	  "node3,node4" },
+	/*
+	 * nodeAffinityPolicy: Honor (the default) counts only the domains of the nodes the pod's
+	 * nodeSelector admits (zoneC's node3 is not one: the global minimum is 1); Ignore counts
+	 * zoneC too (minimum 0), and both admitted nodes would exceed maxSkew.
+	 */
+	{ "spread nodeAffinityPolicy Honor",
+	  { { "node1", "{\"zone\":\"A\",\"disk\":\"ssd\"}" },
+	    { "node2", "{\"zone\":\"B\",\"disk\":\"ssd\"}" },
+	    { "node3", "{\"zone\":\"C\"}" } },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2") },
+	  { NULL, "p", "{\"foo\":\"bar\"}", NULL,
+	    "\"nodeSelector\":{\"disk\":\"ssd\"}," SPREADS(
+		    SPREAD(1, "zone", "DoNotSchedule", "foo", "bar")),
+	    NULL },
+	  "node1,node2" },
+	{ "spread nodeAffinityPolicy Ignore",
+	  { { "node1", "{\"zone\":\"A\",\"disk\":\"ssd\"}" },
+	    { "node2", "{\"zone\":\"B\",\"disk\":\"ssd\"}" },
+	    { "node3", "{\"zone\":\"C\"}" } },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2") },
+	  { NULL, "p", "{\"foo\":\"bar\"}", NULL,
+	    "\"nodeSelector\":{\"disk\":\"ssd\"}," SPREADS(
+		    "{\"maxSkew\":1,\"topologyKey\":\"zone\",\"whenUnsatisfiable\":"
+		    "\"DoNotSchedule\",\"nodeAffinityPolicy\":\"Ignore\","
+		    "\"labelSelector\":{\"matchLabels\":{\"foo\":\"bar\"}}}"),
+	    NULL },
+	  "0/3 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector, 2 "
+	  "node(s) didn't match pod topology spread constraints." },
+	/*
+	 * nodeTaintsPolicy: Ignore (the default) counts the domain of a node whose taint the pod
+	 * does not tolerate (global minimum 0); Honor leaves it out (minimum 1).
+	 */
+	{ "spread nodeTaintsPolicy Ignore",
+	  { { "node1", "{\"zone\":\"A\"}" },
+	    { "node2", "{\"zone\":\"B\"}" },
+	    { "node3", "{\"zone\":\"C\"}",
+	      "{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}" } },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2") },
+	  { NULL, "p", "{\"foo\":\"bar\"}", NULL,
+	    SPREADS(SPREAD(1, "zone", "DoNotSchedule", "foo", "bar")), NULL },
+	  "0/3 nodes are unavailable: 1 node(s) had untolerated taint {k: v}, 2 node(s) didn't "
+	  "match pod topology spread constraints." },
+	{ "spread nodeTaintsPolicy Honor",
+	  { { "node1", "{\"zone\":\"A\"}" },
+	    { "node2", "{\"zone\":\"B\"}" },
+	    { "node3", "{\"zone\":\"C\"}",
+	      "{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}" } },
+	  { { 0 } },
+	  { FOOBAR("p1", "node1"), FOOBAR("p2", "node2") },
+	  { NULL, "p", "{\"foo\":\"bar\"}", NULL,
+	    SPREADS("{\"maxSkew\":1,\"topologyKey\":\"zone\",\"whenUnsatisfiable\":"
+		    "\"DoNotSchedule\",\"nodeTaintsPolicy\":\"Honor\","
+		    "\"labelSelector\":{\"matchLabels\":{\"foo\":\"bar\"}}}"),
+	    NULL },
+	  "node1,node2" },
+};
+
+static void test_filter_cases(void **state)
+{
+	(void)state;
+	run_filter_cases(filter_cases, VC_ARRAY_SIZE(filter_cases));
+}
+
 /* ---- required anti-affinity -------------------------------------------------------------------
  */
 
@@ -206,45 +571,6 @@ static void test_existing_anti_affinity(void **state)
 	assert_string_equal(search(&x, web), "n2");
 	assert_string_equal(search(&x, api), "n1,n2");
 	assert_string_equal(search(&x, web_other_ns), "n1,n2");
-	close_ssn(&x);
-	sched_fx_release(&f);
-}
-
-/* ---- required affinity ------------------------------------------------------------------------
- */
-
-/*
- * Kubernetes' example: required affinity to security=S1 over the zone: only the nodes of the
- * zone where an S1 pod runs; a term no pod matches, on a pod that does not match it itself,
- * fits nowhere (and the reason is Kubernetes' affinity reason).
- */
-static void test_affinity_zone(void **state)
-{
-	struct sched_fx f;
-	struct sched_job_info *j;
-	struct sched_task_info *with_s1, *with_s3, *no_label;
-	struct ssn x;
-
-	(void)state;
-	sched_fx_init(&f);
-	sched_fx_node(&f, "v1", ZONE("V", "v1"));
-	sched_fx_node(&f, "v2", ZONE("V", "v2"));
-	sched_fx_node(&f, "w1", ZONE("W", "w1"));
-	sched_fx_node(&f, "x1", HOST("x1")); /* no zone label */
-	j = sched_fx_job(&f, "ns", "j", 1);
-	sched_fx_pod(&f, j, "s1", "{\"security\":\"S1\"}", "", "v2");
-	with_s1 = sched_fx_pod(&f, j, "p", "{}", REQ_AFF(TERM("security", "S1", "zone")), NULL);
-	with_s3 = sched_fx_pod(&f, j, "q", "{}", REQ_AFF(TERM("security", "S3", "zone")), NULL);
-	no_label = sched_fx_pod(&f, j, "r", "{}", REQ_AFF(TERM("security", "S1", "rack")), NULL);
-	sched_fx_place(&f);
-	open_ssn(&x, &f, conf_preds);
-	assert_string_equal(search(&x, with_s1), "v1,v2");
-	assert_string_equal(
-		search(&x, with_s3),
-		"0/4 nodes are unavailable: 4 node(s) didn't match pod affinity rules.");
-	assert_string_equal(
-		search(&x, no_label),
-		"0/4 nodes are unavailable: 4 node(s) didn't match pod affinity rules.");
 	close_ssn(&x);
 	sched_fx_release(&f);
 }
@@ -344,66 +670,6 @@ static void test_no_terms_no_cost(void **state)
 	assert_null(sched_ssn_podaff(&x.s));
 	assert_int_equal(x.s.priv->npred_pods, 0);
 	assert_int_equal(x.s.priv->nbatch, 0);
-	close_ssn(&x);
-	sched_fx_release(&f);
-}
-
-/* ---- topology spread: the filter --------------------------------------------------------------
- */
-
-/*
- * Kubernetes' "Pod Topology Spread Constraints" example: zoneA holds node1 and node2, zoneB
- * node3 and node4; foo=bar pods run on node1, node2 and node3. maxSkew 1 over the zone admits
- * only zoneB; adding maxSkew 1 over the node leaves node4. A node without the zone label fails
- * as unresolvable; minDomains above the number of zones makes the global minimum 0.
- */
-static void test_spread_filter(void **state)
-{
-	struct sched_fx f;
-	struct sched_job_info *j;
-	struct sched_task_info *zone, *both, *mindom, *other_label;
-	struct ssn x;
-
-	(void)state;
-	sched_fx_init(&f);
-	sched_fx_node(&f, "node1", ZONE("zoneA", "node1"));
-	sched_fx_node(&f, "node2", ZONE("zoneA", "node2"));
-	sched_fx_node(&f, "node3", ZONE("zoneB", "node3"));
-	sched_fx_node(&f, "node4", ZONE("zoneB", "node4"));
-	sched_fx_node(&f, "node5", HOST("node5"));
-	j = sched_fx_job(&f, "ns", "j", 1);
-	sched_fx_pod(&f, j, "p1", "{\"foo\":\"bar\"}", "", "node1");
-	sched_fx_pod(&f, j, "p2", "{\"foo\":\"bar\"}", "", "node2");
-	sched_fx_pod(&f, j, "p3", "{\"foo\":\"bar\"}", "", "node3");
-	zone = sched_fx_pod(&f, j, "zone", "{\"foo\":\"bar\"}",
-			    "\"topologySpreadConstraints\":[" SPREAD(1, "zone", "DoNotSchedule",
-								     "foo", "bar") "]",
-			    NULL);
-	both = sched_fx_pod(&f, j, "both", "{\"foo\":\"bar\"}",
-			    "\"topologySpreadConstraints\":[" SPREAD(
-				    1, "zone", "DoNotSchedule", "foo",
-				    "bar") "," SPREAD(1, "kubernetes.io/hostname", "DoNotSchedule",
-						      "foo", "bar") "]",
-			    NULL);
-	mindom = sched_fx_pod(&f, j, "mindom", "{\"foo\":\"bar\"}",
-			      "\"topologySpreadConstraints\":[{\"maxSkew\":1,\"minDomains\":3,"
-			      "\"topologyKey\":\"zone\",\"whenUnsatisfiable\":\"DoNotSchedule\","
-			      "\"labelSelector\":{\"matchLabels\":{\"foo\":\"bar\"}}}]",
-			      NULL);
-	/* The pod does not match its own selector: no self count. */
-	other_label = sched_fx_pod(&f, j, "other", "{}",
-				   "\"topologySpreadConstraints\":[" SPREAD(
-					   1, "zone", "DoNotSchedule", "foo", "bar") "]",
-				   NULL);
-	sched_fx_place(&f);
-	open_ssn(&x, &f, conf_preds);
-	assert_string_equal(search(&x, zone), "node3,node4");
-	assert_string_equal(search(&x, both), "node4");
-	assert_string_equal(search(&x, other_label), "node1,node2,node3,node4");
-	assert_string_equal(search(&x, mindom),
-			    "0/5 nodes are unavailable: 1 node(s) didn't match pod topology spread "
-			    "constraints (missing required label), 4 node(s) didn't match pod "
-			    "topology spread constraints.");
 	close_ssn(&x);
 	sched_fx_release(&f);
 }
@@ -666,6 +932,113 @@ static void test_spread_scores(void **state)
 	sched_fx_release(&f);
 }
 
+#define SVC(ns, name, sel)                                         \
+	"{\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name \
+	"\"},\"spec\":{\"selector\":" sel "}}"
+#define OWNER(api, kind, name)                                                                    \
+	"\"ownerReferences\":[{\"apiVersion\":\"" api "\",\"kind\":\"" kind "\",\"name\":\"" name \
+	"\",\"uid\":\"u\",\"controller\":true}]"
+
+/*
+ * The cluster of the default spread cases: zone a holds n1 (2 app=web pods) and n2 (1), zone b
+ * n3 (none), n4 has no zone label; the pending web pod has the given metadata and no
+ * constraints. Sets *t and opens x with objs.
+ */
+static void default_spread_open(struct sched_fx *f, struct ssn *x, struct sched_objects *objs,
+				const char *meta, struct sched_task_info **t)
+{
+	sched_fx_init(f);
+	/* The default constraints' zone key is the well-known one. */
+	sched_fx_node(f, "n1", KZONE("a", "n1"));
+	sched_fx_node(f, "n2", KZONE("a", "n2"));
+	sched_fx_node(f, "n3", KZONE("b", "n3"));
+	sched_fx_node(f, "n4", HOST("n4"));
+	sched_fx_pod(f, job_in(f, "ns"), "w1", "{\"app\":\"web\"}", "", "n1");
+	sched_fx_pod(f, job_in(f, "ns"), "w2", "{\"app\":\"web\"}", "", "n1");
+	sched_fx_pod(f, job_in(f, "ns"), "w3", "{\"app\":\"web\"}", "", "n2");
+	*t = sched_fx_pod_meta(f, job_in(f, "ns"), "p", "{\"app\":\"web\",\"v\":\"1\"}", meta, "",
+			       NULL);
+	sched_fx_place(f);
+	f->snap.objs = objs;
+	open_ssn(x, f, CONF_SPREAD1);
+}
+
+/*
+ * Kubernetes' system default spread constraints (PodTopologySpread's defaultingType System,
+ * which Volcano v1.7's predicates and nodeorder pass, docs/volcano/scheduler.md §4.8): a pod
+ * without constraints of its own is spread ScheduleAnyway, maxSkew 3 over the hostname and 5
+ * over topology.kubernetes.io/zone, among the pods the selector of its Services and controller
+ * selects. A node without the zone label is still scored (by hostname; its missing zone counts as
+ * one more domain in the zone's weight): raw scores 14, 13, 6, 2 give 14, 21, 71, 100. Without a
+ * selecting Service or a ReplicationController, ReplicaSet or StatefulSet (a Volcano Job's pod),
+ * there is no constraint and no index. The defaults never filter.
+ */
+static void test_default_spread_scores(void **state)
+{
+	static const char *const svc[] = { SVC("ns", "web", "{\"app\":\"web\"}"),
+					   SVC("other", "all", "{\"v\":\"1\"}"), NULL };
+	static const char *const svc_other[] = { SVC("ns", "db", "{\"app\":\"db\"}"),
+						 SVC("ns", "nil", "null"), NULL };
+	static const char *const rs[] = {
+		"{\"metadata\":{\"namespace\":\"ns\",\"name\":\"web-1\"},\"spec\":{\"selector\":"
+		"{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\",\"values\":[\"web\"]}]}}}",
+		NULL
+	};
+	static const char *const rc[] = {
+		"{\"metadata\":{\"namespace\":\"ns\",\"name\":\"web-rc\"},\"spec\":{\"selector\":"
+		"{\"app\":\"web\"}}}",
+		NULL
+	};
+	static const char *const none[] = { NULL };
+	struct sched_objects objs = { 0 };
+	struct sched_task_info *t;
+	struct sched_fx f;
+	struct ssn x;
+	double s[SCHED_FX_MAX];
+
+	(void)state;
+	/* A Service selects the pod. */
+	objs.services = cache_of(svc);
+	default_spread_open(&f, &x, &objs, "", &t);
+	batch(&x, t, s);
+	assert_true(s[0] == 14 && s[1] == 21 && s[2] == 71 && s[3] == 100);
+	assert_int_equal(x.s.priv->npred_pods, 0);
+	close_ssn(&x);
+	sched_fx_release(&f);
+	objects_release(&objs);
+
+	/* Its ReplicaSet (requirements added) or ReplicationController (selector merged). */
+	objs.replicasets = cache_of(rs);
+	default_spread_open(&f, &x, &objs, OWNER("apps/v1", "ReplicaSet", "web-1"), &t);
+	batch(&x, t, s);
+	assert_true(s[0] == 14 && s[1] == 21 && s[2] == 71 && s[3] == 100);
+	close_ssn(&x);
+	sched_fx_release(&f);
+	objects_release(&objs);
+	objs.rcs = cache_of(rc);
+	default_spread_open(&f, &x, &objs, OWNER("v1", "ReplicationController", "web-rc"), &t);
+	batch(&x, t, s);
+	assert_true(s[0] == 14 && s[1] == 21 && s[2] == 71 && s[3] == 100);
+	close_ssn(&x);
+	sched_fx_release(&f);
+	objects_release(&objs);
+
+	/* Services that do not select it, a Volcano Job owner, no objects at all: nothing. */
+	objs.services = cache_of(svc_other);
+	objs.replicasets = cache_of(rs);
+	default_spread_open(&f, &x, &objs, OWNER("batch.volcano.sh/v1alpha1", "Job", "web-1"), &t);
+	assert_null(sched_ssn_podaff(&x.s));
+	assert_int_equal(x.s.priv->nbatch, 0);
+	close_ssn(&x);
+	sched_fx_release(&f);
+	objects_release(&objs);
+	objs.services = cache_of(none);
+	default_spread_open(&f, &x, NULL, "", &t);
+	assert_null(sched_ssn_podaff(&x.s));
+	close_ssn(&x);
+	sched_fx_release(&f);
+}
+
 /*
  * The batch scores decide in the allocate action: least-requested prefers the emptier nodes, but
  * a preferred affinity (weight 100) to the db pod takes the pod to db's node, and a ScheduleAnyway
@@ -714,6 +1087,11 @@ static void test_scores_in_allocate(void **state)
 /* Out of memory anywhere while the session builds the index: an error, nothing leaks. */
 static void test_alloc_failures(void **state)
 {
+	static const char *const nss[] = {
+		"{\"metadata\":{\"name\":\"ns\",\"labels\":{\"env\":\"prod\"}}}", NULL
+	};
+	static const char *const svcs[] = { SVC("ns", "web", "{\"app\":\"web\"}"), NULL };
+	struct sched_objects objs = { 0 };
 	struct sched_fx f;
 	struct sched_job_info *j;
 	struct sched_conf c;
@@ -734,7 +1112,16 @@ static void test_alloc_failures(void **state)
 			     1, "zone", "ScheduleAnyway", "app",
 			     "s") "]," REQ_AFF(TERM("app", "s", "zone")),
 		     NULL);
+	/* A namespaceSelector, matchLabelKeys, and a pod with the default constraints. */
+	sched_fx_pod(&f, j, "sel", "{\"app\":\"s\"}",
+		     REQ_ANTI(DB_TERM("\"namespaceSelector\":{\"matchLabels\":{\"env\":\"prod\"}},"
+				      "\"matchLabelKeys\":[\"app\"],")),
+		     NULL);
+	sched_fx_pod(&f, j, "web", "{\"app\":\"web\"}", "", NULL);
 	sched_fx_place(&f);
+	objs.namespaces = cache_of(nss);
+	objs.services = cache_of(svcs);
+	f.snap.objs = &objs;
 	assert_int_equal(sched_conf_parse(conf_allocate, strlen(conf_allocate), &c, &err), 0);
 	for (n = 0; n < 2000; n++) {
 		vc_alloc_fail_after(n);
@@ -753,6 +1140,7 @@ static void test_alloc_failures(void **state)
 	assert_true(n > 10);
 	sched_conf_release(&c);
 	sched_fx_release(&f);
+	objects_release(&objs);
 }
 
 int main(void)
@@ -760,15 +1148,15 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anti_affinity_one_per_node),
 		cmocka_unit_test(test_existing_anti_affinity),
-		cmocka_unit_test(test_affinity_zone),
+		cmocka_unit_test(test_filter_cases),
 		cmocka_unit_test(test_self_affinity_gang),
 		cmocka_unit_test(test_statement_updates),
 		cmocka_unit_test(test_no_terms_no_cost),
-		cmocka_unit_test(test_spread_filter),
 		cmocka_unit_test(test_spread_gang),
 		cmocka_unit_test(test_spread_not_cached),
 		cmocka_unit_test(test_preferred_affinity_scores),
 		cmocka_unit_test(test_spread_scores),
+		cmocka_unit_test(test_default_spread_scores),
 		cmocka_unit_test(test_scores_in_allocate),
 		cmocka_unit_test(test_alloc_failures),
 	};

@@ -1726,6 +1726,41 @@ static void test_pod_views(void **state)
 	assert_int_equal(rt->pod_views.count, 3);
 }
 
+/*
+ * A pod view keeps the pod's controller reference when Kubernetes' default spread reads it (a
+ * ReplicaSet here: sched_objects.h), and none for a Volcano Job's pod or other owners.
+ */
+static void test_pod_view_controller(void **state)
+{
+	static const char rs_ref[] =
+		"[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"c\",\"uid\":\"c\"},"
+		"{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"web-1\","
+		"\"uid\":\"r\",\"controller\":true}]";
+	static const char job_ref[] =
+		"[{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
+		"\"name\":\"j\",\"uid\":\"j\",\"controller\":true}]";
+	const json_t *refs;
+	json_t *p;
+
+	(void)state;
+	new_runtime();
+	p = pod_obj("rs", "volcano", "pg", NULL, "Pending", "1");
+	assert_int_equal(
+		vc_json_set_path_new(p, "metadata.ownerReferences", json_loads(rs_ref, 0, NULL)),
+		0);
+	put(ctx.pods, p);
+	p = pod_obj("job", "volcano", "pg", NULL, "Pending", "1");
+	assert_int_equal(
+		vc_json_set_path_new(p, "metadata.ownerReferences", json_loads(job_ref, 0, NULL)),
+		0);
+	put(ctx.pods, p);
+	refs = pod_view("ns/rs")->v.pod.meta.owner_references;
+	assert_int_equal(json_array_size(refs), 1);
+	assert_string_equal(json_string_value(vc_json_path(json_array_get(refs, 0), "name")),
+			    "web-1");
+	assert_null(pod_view("ns/job")->v.pod.meta.owner_references);
+}
+
 /* Out of memory while making a view: no view (the old one is dropped too), nothing leaks. */
 static void test_pod_view_alloc_failures(void **state)
 {
@@ -1936,6 +1971,59 @@ static void test_real_session(void **state)
 	events_str(buf, sizeof(buf));
 	assert_string_equal(buf, "");
 	assert_int_equal(fk.ncalls, 0);
+}
+
+/*
+ * The real session hands each bind over as it decides it: the first gang's bind is queued
+ * while the session still has the second gang to place (not after its close), and the result's
+ * list does not queue it a second time.
+ */
+static size_t spy_binds, spy_queued_at_first;
+static void (*spy_next)(void *ctx, const struct sched_bind *b);
+
+static void spy_on_bind(void *c, const struct sched_bind *b)
+{
+	spy_next(c, b);
+	if (spy_binds++ == 0) {
+		pthread_mutex_lock(&rt->pool_mu);
+		spy_queued_at_first = rt->queued;
+		pthread_mutex_unlock(&rt->pool_mu);
+	}
+}
+
+static int spy_run(const struct sched_conf *conf, struct sched_snapshot *snap,
+		   const char *session_uid, const char *now, uint64_t seed,
+		   struct sched_result *out, struct vc_error *err)
+{
+	spy_next = snap->on_bind;
+	if (!spy_next)
+		fail_msg("the runtime gave the session no on_bind");
+	snap->on_bind = spy_on_bind;
+	return sched_session_run(conf, snap, session_uid, now, seed, out, err);
+}
+
+static void test_real_session_binds_before_close(void **state)
+{
+	char buf[1024];
+
+	(void)state;
+	put(ctx.nodes, node_obj("n1", "a", "4"));
+	put(ctx.podgroups, pg_obj("pg-a", NULL, NULL, "Inqueue", "10"));
+	put(ctx.podgroups, pg_obj("pg-b", NULL, NULL, "Inqueue", "10"));
+	put(ctx.pods, pod_obj("p-a", "volcano", "pg-a", NULL, "Pending", "1"));
+	put(ctx.pods, pod_obj("p-b", "volcano", "pg-b", NULL, "Pending", "1"));
+	spy_binds = spy_queued_at_first = 0;
+	cfg.session_run = spy_run;
+	new_runtime();
+	cycle();
+	assert_int_equal(spy_binds, 2);
+	/* The first bind was queued before the session placed the second gang. */
+	assert_int_equal(spy_queued_at_first, 1);
+	api_calls(buf, sizeof(buf));
+	/* Each pod bound once; then the PodGroups and the queues, as after any cycle. */
+	assert_string_equal(buf, "C pods ns/p-a/binding; C pods ns/p-b/binding; "
+				 "U podgroups ns/pg-b; U podgroups ns/pg-a; "
+				 "P queues default/status; P queues root/status");
 }
 
 /*
@@ -2652,10 +2740,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_views_intern_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pod_view_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_view_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handlers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_volume_binding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_session_binds_before_close, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),

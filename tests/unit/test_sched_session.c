@@ -559,6 +559,64 @@ static void test_backfill_best_effort(void **state)
 	sched_conf_release(&c);
 }
 
+/* The snapshot's on_bind sees every bind as the session decides it, before the session closes. */
+struct bind_spy {
+	const struct sched_result *r;
+	size_t calls;
+	size_t nbinds_at_first; /* r->nbinds when the first bind was handed over */
+	size_t njobs_max;	/* r->njobs seen by any call: job results are made at the close */
+	bool in_order;		/* each call's bind is r->binds[calls] */
+};
+
+static void spy_bind(void *ctx, const struct sched_bind *b)
+{
+	struct bind_spy *spy = ctx;
+
+	if (spy->calls == 0)
+		spy->nbinds_at_first = spy->r->nbinds;
+	spy->in_order &= b == &spy->r->binds[spy->calls];
+	spy->njobs_max = VC_MAX(spy->njobs_max, spy->r->njobs);
+	spy->calls++;
+}
+
+static void test_on_bind_before_close(void **state)
+{
+	struct sched_snapshot s;
+	struct sched_conf c;
+	struct sched_result r;
+	struct sched_job_info *j;
+	struct bind_spy spy = { .r = &r, .in_order = true };
+	char name[16];
+	int i;
+
+	(void)state;
+	assert_int_equal(sched_conf_default(&c), 0);
+	assert_int_equal(sched_snapshot_init(&s), 0);
+	add_node(&s, "n1", 16000, 0, 110);
+	add_queue(&s, "default", 1);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		j = add_job(&s, name, "default", 2, VC_PG_INQUEUE);
+		add_tasks(j, name, 2, 1000, 0, SCHED_TASK_PENDING, NULL);
+	}
+	/* backfill's binds too: a best-effort job */
+	j = add_job(&s, "be", "default", 1, VC_PG_INQUEUE);
+	add_tasks(j, "be", 1, 0, 0, SCHED_TASK_PENDING, NULL);
+	s.on_bind = spy_bind;
+	s.on_bind_ctx = &spy;
+	run(&c, &s, &r);
+	assert_int_equal(r.nbinds, 7);
+	assert_int_equal(spy.calls, 7);
+	assert_true(spy.in_order);
+	/* The first gang's first task is handed over before anything else is placed. */
+	assert_int_equal(spy.nbinds_at_first, 1);
+	assert_int_equal(spy.njobs_max, 0);
+	assert_true(r.njobs > 0);
+	sched_result_release(&r);
+	sched_snapshot_release(&s);
+	sched_conf_release(&c);
+}
+
 /* ---- pipelining, phases, conditions ------------------------------------------------------------
  */
 
@@ -1254,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(test_enqueue),
 		cmocka_unit_test(test_no_enqueue_promotes),
 		cmocka_unit_test(test_backfill_best_effort),
+		cmocka_unit_test(test_on_bind_before_close),
 		cmocka_unit_test(test_pipeline_on_releasing),
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_conditions_replaced),

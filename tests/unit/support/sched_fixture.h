@@ -87,9 +87,9 @@ static inline void sched_fx_init(struct sched_fx *f)
 	assert_int_equal(sched_snapshot_add_queue(&f->snap, q), 0);
 }
 
-/* A node called name with the labels of a JSON object text ("{}" for none). */
-static inline struct sched_node_info *sched_fx_node(struct sched_fx *f, const char *name,
-						    const char *labels)
+/* A node called name with the labels and spec of JSON object texts ("{}" for none). */
+static inline struct sched_node_info *sched_fx_node_spec(struct sched_fx *f, const char *name,
+							 const char *labels, const char *spec)
 {
 	char text[1024];
 	struct sched_node_info *n = vc_malloc(sizeof(*n));
@@ -98,9 +98,9 @@ static inline struct sched_node_info *sched_fx_node(struct sched_fx *f, const ch
 	assert_non_null(n);
 	snprintf(
 		text, sizeof(text),
-		"{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":{},"
+		"{\"metadata\":{\"name\":\"%s\",\"labels\":%s},\"spec\":%s,"
 		"\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}",
-		name, labels);
+		name, labels, spec);
 	f->nobjs[f->nnodes] = json_loads(text, 0, NULL);
 	assert_non_null(f->nobjs[f->nnodes]);
 	assert_int_equal(vc_node_view(f->nobjs[f->nnodes], &f->nodes[f->nnodes], NULL), 0);
@@ -108,6 +108,13 @@ static inline struct sched_node_info *sched_fx_node(struct sched_fx *f, const ch
 	f->nnodes++;
 	assert_int_equal(sched_snapshot_add_node(&f->snap, n), 0);
 	return n;
+}
+
+/* A node called name with the labels of a JSON object text ("{}" for none). */
+static inline struct sched_node_info *sched_fx_node(struct sched_fx *f, const char *name,
+						    const char *labels)
+{
+	return sched_fx_node_spec(f, name, labels, "{}");
 }
 
 /* A job (PodGroup ns/name, queue default, minMember min). */
@@ -123,13 +130,15 @@ static inline struct sched_job_info *sched_fx_job(struct sched_fx *f, const char
 }
 
 /*
- * A pod of job j in j's namespace with the labels of a JSON object text and extra members of its
- * spec (a JSON text of members after the containers, "" for none); Running on node when node is
- * not NULL, else Pending. Call sched_fx_place once every pod is added.
+ * A pod of job j in j's namespace with the labels of a JSON object text, extra members of its
+ * metadata and of its spec (JSON texts of members, "" for none; the spec's come after the
+ * containers); Running on node when node is not NULL, else Pending. Call sched_fx_place once every
+ * pod is added.
  */
-static inline struct sched_task_info *sched_fx_pod(struct sched_fx *f, struct sched_job_info *j,
-						   const char *name, const char *labels,
-						   const char *spec, const char *node)
+static inline struct sched_task_info *sched_fx_pod_meta(struct sched_fx *f,
+							struct sched_job_info *j, const char *name,
+							const char *labels, const char *meta,
+							const char *spec, const char *node)
 {
 	char text[4096], where[128] = "";
 	struct sched_task_info *t = vc_malloc(sizeof(*t));
@@ -140,10 +149,10 @@ static inline struct sched_task_info *sched_fx_pod(struct sched_fx *f, struct sc
 		snprintf(where, sizeof(where), ",\"nodeName\":\"%s\"", node);
 	snprintf(text, sizeof(text),
 		 "{\"metadata\":{\"namespace\":\"%s\",\"name\":\"%s\",\"uid\":\"%s-%s\","
-		 "\"labels\":%s},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+		 "\"labels\":%s%s%s},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
 		 "{\"requests\":{\"cpu\":\"100m\"}}}]%s%s%s},\"status\":{\"phase\":\"%s\"}}",
-		 j->ns, name, j->ns, name, labels, spec[0] ? "," : "", spec, where,
-		 node ? "Running" : "Pending");
+		 j->ns, name, j->ns, name, labels, meta[0] ? "," : "", meta, spec[0] ? "," : "",
+		 spec, where, node ? "Running" : "Pending");
 	f->objs[f->npods] = json_loads(text, 0, NULL);
 	assert_non_null(f->objs[f->npods]);
 	assert_int_equal(vc_pod_view(f->objs[f->npods], &f->pods[f->npods], NULL), 0);
@@ -151,6 +160,14 @@ static inline struct sched_task_info *sched_fx_pod(struct sched_fx *f, struct sc
 	f->npods++;
 	assert_int_equal(sched_job_add_task(j, t), 0);
 	return t;
+}
+
+/* sched_fx_pod_meta without extra metadata. */
+static inline struct sched_task_info *sched_fx_pod(struct sched_fx *f, struct sched_job_info *j,
+						   const char *name, const char *labels,
+						   const char *spec, const char *node)
+{
+	return sched_fx_pod_meta(f, j, name, labels, "", spec, node);
 }
 
 /* Account the placed pods on their nodes. */
