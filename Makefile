@@ -63,7 +63,7 @@ FUZZ_LONG_SECONDS ?= 600
 C_FILES  := $(shell git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null)
 
 .PHONY: all deps test unit e2e asan tsan fuzz fuzz-long fuzz-build format format-check lint clean \
-        cluster-build cluster-up cluster-down demo demo-down help crds image test-image
+        cluster-build cluster-up cluster-down demo demo-down help crds image test-image soak soak-short
 .DEFAULT_GOAL := all
 
 all: deps
@@ -92,6 +92,7 @@ help:
 	@echo "make crds       regenerate crds/ from crds/gen/"
 	@echo "make cluster-build | cluster-up | cluster-down   the local Kubernetes control plane"
 	@echo "make demo / demo-down"
+	@echo "make soak       the chaos soak (bench/soak.sh, SOAK_MINUTES=20); make soak-short: 4 minutes"
 	@echo "make image      the container images, daemonless (buildah), into containers-storage and build/images/"
 	@echo "make test-image the end-to-end tests of the images and of Volcano's own install with them (podman, local cluster); not part of make test"
 
@@ -222,6 +223,14 @@ test-image: image
 	@$(MAKE) -s --no-print-directory $(BUILD)/vc-nodesim
 	@E2E_IMAGE=1 E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_image.sh
 	@E2E_IMAGE=1 E2E_BIN_DIR=$(CURDIR)/$(BUILD) tests/e2e/test_volcano_install.sh
+
+# The chaos soak (bench/soak.sh, bench/README.md "Chaos soak"): not part of make test.
+SOAK_MINUTES ?= 20
+soak: build
+	@SOAK_MINUTES=$(SOAK_MINUTES) bench/soak.sh
+
+soak-short: build
+	@SOAK_MINUTES=4 SOAK_SETTLE=180 bench/soak.sh
 
 demo: all
 	@scripts/demo.sh

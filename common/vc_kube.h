@@ -197,6 +197,11 @@ struct vc_list_opts {
 	const char *resource_version; /* NULL = latest; "0" = any */
 	int64_t limit;		      /* 0 = no paging */
 	const char *continue_token;   /* NULL = first page */
+	/*
+	 * With limit > 0: return only the page asked for, its metadata.continue kept (the caller
+	 * pages itself and holds one page at a time; vc_informer does). false: every page, merged.
+	 */
+	bool one_page;
 };
 
 enum vc_patch_type {
@@ -337,9 +342,10 @@ void vc_kube_set_sleep(struct vc_kube *c, vc_sleep_fn *fn, void *ctx);
  * NULL otherwise. list with opts->limit pages through `continue` tokens itself and returns one
  * List whose items are all pages' items and whose metadata.resourceVersion is the first page's
  * (an expired continue token gives VC_EGONE); its metadata has no continue or
- * remainingItemCount. opts->resource_version goes with the first page only (the server refuses
- * it with a continue token). delete sends a DeleteOptions body only when opts asks for
- * something (opts NULL, or no policy, grace period < 0 and no preconditions: no body).
+ * remainingItemCount. With opts->one_page too, it returns the one page asked for as the server
+ * sent it (continue token included). opts->resource_version goes with the first page only (the
+ * server refuses it with a continue token). delete sends a DeleteOptions body only when opts asks
+ * for something (opts NULL, or no policy, grace period < 0 and no preconditions: no body).
  */
 int vc_kube_get(struct vc_kube *c, const struct vc_gvr *r, const char *ns, const char *name,
 		const char *subresource, json_t **out, struct vc_error *err);

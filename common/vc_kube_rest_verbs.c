@@ -274,7 +274,7 @@ int vc_kube_rest_list(void *ctx, const struct vc_gvr *r, const char *ns,
 	char *cont = NULL;
 	const char *next;
 	struct xfer x = { 0 };
-	bool paging = opts && opts->limit > 0;
+	bool paging = opts && opts->limit > 0 && !opts->one_page; /* else one request */
 	int rc;
 
 	vc_buf_init(&path, 0);

@@ -234,7 +234,6 @@ static const struct personality *personality_of(const char *argv0)
 }
 
 static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t lost_leadership;
 
 static void on_signal(int sig)
 {
@@ -650,10 +649,19 @@ static void on_started_leading(void *ctx)
 	VC_INFO("became the leader", "");
 }
 
+/*
+ * Volcano's OnStoppedLeading is klog.Fatalf("leaderelection lost"): the process ends at once.
+ * A graceful stop would not do: its workers, retrying writes the API server does not take at
+ * that moment (the usual reason for a missed renewal), would go on syncing Jobs, writing
+ * statuses and deleting finished Jobs next to the new leader, for as long as their retries last
+ * (17 s in bench/soak.sh before this). Nothing is flushed or released: the informer caches are
+ * rebuilt by the replica that restarts, and the Lease is the new leader's.
+ */
 static void on_stopped_leading(void *ctx)
 {
 	(void)ctx;
-	lost_leadership = 1;
+	VC_ERROR("leaderelection lost", "");
+	_exit(1);
 }
 
 static int serve(struct app *app, const char *address, bool metrics, struct vc_httpd **out,
@@ -841,15 +849,10 @@ int main(int argc, char **argv)
 	if (!stop_signal && start_parts(&app) && !stop_signal)
 		goto out;
 	VC_INFO("started", "scheduler=%s", part_created(&app, "scheduler") ? "on" : "off");
-	for (i = 1; !stop_signal && !lost_leadership; i++) {
+	for (i = 1; !stop_signal; i++) {
 		sleep_ms(200);
 		if (i % 150 == 0)
 			trim_malloc();
-	}
-	if (lost_leadership) {
-		VC_ERROR("leaderelection lost", "");
-		stop_parts(&app);
-		goto out;
 	}
 	VC_INFO("stopping", "signal=%d", (int)stop_signal);
 	stop_parts(&app);

@@ -178,6 +178,9 @@ static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
 		opts->label_selector ? opts->label_selector : "",
 		opts->field_selector ? opts->field_selector : "");
 	pthread_mutex_unlock(&f->lock);
+	/* The informer pages itself: a paged list asks the client for one page (the real
+	 * client would otherwise merge every page into one List, all of it parsed at once). */
+	FAKE_CHECK(opts->limit <= 0 || opts->one_page);
 	*out = NULL;
 	s = take_step(f, 'L');
 	if (!s) {

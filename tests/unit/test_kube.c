@@ -1294,6 +1294,38 @@ static void test_list_paging(void **state)
 	mock_stop(&m);
 }
 
+/*
+ * one_page: the page asked for, as the server sent it (continue token kept), one request; the
+ * caller asks for the next page itself (vc_informer: one page parsed at a time).
+ */
+static void test_list_one_page(void **state)
+{
+	struct vc_list_opts lo = { .resource_version = "0", .limit = 2, .one_page = true };
+	struct vc_error err;
+	struct vc_kube *c;
+	struct mock m;
+	json_t *out;
+
+	(void)state;
+	mock_start(&m, false, pager, NULL);
+	c = client_for(&m, NULL);
+	assert_int_equal(vc_kube_list(c, &vc_gvr_configmaps, "default", &lo, &out, &err), 0);
+	assert_int_equal(json_array_size(json_object_get(out, "items")), 2);
+	assert_string_equal(vc_json_get_str(vc_json_get_obj(out, "metadata"), "continue"), "c1");
+	json_decref(out);
+	assert_int_equal(mock_nreqs(&m), 1);
+	lo.continue_token = "c1";
+	assert_int_equal(vc_kube_list(c, &vc_gvr_configmaps, "default", &lo, &out, &err), 0);
+	assert_int_equal(json_array_size(json_object_get(out, "items")), 2);
+	assert_string_equal(vc_json_get_str(vc_json_get_obj(out, "metadata"), "continue"), "c%2F2");
+	json_decref(out);
+	assert_int_equal(mock_nreqs(&m), 2);
+	assert_string_equal(m.reqs[1].target,
+			    "/api/v1/namespaces/default/configmaps?limit=2&continue=c1");
+	vc_kube_free(c);
+	mock_stop(&m);
+}
+
 static void big(struct mock *m, const struct mreq *rq, struct mresp *rs)
 {
 	size_t n = strstr(rq->target, "exact") ? 1000 : 1001;
@@ -2326,6 +2358,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retry_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_transport, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_one_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
