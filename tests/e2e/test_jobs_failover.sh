@@ -23,18 +23,7 @@
 
 jobs_setup
 
-# status JOB: "phase retryCount version" (numbers omitted when 0 print 0).
-status() {
-	local p r v
-	IFS=, read -r p r v < <(jfield "$1" '{.status.state.phase},{.status.retryCount},{.status.version}{"\n"}')
-	echo "$p ${r:-0} ${v:-0}"
-}
-status_is() {
-	local got
-	got=$(status "$1")
-	[ "$got" = "$2" ] || { echo "job $1: '$got' (phase retryCount version), want '$2'"; return 1; }
-}
-running_pods() { pods_are "$1" "$2" && pods_are "$1" "$2" Running; }
+# pod_phase_is POD PHASE
 pod_phase_is() {
 	local got
 	got=$(pfield "$1" '{.status.phase}') || return 1
