@@ -561,6 +561,7 @@ static int patch_or_put(struct sched_runtime *s, struct srt_work *w, const struc
 
 static void run_status(struct sched_runtime *s, struct srt_work *w)
 {
+	json_t *body = NULL;
 	struct vc_error err;
 	uint64_t *ok, *bad;
 	const char *what;
@@ -569,8 +570,12 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 	vc_error_clear(&err);
 	switch (w->kind) {
 	case SRT_W_PG:
-		rc = vc_kube_update(s->ctx->kube, &vc_gvr_podgroups, w->ns, w->name, NULL, w->body,
-				    NULL, &err);
+		body = srt_pg_body(s, w);
+		rc = body ? vc_kube_update(s->ctx->kube, &vc_gvr_podgroups, w->ns, w->name, NULL,
+					   body, NULL, &err)
+			  : vc_error_set(&err, VC_ENOTFOUND, "podgroup %s/%s is not cached",
+					 w->ns ? w->ns : "", w->name);
+		json_decref(body);
 		ok = &s->stats.pg_writes;
 		bad = &s->stats.pg_errors;
 		what = "podgroup";

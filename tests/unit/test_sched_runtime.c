@@ -503,46 +503,47 @@ static void test_snapshot(void **state)
  * cache) and the view the runtime keeps of it. 2,000 PodGroups shaped like those of
  * bench_sched_e2e.sh (one-pod groups: 312 bytes of JSON once the scheduler has written a
  * status), each with a version of its own and a status shared with its session's others.
- * Measured (gcc -O2, glibc 2.36, jansson 2.14): 3,345 bytes per PodGroup with the cache holding
- * jansson objects and the views borrowing them, 1,083 with the cache packed and the views
- * detached (their spec and status shared, their metadata strings in one block).
+ * Measured (gcc -O2, glibc 2.36, jansson 2.14): 4,753 bytes per PodGroup with the cache holding
+ * jansson objects and the views borrowing them, 1,303 with the cache packed (ctx.c) and the
+ * views detached (srt_pg_view_make: spec and status shared, metadata strings in one block).
  */
 static void test_podgroup_memory(void **state)
 {
-	enum { N = 2000 };
+	const size_t n = 2000;
 	struct vc_cache *c = vc_informer_cache(ctx.podgroups);
 	size_t before, after, per;
 	char text[1024];
 	json_t *pg;
-	int i;
+	size_t i;
 
 	(void)state;
 	new_runtime();
 	cycle();
 	before = mallinfo2().uordblks;
-	for (i = 0; i < N; i++) {
-		snprintf(text, sizeof(text),
-			 "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
-			 "\"metadata\":{\"creationTimestamp\":\"2026-11-28T10:21:46Z\","
-			 "\"generation\":2,\"name\":\"p-g%d\",\"namespace\":\"bench\","
-			 "\"resourceVersion\":\"%d\",\"uid\":\"5284d39a-74d8-4dd1-ba43-%012d\"},"
-			 "\"spec\":{\"minMember\":1,\"queue\":\"default\"},\"status\":{"
-			 "\"conditions\":[{\"lastTransitionTime\":\"2026-11-28T10:22:04Z\","
-			 "\"reason\":\"tasks in gang are ready to be scheduled\",\"status\":\"True\","
-			 "\"transitionID\":\"9e43833b-fb70-40b6-a74e-339decce1479\","
-			 "\"type\":\"Scheduled\"}],\"phase\":\"Inqueue\"}}",
-			 i, 30000 + i, i);
+	for (i = 0; i < n; i++) {
+		snprintf(
+			text, sizeof(text),
+			"{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
+			"\"metadata\":{\"creationTimestamp\":\"2026-11-28T10:21:46Z\","
+			"\"generation\":2,\"name\":\"p-g%d\",\"namespace\":\"bench\","
+			"\"resourceVersion\":\"%d\",\"uid\":\"5284d39a-74d8-4dd1-ba43-%012d\"},"
+			"\"spec\":{\"minMember\":1,\"queue\":\"default\"},\"status\":{"
+			"\"conditions\":[{\"lastTransitionTime\":\"2026-11-28T10:22:04Z\","
+			"\"reason\":\"tasks in gang are ready to be scheduled\",\"status\":\"True\","
+			"\"transitionID\":\"9e43833b-fb70-40b6-a74e-339decce1479\","
+			"\"type\":\"Scheduled\"}],\"phase\":\"Inqueue\"}}",
+			(int)i, 30000 + (int)i, (int)i);
 		pg = json_loads(text, 0, NULL);
 		assert_non_null(pg);
 		put(ctx.podgroups, pg);
 	}
 	cycle();
-	assert_int_equal(vc_cache_count(c), N);
-	assert_int_equal(rt->pg_views.count, N);
+	assert_int_equal(vc_cache_count(c), n);
+	assert_int_equal(rt->pg_views.count, n);
 	cycle(); /* unchanged versions: the views stay */
-	assert_int_equal(rt->pg_views.count, N);
+	assert_int_equal(rt->pg_views.count, n);
 	after = mallinfo2().uordblks;
-	per = after > before ? (after - before) / N : 0;
+	per = after > before ? (after - before) / n : 0;
 	print_message("heap per PodGroup (cache and view): %zu bytes\n", per);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	/* Sanitizers replace malloc: mallinfo2 does not see their heap. */
