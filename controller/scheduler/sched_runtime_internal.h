@@ -153,6 +153,9 @@ struct srt_work {
 	const char *reason;	/* static: eviction reason; event reason after a status write */
 	char *event_message;	/* owned: event to record after a successful write, or NULL */
 	const char *event_type; /* static */
+	/* PodGroup writes: the uid and the resourceVersion the session saw (obj is the view's
+	 * shared apiVersion, kind, spec and status: srt_pg_obj names the PodGroup from these). */
+	char *uid, *rv; /* owned */
 };
 
 /* Counters for tests and logs (read with sched_runtime_stats). */
@@ -319,14 +322,17 @@ int srt_pg_view_make(struct sched_runtime *s, const char *key, const json_t *obj
 /* The resourceVersion a PodGroup view was made from ("" when it had none). */
 const char *srt_pg_view_rv(const struct srt_view *v);
 /*
- * The PodGroup of a view as an object for Events (a new reference, NULL on VC_ENOMEM):
- * apiVersion, kind, metadata (name, namespace, uid, resourceVersion), spec and status.
+ * A PodGroup as an object for Events (a new reference, NULL on VC_ENOMEM): the members of
+ * shared (a view's pg.obj: apiVersion, kind, spec, status) and metadata with name, namespace,
+ * uid and resourceVersion (each left out when NULL or empty). Made only when an Event is sent:
+ * a queued write keeps the shared object and its uid and version.
  */
-json_t *srt_pg_obj(const struct vc_podgroup *pg);
+json_t *srt_pg_obj(const json_t *shared, const char *ns, const char *name, const char *uid,
+		   const char *rv);
 void srt_pg_view_free(void *val);
 /*
- * The body of PodGroup write w (SRT_W_PG: w->body is the status to write, w->obj the PodGroup
- * as srt_pg_obj named it): the cached PodGroup - all of it, the write is a PUT, and the view
+ * The body of PodGroup write w (SRT_W_PG: w->body is the status to write, w->rv the version
+ * the session saw): the cached PodGroup - all of it, the write is a PUT, and the view
  * keeps only what the scheduler reads - with that status and the resourceVersion the session
  * saw. When the cache has moved on since, the API server refuses the stale version, as it did
  * when the body was the view's own copy. A new reference; NULL when the PodGroup is no longer

@@ -28,6 +28,8 @@ void srt_work_free(struct srt_work *w)
 	vc_free(w->node);
 	vc_free(w->event_message);
 	json_decref(w->obj);
+	vc_free(w->uid);
+	vc_free(w->rv);
 	json_decref(w->body);
 	vc_free(w);
 }
@@ -613,6 +615,11 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 	} else if (rc) {
 		VC_WARN("cannot update status", "%s=%s%s%s error=\"%s\"", what, w->ns ? w->ns : "",
 			w->ns ? "/" : "", w->name, err.text);
+	} else if (w->event_message && w->kind == SRT_W_PG) {
+		json_t *pg = srt_pg_obj(w->obj, w->ns, w->name, w->uid, w->rv);
+
+		srt_event(s, pg, w->event_type, w->reason, w->event_message, true);
+		json_decref(pg);
 	} else if (w->event_message) {
 		srt_event(s, w->obj, w->event_type, w->reason, w->event_message,
 			  w->kind != SRT_W_POD_COND);

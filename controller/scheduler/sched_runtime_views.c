@@ -728,12 +728,12 @@ const char *srt_pg_view_rv(const struct srt_view *v)
 	return rv ? rv : "";
 }
 
-json_t *srt_pg_obj(const struct vc_podgroup *pg)
+json_t *srt_pg_obj(const json_t *shared, const char *ns, const char *name, const char *uid,
+		   const char *rv)
 {
 	const char *keys[] = { "name", "namespace", "uid", "resourceVersion" };
-	const char *vals[] = { pg->meta.name, pg->meta.ns, pg->meta.uid,
-			       pg->meta.resource_version };
-	json_t *out = json_copy(pg->obj), *m = json_object();
+	const char *vals[] = { name, ns, uid, rv };
+	json_t *out = shared ? json_copy((json_t *)shared) : json_object(), *m = json_object();
 	size_t i;
 
 	if (!out || !m || json_object_set(out, "metadata", m))

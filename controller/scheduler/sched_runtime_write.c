@@ -388,7 +388,7 @@ fail:
 
 json_t *srt_pg_body(struct sched_runtime *s, const struct srt_work *w)
 {
-	const char *rv = vc_json_get_str(vc_json_get_obj(w->obj, "metadata"), "resourceVersion");
+	const char *rv = w->rv;
 	char key[VC_CACHE_KEY_MAX];
 	json_t *obj, *meta;
 	int n = w->ns && *w->ns ? snprintf(key, sizeof(key), "%s/%s", w->ns, w->name)
@@ -399,7 +399,7 @@ json_t *srt_pg_body(struct sched_runtime *s, const struct srt_work *w)
 	obj = vc_cache_get(vc_informer_cache(s->ctx->podgroups), key);
 	meta = json_object_get(obj, "metadata");
 	if (!json_is_object(meta) || json_object_set(obj, "status", w->body) ||
-	    (rv && json_object_set_new(meta, "resourceVersion", json_string(rv)))) {
+	    (rv && *rv && json_object_set_new(meta, "resourceVersion", json_string(rv)))) {
 		json_decref(obj);
 		return NULL;
 	}
@@ -410,7 +410,8 @@ json_t *srt_pg_body(struct sched_runtime *s, const struct srt_work *w)
 static json_t *pg_named(const struct vc_podgroup *view, json_t **pg)
 {
 	if (!*pg)
-		*pg = srt_pg_obj(view);
+		*pg = srt_pg_obj(view->obj, view->meta.ns, view->meta.name, view->meta.uid,
+				 view->meta.resource_version);
 	return *pg;
 }
 
@@ -444,8 +445,13 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 	if (!track_begin(s, key, want, view->meta.resource_version))
 		goto events;
 	/* The worker makes the whole body (srt_pg_body): a queued write holds only the status. */
-	w = pg_named(view, &pg) ? work_new(SRT_W_PG, key, jr->job->ns, jr->job->name, pg) : NULL;
-	if (!w) {
+	w = work_new(SRT_W_PG, key, jr->job->ns, jr->job->name, view->obj);
+	if (w) {
+		w->uid = vc_strdup(view->meta.uid);
+		w->rv = vc_strdup(view->meta.resource_version);
+	}
+	if (!w || !w->uid || !w->rv) {
+		srt_work_free(w);
 		srt_track_end(s, key, VC_ENOMEM);
 		goto out;
 	}
@@ -694,7 +700,9 @@ static void apply_evict(struct sched_runtime *s, const struct sched_evict *e)
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (t->job && t->job->pg) {
-		json_t *pg = srt_pg_obj(t->job->pg);
+		const struct vc_podgroup *v = t->job->pg;
+		json_t *pg = srt_pg_obj(v->obj, v->meta.ns, v->meta.name, v->meta.uid,
+					v->meta.resource_version);
 
 		srt_event(s, pg, "Normal", "Evict", e->reason, false);
 		json_decref(pg);
