@@ -40,6 +40,20 @@ static int index_queue(const void *arg, const json_t *obj, struct vc_index_value
 	return vc_index_values_add(vals, q && *q ? q : "default");
 }
 
+static int index_queue_phase(const void *arg, const json_t *obj, struct vc_index_values *vals)
+{
+	const char *q = json_string_value(vc_json_path(obj, "spec.queue"));
+	const char *phase = json_string_value(vc_json_path(obj, "status.phase"));
+	char buf[512];
+	int n;
+
+	(void)arg;
+	n = snprintf(buf, sizeof(buf), "%s/%s", q && *q ? q : "default", phase ? phase : "");
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 0; /* longer than any valid queue name and phase: not indexed */
+	return vc_index_values_add(vals, buf);
+}
+
 /* Keep only the listed keys of the object obj (owned, changed in place). */
 static void keep_keys(json_t *obj, const char *const *keys)
 {
@@ -198,13 +212,16 @@ static const struct vc_cache_index pod_indexes[] = {
 static const struct vc_cache_index pg_indexes[] = {
 	{ CTX_INDEX_NAMESPACE, vc_cache_index_by_namespace, NULL },
 	{ CTX_INDEX_QUEUE, index_queue, NULL },
+	{ CTX_INDEX_QUEUE_PHASE, index_queue_phase, NULL },
 };
 
 /*
- * Pods and Jobs are the many and big objects: their caches keep them serialized
- * (VC_CACHE_PACKED), at the price of a parse per read. Their readers take one object or one
- * job's pods at a time; the scheduler keeps its own compact pod views (sched_runtime_views.c).
- * PodGroups stay parsed: the scheduler reads all of them every cycle.
+ * Pods, Jobs and PodGroups are the many objects: their caches keep them serialized
+ * (VC_CACHE_PACKED), at the price of a parse per read. A PodGroup of 300 bytes of JSON costs
+ * ~2.1 KB as jansson objects, ~0.6 KB packed (bench/README.md, "Memory, second pass"). Their
+ * readers take one object or one job's pods at a time; the scheduler keeps its own compact pod
+ * and PodGroup views (sched_runtime_views.c) and parses only the PodGroups whose version
+ * changed; the queue controller counts PodGroups by phase from the queue-phase index.
  */
 static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 		const struct vc_cache_index *idx, size_t nidx, vc_informer_transform_fn *transform,
@@ -220,7 +237,7 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	o.indexes = idx;
 	o.nindexes = nidx;
 	o.transform = transform;
-	if (gvr == &vc_gvr_pods || gvr == &vc_gvr_jobs)
+	if (gvr == &vc_gvr_pods || gvr == &vc_gvr_jobs || gvr == &vc_gvr_podgroups)
 		o.cache_flags = VC_CACHE_PACKED;
 	return vc_informer_new(ctx->kube, &o, out, err);
 }

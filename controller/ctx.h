@@ -28,6 +28,8 @@
 #define CTX_INDEX_GROUP	    "group"	/* pods: by "<ns>/<scheduling.k8s.io/group-name>" */
 #define CTX_INDEX_JOB	    "job"	/* pods: by "<ns>/<volcano.sh/job-name>" */
 #define CTX_INDEX_QUEUE	    "queue"	/* podgroups: by spec.queue ("default" when empty) */
+/* podgroups: by "<queue as CTX_INDEX_QUEUE>/<status.phase>" ("" when absent) */
+#define CTX_INDEX_QUEUE_PHASE "queue-phase"
 
 struct ctx_opts {
 	bool jobs, pods, podgroups, queues, commands, priorityclasses, pvcs, nodes;

@@ -117,9 +117,11 @@ struct srt_view {
 	int rc;	     /* the view's outcome; a malformed object is not parsed again */
 	uint64_t seen_cycle;
 	int refs; /* pod views: the map's and each snapshot's (atomic) */
-	/* Pod views: the pod's metadata strings, and references to its shared labels and
-	 * annotations (v.pod.meta points into these; v.pod.obj is its shared spec and status),
-	 * and to its controller reference when the default spread reads it (else NULL). */
+	/* Pod and PodGroup views: the object's metadata strings, and references to its shared
+	 * labels and annotations (v.pod.meta and v.pg.meta point into these; v.pod.obj is its
+	 * shared spec and status, v.pg.obj its shared apiVersion, kind, spec and status), and to
+	 * a pod's controller reference when the default spread reads it (else NULL). A malformed
+	 * PodGroup's view keeps its resourceVersion in strings. */
 	char *strings;
 	json_t *labels, *annotations, *owners;
 	union {
@@ -151,6 +153,9 @@ struct srt_work {
 	const char *reason;	/* static: eviction reason; event reason after a status write */
 	char *event_message;	/* owned: event to record after a successful write, or NULL */
 	const char *event_type; /* static */
+	/* PodGroup writes: the uid and the resourceVersion the session saw (obj is the view's
+	 * shared apiVersion, kind, spec and status: srt_pg_obj names the PodGroup from these). */
+	char *uid, *rv; /* owned */
 };
 
 /* Counters for tests and logs (read with sched_runtime_stats). */
@@ -208,7 +213,8 @@ struct sched_runtime {
 	pthread_mutex_t views_mu;
 	struct srt_map pod_views, intern;
 	size_t intern_swept; /* intern.count after the last sweep */
-	/* PodGroup and node views by cache key (loop thread only). */
+	/* PodGroup and node views by cache key (loop thread only; PodGroup views share their
+	 * spec and status through `intern`, srt_pg_view_make). */
 	struct srt_map pg_views, node_views;
 	struct sched_objects objs; /* the context's placement caches, for every snapshot */
 	struct sched_runtime_stats stats;
@@ -299,7 +305,40 @@ void srt_pod_view_del(struct sched_runtime *s, const json_t *obj);
  * the spec and status it shares with other pods.
  */
 json_t *srt_pod_obj(const struct vc_pod *pod);
+/*
+ * The view of PodGroup obj (borrowed; a parse from the packed podgroups cache; key is its cache
+ * key, for the log), in *out, for
+ * the pg_views map (free it with srt_pg_view_free). The view keeps none of obj: its metadata
+ * strings are copied into one block, its labels and annotations and its apiVersion, kind, spec
+ * and status are the shared copies of `intern` (PodGroups of one queue and size share their
+ * spec, those a session wrote the same status share it), and its pg.obj is the shared object of
+ * those four. Not kept: metadata.ownerReferences (pg.meta.owner_references is NULL; the
+ * scheduler does not read it). A malformed PodGroup gets a view with rc set and only its
+ * resourceVersion kept (srt_pg_view_rv), so it is parsed and logged once per version.
+ * Returns 0 or VC_ENOMEM (*out NULL).
+ */
+int srt_pg_view_make(struct sched_runtime *s, const char *key, const json_t *obj,
+		     struct srt_view **out) VC_WARN_UNUSED;
+/* The resourceVersion a PodGroup view was made from ("" when it had none). */
+const char *srt_pg_view_rv(const struct srt_view *v);
+/*
+ * A PodGroup as an object for Events (a new reference, NULL on VC_ENOMEM): the members of
+ * shared (a view's pg.obj: apiVersion, kind, spec, status) and metadata with name, namespace,
+ * uid and resourceVersion (each left out when NULL or empty). Made only when an Event is sent:
+ * a queued write keeps the shared object and its uid and version.
+ */
+json_t *srt_pg_obj(const json_t *shared, const char *ns, const char *name, const char *uid,
+		   const char *rv);
 void srt_pg_view_free(void *val);
+/*
+ * The body of PodGroup write w (SRT_W_PG: w->body is the status to write, w->rv the version
+ * the session saw): the cached PodGroup - all of it, the write is a PUT, and the view
+ * keeps only what the scheduler reads - with that status and the resourceVersion the session
+ * saw. When the cache has moved on since, the API server refuses the stale version, as it did
+ * when the body was the view's own copy. A new reference; NULL when the PodGroup is no longer
+ * cached or on VC_ENOMEM. Made by the worker, so a queued write holds only its status.
+ */
+json_t *srt_pg_body(struct sched_runtime *s, const struct srt_work *w);
 void srt_node_view_free(void *val);
 
 /* Queue the writes a cycle's result asks for (docs/volcano/scheduler.md §1.6, §1.7, §1.8). */

@@ -28,6 +28,8 @@ void srt_work_free(struct srt_work *w)
 	vc_free(w->node);
 	vc_free(w->event_message);
 	json_decref(w->obj);
+	vc_free(w->uid);
+	vc_free(w->rv);
 	json_decref(w->body);
 	vc_free(w);
 }
@@ -561,6 +563,7 @@ static int patch_or_put(struct sched_runtime *s, struct srt_work *w, const struc
 
 static void run_status(struct sched_runtime *s, struct srt_work *w)
 {
+	json_t *body = NULL;
 	struct vc_error err;
 	uint64_t *ok, *bad;
 	const char *what;
@@ -569,8 +572,12 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 	vc_error_clear(&err);
 	switch (w->kind) {
 	case SRT_W_PG:
-		rc = vc_kube_update(s->ctx->kube, &vc_gvr_podgroups, w->ns, w->name, NULL, w->body,
-				    NULL, &err);
+		body = srt_pg_body(s, w);
+		rc = body ? vc_kube_update(s->ctx->kube, &vc_gvr_podgroups, w->ns, w->name, NULL,
+					   body, NULL, &err)
+			  : vc_error_set(&err, VC_ENOTFOUND, "podgroup %s/%s is not cached",
+					 w->ns ? w->ns : "", w->name);
+		json_decref(body);
 		ok = &s->stats.pg_writes;
 		bad = &s->stats.pg_errors;
 		what = "podgroup";
@@ -608,6 +615,11 @@ static void run_status(struct sched_runtime *s, struct srt_work *w)
 	} else if (rc) {
 		VC_WARN("cannot update status", "%s=%s%s%s error=\"%s\"", what, w->ns ? w->ns : "",
 			w->ns ? "/" : "", w->name, err.text);
+	} else if (w->event_message && w->kind == SRT_W_PG) {
+		json_t *pg = srt_pg_obj(w->obj, w->ns, w->name, w->uid, w->rv);
+
+		srt_event(s, pg, w->event_type, w->reason, w->event_message, true);
+		json_decref(pg);
 	} else if (w->event_message) {
 		srt_event(s, w->obj, w->event_type, w->reason, w->event_message,
 			  w->kind != SRT_W_POD_COND);

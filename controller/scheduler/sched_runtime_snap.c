@@ -42,9 +42,13 @@ void srt_pg_view_free(void *val)
 {
 	struct srt_view *v = val;
 
+	if (!v)
+		return;
 	if (!v->rc)
 		vc_podgroup_view_release(&v->v.pg);
-	json_decref(v->obj);
+	json_decref(v->labels);
+	json_decref(v->annotations);
+	vc_free(v->strings);
 	vc_free(v);
 }
 
@@ -58,18 +62,11 @@ void srt_node_view_free(void *val)
 	vc_free(v);
 }
 
-enum view_kind {
-	VIEW_PG,
-	VIEW_NODE
-};
-
-static const char *const view_kind_name[] = { "podgroup", "node" };
-
 /*
- * The view of obj from m, made when obj is new or changed. Returns 0 and *out (NULL when the
- * object is malformed: logged once per version), or VC_ENOMEM.
+ * The view of node obj from m, made when obj is new or changed. Returns 0 and *out (NULL when
+ * the object is malformed: logged once per version), or VC_ENOMEM.
  */
-static int cached_view(struct sched_runtime *s, struct srt_map *m, enum view_kind kind, json_t *obj,
+static int cached_view(struct sched_runtime *s, struct srt_map *m, json_t *obj,
 		       struct srt_view **out)
 {
 	char key[VC_CACHE_KEY_MAX];
@@ -86,10 +83,7 @@ static int cached_view(struct sched_runtime *s, struct srt_map *m, enum view_kin
 		if (!v)
 			return VC_ENOMEM;
 		vc_error_clear(&verr);
-		if (kind == VIEW_PG)
-			rc = vc_podgroup_view(obj, &v->v.pg, &verr);
-		else
-			rc = vc_node_view(obj, &v->v.node, &verr);
+		rc = vc_node_view(obj, &v->v.node, &verr);
 		if (rc == VC_ENOMEM) {
 			vc_free(v);
 			return rc;
@@ -101,8 +95,8 @@ static int cached_view(struct sched_runtime *s, struct srt_map *m, enum view_kin
 			return VC_ENOMEM;
 		}
 		if (rc)
-			VC_WARN("skipping malformed object", "%s=%s error=\"%s\"",
-				view_kind_name[kind], key, verr.text);
+			VC_WARN("skipping malformed object", "node=%s error=\"%s\"", key,
+				verr.text);
 	}
 	v->seen_cycle = s->cycle;
 	if (!v->rc)
@@ -209,7 +203,7 @@ static int build_nodes(struct sched_runtime *s, struct srt_snap *sn, const struc
 
 		if (!node_selected(s, ns->items[i]))
 			continue;
-		if (cached_view(s, &s->node_views, VIEW_NODE, ns->items[i], &v) < 0)
+		if (cached_view(s, &s->node_views, ns->items[i], &v) < 0)
 			return VC_ENOMEM;
 		if (!v)
 			continue;
@@ -256,8 +250,42 @@ static int32_t job_priority(const struct vc_objs *pcs, const char *name)
 	return (int32_t)VC_MAX(VC_MIN(def, INT32_MAX), INT32_MIN);
 }
 
-static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, const struct vc_objs *pgs,
-		      const struct vc_objs *pcs, struct srt_map *by_key)
+/*
+ * The view of the PodGroup under key: the one kept while the cache holds the version it was
+ * made from, else one made from a parse of the cached object (the cache is packed, ctx.c: a
+ * cycle parses only the PodGroups that changed). Returns 0 and *out (NULL when the PodGroup is
+ * malformed, or gone since the keys were taken), or VC_ENOMEM.
+ */
+static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key,
+		   struct srt_view **out)
+{
+	struct srt_view *v = srt_map_get(&s->pg_views, key);
+	json_t *obj;
+	int rc;
+
+	*out = NULL;
+	if (!v || !vc_cache_has_version(c, key, srt_pg_view_rv(v))) {
+		obj = vc_cache_get(c, key);
+		if (!obj)
+			return 0; /* deleted meanwhile, or no memory to parse it (logged) */
+		rc = srt_pg_view_make(s, key, obj, &v);
+		json_decref(obj);
+		if (rc < 0)
+			return rc;
+		if (srt_map_put(&s->pg_views, key, v) < 0) {
+			srt_pg_view_free(v);
+			return VC_ENOMEM;
+		}
+	}
+	v->seen_cycle = s->cycle;
+	if (!v->rc)
+		*out = v;
+	return 0;
+}
+
+static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, struct vc_cache *c,
+		      const struct vc_cache_keys *pgs, const struct vc_objs *pcs,
+		      struct srt_map *by_key)
 {
 	size_t i;
 
@@ -267,7 +295,7 @@ static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, const struct
 		struct srt_view *sv;
 		struct vc_podgroup *v;
 
-		if (cached_view(s, &s->pg_views, VIEW_PG, pgs->items[i], &sv) < 0)
+		if (pg_view(s, c, pgs->items[i], &sv) < 0)
 			return VC_ENOMEM;
 		if (!sv)
 			continue;
@@ -480,7 +508,8 @@ static bool sweep_evicted(void *ctx, const char *key, void *val)
 
 int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_error *err)
 {
-	struct vc_objs qs, pcs, ns, pgs;
+	struct vc_objs qs, pcs, ns;
+	struct vc_cache_keys pgs = { 0 };
 	struct srt_map nodes_by_name, jobs_by_key;
 	struct vc_ctrl_ctx *ctx = s->ctx;
 	size_t i;
@@ -492,7 +521,6 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	memset(&qs, 0, sizeof(qs));
 	memset(&pcs, 0, sizeof(pcs));
 	memset(&ns, 0, sizeof(ns));
-	memset(&pgs, 0, sizeof(pgs));
 	rc = sched_snapshot_init(&out->snap);
 	if (rc < 0)
 		goto fail;
@@ -512,7 +540,7 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = list_cache(ctx->nodes, &ns);
 	if (!rc)
-		rc = list_cache(ctx->podgroups, &pgs);
+		rc = vc_cache_keys(vc_informer_cache(ctx->podgroups), &pgs);
 	if (!rc)
 		rc = collect_pod_views(s, out);
 	if (!rc)
@@ -526,7 +554,8 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = build_nodes(s, out, &ns, &nodes_by_name);
 	if (!rc)
-		rc = build_jobs(s, out, &pgs, &pcs, &jobs_by_key);
+		rc = build_jobs(s, out, vc_informer_cache(ctx->podgroups), &pgs, &pcs,
+				&jobs_by_key);
 	if (!rc)
 		rc = build_tasks(s, out, &jobs_by_key);
 	if (!rc)
@@ -555,6 +584,6 @@ out:
 	vc_objs_release(&qs);
 	vc_objs_release(&pcs);
 	vc_objs_release(&ns);
-	vc_objs_release(&pgs);
+	vc_cache_keys_release(&pgs);
 	return rc;
 }

@@ -232,6 +232,38 @@ static void intern_sweep(struct sched_runtime *s)
 }
 
 /*
+ * The shared copy of obj, an object whose members are shared copies already (a new reference;
+ * NULL on VC_ENOMEM): known by its members' names and addresses (a key no JSON text starts with;
+ * the object's references keep the addresses from reuse), so no serialization is needed.
+ * Under views_mu.
+ */
+static json_t *intern_members(struct sched_runtime *s, json_t *obj)
+{
+	char key[512];
+	const char *k;
+	json_t *v, *shared;
+	size_t off = 0;
+	int n;
+
+	json_object_foreach (obj, k, v) {
+		n = snprintf(key + off, sizeof(key) - off, "\x01%s=%p", k, (void *)v);
+		if (n < 0 || (size_t)n >= sizeof(key) - off)
+			return NULL; /* member names of our own choosing: cannot happen */
+		off += (size_t)n;
+	}
+	if (!off)
+		key[0] = '\0';
+	shared = srt_map_get(&s->intern, key);
+	if (shared)
+		return json_incref(shared);
+	if (srt_map_put(&s->intern, key, json_incref(obj)) < 0) {
+		json_decref(obj); /* the reference the table did not take */
+		return NULL;
+	}
+	return json_incref(obj);
+}
+
+/*
  * Set key of dst to the shared copy of the members of src[key] named in keys, when it has one:
  * a pod's labels and annotations carry per-pod values (volcano.sh/task-index) the scheduler never
  * reads, and would make every pod's copy its own. Under views_mu.
@@ -427,25 +459,14 @@ static int detach_pod(struct sched_runtime *s, struct srt_view *v)
 				&p->meta.deletion_timestamp };
 	json_t *pair = json_object(), *shared = NULL;
 	size_t i, len = 0;
-	char pkey[64], *w;
+	char *w;
 
 	if (!pair || copy_member(pair, p->obj, "spec") || copy_member(pair, p->obj, "status"))
 		goto nomem;
-	/*
-	 * Spec and status are shared copies already: the pair is known by their addresses (a
-	 * key no JSON text starts with; the pair's references keep the addresses from reuse).
-	 */
-	snprintf(pkey, sizeof(pkey), "\x01%p\x01%p", (void *)json_object_get(pair, "spec"),
-		 (void *)json_object_get(pair, "status"));
-	shared = srt_map_get(&s->intern, pkey);
-	if (shared) {
-		json_incref(shared);
-	} else if (srt_map_put(&s->intern, pkey, json_incref(pair)) == 0) {
-		shared = json_incref(pair);
-	} else {
-		json_decref(pair); /* the reference the table did not take */
+	/* Spec and status are shared copies already. */
+	shared = intern_members(s, pair);
+	if (!shared)
 		goto nomem;
-	}
 	for (i = 0; i < VC_ARRAY_SIZE(strs); i++)
 		len += *strs[i] ? strlen(*strs[i]) + 1 : 0;
 	v->strings = vc_malloc(len ? len : 1);
@@ -578,4 +599,152 @@ void srt_pod_view_free(void *val)
 void srt_intern_free(void *val)
 {
 	json_decref(val);
+}
+
+/* ---- PodGroup views ---------------------------------------------------------------------------
+ */
+
+/* Copy the metadata strings of m into one block (*block, owned) and point m at the copies. */
+static int copy_meta_strings(struct vc_meta *m, char **block)
+{
+	const char **strs[] = { &m->ns,
+				&m->name,
+				&m->uid,
+				&m->resource_version,
+				&m->creation_timestamp,
+				&m->deletion_timestamp };
+	size_t i, len = 0;
+	char *w;
+
+	for (i = 0; i < VC_ARRAY_SIZE(strs); i++)
+		len += *strs[i] ? strlen(*strs[i]) + 1 : 0;
+	*block = vc_malloc(len ? len : 1);
+	if (!*block)
+		return VC_ENOMEM;
+	w = *block;
+	for (i = 0; i < VC_ARRAY_SIZE(strs); i++) {
+		size_t n;
+
+		if (!*strs[i])
+			continue;
+		n = strlen(*strs[i]) + 1;
+		memcpy(w, *strs[i], n);
+		*strs[i] = w;
+		w += n;
+	}
+	return 0;
+}
+
+/* The shared copy of obj's member key, set into dst (0), or nothing when obj has none. */
+static int share_member(struct sched_runtime *s, json_t *dst, const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key), *shared;
+
+	if (!v)
+		return 0;
+	shared = intern(s, v);
+	return shared && json_object_set_new(dst, key, shared) == 0 ? 0 : VC_ENOMEM;
+}
+
+/* Under views_mu. */
+static int pg_view_detach(struct sched_runtime *s, struct srt_view *v, json_t *shared)
+{
+	struct vc_podgroup *pg = &v->v.pg;
+
+	if (copy_meta_strings(&pg->meta, &v->strings) < 0)
+		return VC_ENOMEM;
+	if (pg->meta.labels && !(v->labels = intern(s, pg->meta.labels)))
+		return VC_ENOMEM;
+	if (pg->meta.annotations && !(v->annotations = intern(s, pg->meta.annotations)))
+		return VC_ENOMEM;
+	pg->meta.labels = v->labels;
+	pg->meta.annotations = v->annotations;
+	pg->meta.owner_references = NULL;
+	/* The view's other pointers are into the shared spec and status, which shared holds. */
+	json_decref(pg->obj);
+	pg->obj = json_incref(shared);
+	return 0;
+}
+
+int srt_pg_view_make(struct sched_runtime *s, const char *key, const json_t *obj,
+		     struct srt_view **out)
+{
+	static const char *const shared_keys[] = { "apiVersion", "kind", "spec", "status" };
+	const char *rv = vc_json_get_str(vc_json_get_obj(obj, "metadata"), "resourceVersion");
+	json_t *members = NULL, *shared = NULL, *whole = NULL;
+	struct vc_error verr;
+	struct srt_view *v;
+	size_t i;
+
+	*out = NULL;
+	v = vc_calloc(1, sizeof(*v));
+	if (!v)
+		return VC_ENOMEM;
+	v->rc = VC_ENOMEM; /* no view to release yet */
+	pthread_mutex_lock(&s->views_mu);
+	members = json_object();
+	if (!members)
+		goto nomem;
+	for (i = 0; i < VC_ARRAY_SIZE(shared_keys); i++)
+		if (share_member(s, members, obj, shared_keys[i]) < 0)
+			goto nomem;
+	shared = intern_members(s, members);
+	/* The view is read from the shared members and obj's own metadata. */
+	whole = shared ? json_copy(shared) : NULL;
+	if (!whole || copy_member(whole, obj, "metadata"))
+		goto nomem;
+	vc_error_clear(&verr);
+	v->rc = vc_podgroup_view(whole, &v->v.pg, &verr);
+	if (v->rc == VC_ENOMEM)
+		goto nomem;
+	if (v->rc) {
+		VC_WARN("skipping malformed object", "podgroup=%s error=\"%s\"", key, verr.text);
+		v->strings = vc_strdup(rv ? rv : "");
+		if (!v->strings)
+			goto nomem;
+	} else if (pg_view_detach(s, v, shared) < 0) {
+		goto nomem;
+	}
+	intern_sweep(s);
+	pthread_mutex_unlock(&s->views_mu);
+	json_decref(whole);
+	json_decref(shared);
+	json_decref(members);
+	*out = v;
+	return 0;
+nomem:
+	pthread_mutex_unlock(&s->views_mu);
+	json_decref(whole);
+	json_decref(shared);
+	json_decref(members);
+	srt_pg_view_free(v);
+	return VC_ENOMEM;
+}
+
+const char *srt_pg_view_rv(const struct srt_view *v)
+{
+	const char *rv = v->rc ? v->strings : v->v.pg.meta.resource_version;
+
+	return rv ? rv : "";
+}
+
+json_t *srt_pg_obj(const json_t *shared, const char *ns, const char *name, const char *uid,
+		   const char *rv)
+{
+	const char *keys[] = { "name", "namespace", "uid", "resourceVersion" };
+	const char *vals[] = { name, ns, uid, rv };
+	json_t *out = shared ? json_copy((json_t *)shared) : json_object(), *m = json_object();
+	size_t i;
+
+	if (!out || !m || json_object_set(out, "metadata", m))
+		goto nomem;
+	for (i = 0; i < VC_ARRAY_SIZE(keys); i++)
+		if (vals[i] && *vals[i] && json_object_set_new(m, keys[i], json_string(vals[i])))
+			goto nomem;
+	json_decref(m);
+	return out;
+nomem:
+	json_decref(m);
+	json_decref(out);
+	return NULL;
 }

@@ -386,16 +386,45 @@ fail:
 	return NULL;
 }
 
+json_t *srt_pg_body(struct sched_runtime *s, const struct srt_work *w)
+{
+	const char *rv = w->rv;
+	char key[VC_CACHE_KEY_MAX];
+	json_t *obj, *meta;
+	int n = w->ns && *w->ns ? snprintf(key, sizeof(key), "%s/%s", w->ns, w->name)
+				: snprintf(key, sizeof(key), "%s", w->name);
+
+	if (n < 0 || (size_t)n >= sizeof(key))
+		return NULL;
+	obj = vc_cache_get(vc_informer_cache(s->ctx->podgroups), key);
+	meta = json_object_get(obj, "metadata");
+	if (!json_is_object(meta) || json_object_set(obj, "status", w->body) ||
+	    (rv && *rv && json_object_set_new(meta, "resourceVersion", json_string(rv)))) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* The PodGroup of view as Events name it (srt_pg_obj), made on first use into *pg. */
+static json_t *pg_named(const struct vc_podgroup *view, json_t **pg)
+{
+	if (!*pg)
+		*pg = srt_pg_obj(view->obj, view->meta.ns, view->meta.name, view->meta.uid,
+				 view->meta.resource_version);
+	return *pg;
+}
+
 static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr)
 {
-	const json_t *pg = jr->job && jr->job->pg ? jr->job->pg->obj : NULL;
-	const json_t *cur = vc_json_get_obj(pg, "status");
+	const struct vc_podgroup *view = jr->job ? jr->job->pg : NULL;
+	const json_t *cur = view ? vc_json_get_obj(view->obj, "status") : NULL;
 	bool conditional_event;
 	char key[KEY_MAX], *want = NULL;
-	json_t *st = NULL, *body = NULL;
+	json_t *st = NULL, *pg = NULL;
 	struct srt_work *w;
 
-	if (!pg)
+	if (!view)
 		return;
 	/* "pod group is ready" goes with a status write only (docs/volcano/scheduler.md §1.8 item
 	 * 4). */
@@ -413,17 +442,21 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 	want = st ? pg_status_norm(st) : NULL;
 	if (!want)
 		goto events;
-	if (!track_begin(s, key, want, rv_of(pg)))
+	if (!track_begin(s, key, want, view->meta.resource_version))
 		goto events;
-	body = json_copy((json_t *)pg);
-	w = work_new(SRT_W_PG, key, jr->job->ns, jr->job->name, (json_t *)pg);
-	if (!body || !w || json_object_set(body, "status", st)) {
+	/* The worker makes the whole body (srt_pg_body): a queued write holds only the status. */
+	w = work_new(SRT_W_PG, key, jr->job->ns, jr->job->name, view->obj);
+	if (w) {
+		w->uid = vc_strdup(view->meta.uid);
+		w->rv = vc_strdup(view->meta.resource_version);
+	}
+	if (!w || !w->uid || !w->rv) {
 		srt_work_free(w);
 		srt_track_end(s, key, VC_ENOMEM);
 		goto out;
 	}
-	w->body = body;
-	body = NULL;
+	w->body = st;
+	st = NULL;
 	if (conditional_event && jr->event_message) {
 		w->event_message = vc_strdup(jr->event_message);
 		w->event_type = "Normal";
@@ -432,13 +465,15 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 	srt_work_push(s, w);
 events:
 	if (jr->event_type && jr->event_reason && jr->event_message && !conditional_event)
-		srt_event(s, pg, jr->event_type, jr->event_reason, jr->event_message, true);
+		srt_event(s, pg_named(view, &pg), jr->event_type, jr->event_reason,
+			  jr->event_message, true);
 	/* enqueue's rejection (docs/volcano/scheduler.md §3.1). */
 	if (jr->reject_message)
-		srt_event(s, pg, "Normal", "Unschedulable", jr->reject_message, true);
+		srt_event(s, pg_named(view, &pg), "Normal", "Unschedulable", jr->reject_message,
+			  true);
 out:
-	json_decref(body);
 	json_decref(st);
+	json_decref(pg);
 	vc_free(want);
 }
 
@@ -664,8 +699,14 @@ static void apply_evict(struct sched_runtime *s, const struct sched_evict *e)
 		goto nomem;
 	}
 	pthread_mutex_unlock(&s->mu);
-	if (t->job && t->job->pg)
-		srt_event(s, t->job->pg->obj, "Normal", "Evict", e->reason, false);
+	if (t->job && t->job->pg) {
+		const struct vc_podgroup *v = t->job->pg;
+		json_t *pg = srt_pg_obj(v->obj, v->meta.ns, v->meta.name, v->meta.uid,
+					v->meta.resource_version);
+
+		srt_event(s, pg, "Normal", "Evict", e->reason, false);
+		json_decref(pg);
+	}
 	srt_work_push(s, w);
 	return;
 nomem:
