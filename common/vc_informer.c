@@ -76,6 +76,12 @@ struct vc_informer {
 	pthread_mutex_t dispatch; /* handler delivery, the handler list */
 	struct vc_informer_handler *handlers;
 	size_t nhandlers;
+	/* vc_informer_add_list_handler's readers of the first list's pages (fixed after start). */
+	struct list_handler {
+		void (*fn)(void *ctx, json_t *obj);
+		void *ctx;
+	} *listed;
+	size_t nlisted;
 
 	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t cond;  /* synced, stop */
@@ -358,6 +364,23 @@ static int listing_add(struct listing *l, json_t *item)
 	return json_array_append_new(l->items, item) ? VC_ENOMEM : 0;
 }
 
+/*
+ * Hand one object of the first list to the list handlers (vc_informer.h). Only the informer's
+ * thread writes synced, and the list handlers are fixed once it runs: no lock needed to read
+ * them.
+ */
+static void deliver_listed(struct vc_informer *inf, json_t *obj)
+{
+	size_t i;
+
+	if (inf->synced || !inf->nlisted)
+		return;
+	pthread_mutex_lock(&inf->dispatch);
+	for (i = 0; i < inf->nlisted; i++)
+		inf->listed[i].fn(inf->listed[i].ctx, obj);
+	pthread_mutex_unlock(&inf->dispatch);
+}
+
 /* Add the usable items of one page to the listing. */
 static int take_items(struct vc_informer *inf, const json_t *page, struct listing *l)
 {
@@ -389,6 +412,7 @@ static int take_items(struct vc_informer *inf, const json_t *page, struct listin
 		}
 		if (rc)
 			return rc;
+		deliver_listed(inf, stamped);
 		rc = listing_add(l, stamped);
 		if (rc)
 			return rc;
@@ -978,6 +1002,7 @@ void vc_informer_free(struct vc_informer *inf)
 	pthread_mutex_destroy(&inf->stop_lock);
 	vc_cache_free(inf->cache);
 	vc_free(inf->handlers);
+	vc_free(inf->listed);
 	vc_free(inf->ns);
 	vc_free(inf->label_selector);
 	vc_free(inf->field_selector);
@@ -1015,6 +1040,31 @@ int vc_informer_add_handler(struct vc_informer *inf, const struct vc_informer_ha
 	inf->handlers[inf->nhandlers++] = *h;
 out_unlock:
 	pthread_mutex_unlock(&inf->dispatch);
+	return rc;
+}
+
+int vc_informer_add_list_handler(struct vc_informer *inf, void (*fn)(void *ctx, json_t *obj),
+				 void *ctx)
+{
+	struct list_handler *grown;
+	int rc = 0;
+
+	if (!inf || !fn)
+		return VC_EINVAL;
+	pthread_mutex_lock(&inf->lock);
+	if (inf->started) {
+		rc = VC_EINVAL;
+		goto out_unlock;
+	}
+	grown = vc_realloc(inf->listed, (inf->nlisted + 1) * sizeof(*grown));
+	if (!grown) {
+		rc = VC_ENOMEM;
+		goto out_unlock;
+	}
+	inf->listed = grown;
+	inf->listed[inf->nlisted++] = (struct list_handler){ fn, ctx };
+out_unlock:
+	pthread_mutex_unlock(&inf->lock);
 	return rc;
 }
 
