@@ -256,6 +256,86 @@ static int32_t job_priority(const struct vc_objs *pcs, const char *name)
 	return (int32_t)VC_MAX(VC_MIN(def, INT32_MAX), INT32_MIN);
 }
 
+/*
+ * The PodGroups of a partial view (s->pgs_partial): those the podgroups informer's first list
+ * has handed over so far, in the order of their keys. 0 or VC_ENOMEM.
+ */
+static int list_early_pgs(struct sched_runtime *s, struct vc_objs *out)
+{
+	const struct srt_map_ent *e;
+	size_t i;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&s->views_mu);
+	e = srt_map_sorted(&s->early_pgs);
+	out->items = view_array(s->early_pgs.count, sizeof(json_t *));
+	if (!out->items || (!e && s->early_pgs.count)) {
+		rc = VC_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < s->early_pgs.count; i++)
+		out->items[out->count++] = json_incref(e[i].val);
+out:
+	pthread_mutex_unlock(&s->views_mu);
+	return rc;
+}
+
+/*
+ * A partial view (srt_prepare) lacks PodGroups and pods not listed yet, so proportion would
+ * share the cluster among the queues by requests smaller than they are: a queue whose jobs
+ * came first could be given what the whole view would give to another. Until the view is
+ * whole, each queue is capped at its weight's share of the cluster over all the queues (the
+ * least proportion gives a queue that asks for that much, whatever the others ask), on top of
+ * its own capability (docs/volcano/scheduler.md §1.1).
+ */
+static int cap_partial_queues(struct srt_snap *sn)
+{
+	struct vc_resource total = VC_RESOURCE_INIT, fair = VC_RESOURCE_INIT;
+	int64_t weights = 0;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sn->snap.nnodes; i++)
+		if (vc_resource_add(&total, &sn->snap.nodes[i]->allocatable) < 0)
+			goto nomem;
+	for (i = 0; i < sn->snap.nqueues; i++)
+		weights += sn->snap.queues[i]->weight > 0 ? sn->snap.queues[i]->weight : 1;
+	for (i = 0; i < sn->snap.nqueues; i++) {
+		struct sched_queue_info *q = sn->snap.queues[i];
+		double cpu, mem;
+
+		if (vc_resource_copy(&fair, &total) < 0)
+			goto nomem;
+		vc_resource_multi(&fair, (double)(q->weight > 0 ? q->weight : 1) / (double)weights);
+		cpu = fair.milli_cpu;
+		mem = fair.memory;
+		if (q->has_capability) {
+			/* A capability's 0 cpu or memory is no limit (proportion's realCapability). */
+			vc_resource_min_dimension(&fair, &q->capability, VC_RESOURCE_INFINITY);
+			if (q->capability.milli_cpu > 0)
+				cpu = VC_MIN(cpu, q->capability.milli_cpu);
+			if (q->capability.memory > 0)
+				mem = VC_MIN(mem, q->capability.memory);
+			fair.milli_cpu = cpu;
+			fair.memory = mem;
+		}
+		/* At least a millicore and a byte: 0 would read as no limit. */
+		fair.milli_cpu = VC_MAX(fair.milli_cpu, 1);
+		fair.memory = VC_MAX(fair.memory, 1);
+		if (vc_resource_copy(&q->capability, &fair) < 0)
+			goto nomem;
+		q->has_capability = true;
+	}
+	goto out;
+nomem:
+	rc = VC_ENOMEM;
+out:
+	vc_resource_release(&total);
+	vc_resource_release(&fair);
+	return rc;
+}
+
 static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, const struct vc_objs *pgs,
 		      const struct vc_objs *pcs, struct srt_map *by_key)
 {
@@ -512,7 +592,7 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = list_cache(ctx->nodes, &ns);
 	if (!rc)
-		rc = list_cache(ctx->podgroups, &pgs);
+		rc = s->pgs_partial ? list_early_pgs(s, &pgs) : list_cache(ctx->podgroups, &pgs);
 	if (!rc)
 		rc = collect_pod_views(s, out);
 	if (!rc)
@@ -525,6 +605,8 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 		rc = build_queues(out, &qs);
 	if (!rc)
 		rc = build_nodes(s, out, &ns, &nodes_by_name);
+	if (!rc && (s->pods_partial || s->pgs_partial))
+		rc = cap_partial_queues(out);
 	if (!rc)
 		rc = build_jobs(s, out, &pgs, &pcs, &jobs_by_key);
 	if (!rc)
