@@ -52,6 +52,12 @@ enum {
 	WATCH_LOST = 3,	   /* the cache refused an event (out of memory): back off, relist */
 };
 
+/* A reader of the first list's pages (vc_informer_add_list_handler). */
+struct list_handler {
+	void (*fn)(void *ctx, json_t *obj);
+	void *ctx;
+};
+
 struct vc_informer {
 	struct vc_kube *kube;
 	const struct vc_gvr *resource;
@@ -77,10 +83,7 @@ struct vc_informer {
 	struct vc_informer_handler *handlers;
 	size_t nhandlers;
 	/* vc_informer_add_list_handler's readers of the first list's pages (fixed after start). */
-	struct list_handler {
-		void (*fn)(void *ctx, json_t *obj);
-		void *ctx;
-	} *listed;
+	struct list_handler *listed;
 	size_t nlisted;
 
 	pthread_mutex_t lock; /* everything below */

@@ -667,10 +667,10 @@ static bool drop_all(void *ctx, const char *key, void *val)
 bool srt_prepare(struct sched_runtime *s)
 {
 	struct vc_ctrl_ctx *c = s->ctx;
-	struct vc_informer *const need[] = { c->nodes,	      c->queues,     c->priorityclasses,
-					     c->pvcs,	      c->pvs,	     c->storageclasses,
-					     c->csinodes,     c->namespaces, c->services,
-					     c->rcs,	      c->replicasets, c->statefulsets };
+	struct vc_informer *const need[] = { c->nodes,	  c->queues,	  c->priorityclasses,
+					     c->pvcs,	  c->pvs,	  c->storageclasses,
+					     c->csinodes, c->namespaces,  c->services,
+					     c->rcs,	  c->replicasets, c->statefulsets };
 	bool pods_synced, pgs_synced;
 	struct vc_error err;
 	size_t i;

@@ -311,7 +311,7 @@ static int cap_partial_queues(struct srt_snap *sn)
 		cpu = fair.milli_cpu;
 		mem = fair.memory;
 		if (q->has_capability) {
-			/* A capability's 0 cpu or memory is no limit (proportion's realCapability). */
+			/* A capability's 0 cpu or memory is no limit (realCapability). */
 			vc_resource_min_dimension(&fair, &q->capability, VC_RESOURCE_INFINITY);
 			if (q->capability.milli_cpu > 0)
 				cpu = VC_MIN(cpu, q->capability.milli_cpu);

@@ -615,7 +615,7 @@ static void test_list_then_watch_in_order(void **state)
 	fixture_free(fx);
 }
 
-/* A list handler: the first list's objects as each page arrives, with the fake's list calls so far. */
+/* A list handler: the first list's objects as each page arrives, and the list calls so far. */
 static struct fixture *listed_fx;
 
 static void rec_listed(void *ctx, json_t *obj)

@@ -405,7 +405,6 @@ static bool fake_synced(struct sched_runtime *s, struct vc_informer *inf)
 		 (inf == ctx.nodes && unsynced_nodes));
 }
 
-
 static int fake_list_bound(struct sched_runtime *s, struct vc_error *err)
 {
 	size_t i;
@@ -1540,9 +1539,9 @@ static void test_partial_view_after_bound_pods(void **state)
 	new_runtime();
 	unsynced_pods = unsynced_pgs = unsynced_nodes = true;
 	bound_list = json_array();
-	assert_int_equal(json_array_append_new(bound_list, pod_obj("b-0", NULL, NULL, "n1",
-								   "Running", "2")),
-			 0);
+	assert_int_equal(
+		json_array_append_new(bound_list, pod_obj("b-0", NULL, NULL, "n1", "Running", "2")),
+		0);
 	listed(ctx.podgroups, pg_obj("pg", NULL, NULL, "Pending", "10"));
 	listed(ctx.pods, pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1"));
 	/* The nodes are not in: no session; the bound pods are listed meanwhile, once. */
@@ -1556,9 +1555,7 @@ static void test_partial_view_after_bound_pods(void **state)
 	cycle();
 	api_calls(buf, sizeof(buf));
 	assert_string_equal(buf, "C pods ns/p-0/binding");
-	assert_string_equal(json_string_value(
-				    vc_json_path(fk.calls[0].body, "target.name")),
-			    "n2");
+	assert_string_equal(json_string_value(vc_json_path(fk.calls[0].body, "target.name")), "n2");
 	fake_reset_calls(&fk);
 
 	/* The lists complete: the caches hold what was handed over (b-0 has since gone). */
@@ -1572,7 +1569,8 @@ static void test_partial_view_after_bound_pods(void **state)
 	assert_int_equal(rt->early_pgs.count, 0);
 	cycle();
 	api_calls(buf, sizeof(buf));
-	assert_string_equal(buf, "U podgroups ns/pg; P queues default/status; P queues root/status");
+	assert_string_equal(buf,
+			    "U podgroups ns/pg; P queues default/status; P queues root/status");
 }
 
 /* Without the bound pods (their list failed), no session before the pods informer syncs. */
@@ -2925,9 +2923,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partial_view_after_bound_pods, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_session_without_bound_pods, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partial_view_caps_queue_share, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partial_view_after_bound_pods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_session_without_bound_pods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_partial_view_caps_queue_share, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_unlimited, setup, teardown),
