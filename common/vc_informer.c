@@ -63,6 +63,7 @@ struct vc_informer {
 	const struct vc_gvr *resource;
 	char *ns, *label_selector, *field_selector, *name;
 	int64_t page_size;
+	bool first_list_from_cache;
 	int watch_timeout_seconds;
 	int64_t resync_period_ns, backoff_initial_ns, backoff_max_ns;
 	vc_sleep_fn *sleep;
@@ -442,6 +443,9 @@ static int list_all(struct vc_informer *inf, struct listing *l, char *rv, size_t
 	bool first = true;
 	int rc;
 
+	/* Only the first list, only its first request: a continue token carries its version. */
+	if (inf->first_list_from_cache && !inf->synced)
+		lo.resource_version = "0";
 	rc = listing_begin(inf, l);
 	if (rc)
 		return rc;
@@ -491,6 +495,7 @@ static int list_all(struct vc_informer *inf, struct listing *l, char *rv, size_t
 		}
 		vc_free(cont);
 		cont = NULL;
+		lo.resource_version = NULL;
 		s = json_string_value(
 			json_object_get(json_object_get(page, "metadata"), "continue"));
 		if (!s || !*s || lo.limit <= 0)
@@ -942,6 +947,7 @@ int vc_informer_new(struct vc_kube *kube, const struct vc_informer_opts *opts,
 	inf->kube = kube;
 	inf->resource = opts->resource;
 	inf->page_size = opts->page_size == 0 ? DEFAULT_PAGE_SIZE : opts->page_size;
+	inf->first_list_from_cache = opts->first_list_from_cache;
 	if (inf->page_size < 0)
 		inf->page_size = 0;
 	inf->watch_timeout_seconds = opts->watch_timeout_seconds;

@@ -134,6 +134,14 @@ struct vc_informer_opts {
 	/* NULL = cache objects as they come. */
 	vc_informer_transform_fn *transform;
 	void *transform_ctx;
+	/*
+	 * The first list asks for resourceVersion "0", as client-go's reflector does: the API
+	 * server answers from its watch cache (no read of etcd; unpaged on servers that do not
+	 * page the watch cache), possibly a moment behind, and the watch from that version
+	 * catches up. For a small resource a first reader waits on (the scheduler's nodes).
+	 * Relists read etcd as before.
+	 */
+	bool first_list_from_cache;
 };
 
 /* Counters, for tests and metrics. */

@@ -50,6 +50,7 @@ struct fake {
 	size_t nsteps, next;
 	bool done;
 	char calls[LOG_MAX]; /* one line per call */
+	char list_rvs[256];  /* each list's resourceVersion ("-" for none), space-separated */
 	/* injected time and randomness */
 	int64_t sleeps[64];
 	size_t nsleeps;
@@ -177,6 +178,9 @@ static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
 		ns ? ns : "", opts->limit, opts->continue_token ? opts->continue_token : "",
 		opts->label_selector ? opts->label_selector : "",
 		opts->field_selector ? opts->field_selector : "");
+	snprintf(f->list_rvs + strlen(f->list_rvs), sizeof(f->list_rvs) - strlen(f->list_rvs),
+		 "%s%s", f->list_rvs[0] ? " " : "",
+		 opts->resource_version ? opts->resource_version : "-");
 	pthread_mutex_unlock(&f->lock);
 	/* The informer pages itself: a paged list asks the client for one page (the real
 	 * client would otherwise merge every page into one List, all of it parsed at once). */
@@ -664,6 +668,28 @@ static void test_first_list_pages_handed_over(void **state)
 					 "update ns/a@1 -> ns/a@11\n"
 					 "update ns/c@3 -> ns/c@15\n"
 					 "tombstone ns/b@2\n");
+	fixture_free(fx);
+}
+
+/*
+ * first_list_from_cache: the first list's first request asks for resourceVersion 0 (the API
+ * server's watch cache); its next page goes by the continue token alone, and a relist reads
+ * etcd again.
+ */
+static void test_first_list_from_watch_cache(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 ns/a@1 ns/b@2 ns/c@3", 0, 0 },
+		{ 'W', "", VC_EGONE, 0 },
+		{ 'L', "rv=20 ns/a@1", 0, 0 },
+		{ 'W', "", 0, 0 },
+	};
+	struct vc_informer_opts o = { .first_list_from_cache = true };
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+
+	(void)state;
+	run_script(fx);
+	assert_string_equal(fx->fake.list_rvs, "0 - -");
 	fixture_free(fx);
 }
 
@@ -1614,6 +1640,7 @@ int main(void)
 		cmocka_unit_test_setup(test_list_then_watch_in_order, clear_log),
 		cmocka_unit_test_setup(test_relist_on_gone_synthesizes_changes, clear_log),
 		cmocka_unit_test_setup(test_first_list_pages_handed_over, clear_log),
+		cmocka_unit_test_setup(test_first_list_from_watch_cache, clear_log),
 		cmocka_unit_test_setup(test_error_events_410_and_too_old, clear_log),
 		cmocka_unit_test_setup(test_repeated_expiry_backs_off, clear_log),
 		cmocka_unit_test_setup(test_other_error_event_relists_after_backoff, clear_log),
@@ -1643,6 +1670,7 @@ int main(void)
 		cmocka_unit_test_setup(test_list_then_watch_in_order, clear_log),
 		cmocka_unit_test_setup(test_relist_on_gone_synthesizes_changes, clear_log),
 		cmocka_unit_test_setup(test_first_list_pages_handed_over, clear_log),
+		cmocka_unit_test_setup(test_first_list_from_watch_cache, clear_log),
 		cmocka_unit_test_setup(test_error_events_410_and_too_old, clear_log),
 		cmocka_unit_test_setup(test_bad_and_repeated_events_are_skipped, clear_log),
 		cmocka_unit_test_setup(test_listed_items_get_kind, clear_log),
