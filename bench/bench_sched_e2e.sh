@@ -72,6 +72,15 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# --variants takes spaces or commas ("raw,caldera"); an unknown name is refused before any
+# cluster starts (a variant that matched no binder used to wait out the whole watch timeout).
+VARIANTS=${VARIANTS//,/ }
+for v in $VARIANTS; do
+	case $v in raw | kube | volcano | caldera) ;;
+	*) echo "bench: unknown variant '$v' (raw, kube, volcano, caldera)" >&2 && exit 2 ;;
+	esac
+done
+
 BUILD=${BENCH_BUILD:-build}
 LIB=${BENCH_LIB:-$BUILD/libcaldera.a}
 SIM=$BUILD/vc-nodesim

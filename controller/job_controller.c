@@ -541,15 +541,17 @@ static void process_key(struct jobctl *c, const char *key, struct req_list *reqs
 	char dur[VC_DURATION_STR_MAX];
 
 	for (i = 0; reqs && i < reqs->n; i++) {
-		const struct job_request *r = reqs->items[i];
+		struct job_request *r = reqs->items[i];
+		bool viewed;
 
-		job_delayed_cancel_for_event(c, key, r);
 		obj = job_cache_get(c, key);
-		if (!obj)
-			continue; /* job not ready: dropped */
-		if (vc_job_view(obj, &job, NULL)) {
+		viewed = obj && !vc_job_view(obj, &job, NULL);
+		if (viewed && r->recovered)
+			(void)job_pod_recover(c, key, &job, r);
+		job_delayed_cancel_for_event(c, key, r);
+		if (!viewed) {
 			json_decref(obj);
-			continue;
+			continue; /* job not ready: dropped */
 		}
 		job_resolve(&job, r, &res);
 		if (res.delay_ns > 0) {

@@ -107,36 +107,23 @@ static int64_t restarts_of(const json_t *statuses)
 }
 
 /*
- * The task-level check of docs/volcano/job-controller.md §3.1: TaskCompleted (`completed`) or
- * TaskFailed. Reads the job from the informer and the task's pods from the pod cache (which already
- * holds the new pod).
+ * The task-level check of docs/volcano/job-controller.md §3.1 on the job's pods (the pod cache,
+ * which already holds the new pod): TaskCompleted (`completed`) or TaskFailed.
  */
-static bool task_check(struct jobctl *c, const char *jobkey, const char *task, bool completed)
+static bool task_hit(const struct vc_job *job, const struct vc_objs *pods, const char *task,
+		     bool completed)
 {
-	json_t *obj = vc_cache_get(vc_informer_cache(c->ctx->jobs), jobkey);
-	struct vc_objs pods = { 0 };
-	struct vc_job job;
-	const struct vc_task *t;
+	const struct vc_task *t = vc_job_task(job, task);
 	int64_t n = 0;
-	bool hit = false;
 	size_t i;
 
-	if (!obj)
-		return false;
-	if (vc_job_view(obj, &job, NULL)) {
-		json_decref(obj);
-		return false;
-	}
-	t = vc_job_task(&job, task);
-	if (!t || !policies_mention(&job, task,
+	if (!t || !policies_mention(job, task,
 				    completed ? VC_EVENT_TASK_COMPLETED : VC_EVENT_TASK_FAILED))
-		goto out;
+		return false;
 	if (!completed && t->max_retry < 0)
-		goto out;
-	if (vc_cache_by_index(vc_informer_cache(c->ctx->pods), CTX_INDEX_JOB, jobkey, &pods))
-		goto out;
-	for (i = 0; i < pods.count; i++) {
-		const json_t *p = pods.items[i];
+		return false;
+	for (i = 0; i < pods->count; i++) {
+		const json_t *p = pods->items[i];
 		const char *ph = pod_phase_str(p);
 
 		if (!vc_str_eq(pod_task(p), task))
@@ -148,8 +135,25 @@ static bool task_check(struct jobctl *c, const char *jobkey, const char *task, b
 			n += restarts_of(vc_json_path(p, "status.containerStatuses"));
 		}
 	}
-	hit = completed ? (t->replicas > 0 && n >= t->replicas) : n >= t->max_retry;
-out:
+	return completed ? (t->replicas > 0 && n >= t->replicas) : n >= t->max_retry;
+}
+
+/* task_hit with the job from the informer and its pods from the pod cache. */
+static bool task_check(struct jobctl *c, const char *jobkey, const char *task, bool completed)
+{
+	json_t *obj = vc_cache_get(vc_informer_cache(c->ctx->jobs), jobkey);
+	struct vc_objs pods = { 0 };
+	struct vc_job job;
+	bool hit = false;
+
+	if (!obj)
+		return false;
+	if (vc_job_view(obj, &job, NULL)) {
+		json_decref(obj);
+		return false;
+	}
+	if (!vc_cache_by_index(vc_informer_cache(c->ctx->pods), CTX_INDEX_JOB, jobkey, &pods))
+		hit = task_hit(&job, &pods, task, completed);
 	vc_objs_release(&pods);
 	vc_job_view_release(&job);
 	json_decref(obj);
@@ -204,6 +208,19 @@ static void pod_observed(struct jobctl *c, const char *key, const struct job_req
 		job_expect_observed(c, key, false, r->pod, r->pod_uid);
 }
 
+static bool pod_finished(const json_t *pod)
+{
+	const char *ph = pod_phase_str(pod);
+
+	return !strcmp(ph, "Succeeded") || !strcmp(ph, "Failed");
+}
+
+/*
+ * A pod added already finished (the first list, or a relist after a watch gap) is marked
+ * `recovered`: its update to that phase was never seen (docs/volcano/job-controller.md §8.40).
+ * Not one the controller marked and is deleting (its kill was the action), nor one being
+ * deleted by someone else (its delete, still to come, gives PodEvicted).
+ */
 static void on_pod_add(void *ctx, json_t *pod)
 {
 	char key[VC_CACHE_KEY_MAX];
@@ -213,6 +230,8 @@ static void on_pod_add(void *ctx, json_t *pod)
 		return;
 	pod_observed(ctx, key, r, pod, false);
 	r->event = out_of_sync(pod) ? VC_EVENT_OUT_OF_SYNC : VC_EVENT_POD_PENDING;
+	r->recovered = r->event == VC_EVENT_POD_PENDING && pod_finished(pod) &&
+		       !vc_json_path(pod, "metadata.deletionTimestamp");
 	job_enqueue(ctx, key, r);
 }
 
@@ -296,6 +315,103 @@ static void on_pod_delete(void *ctx, json_t *pod, bool final_state_unknown)
 	pod_observed(ctx, key, r, pod, true);
 	r->event = out_of_sync(pod) ? VC_EVENT_OUT_OF_SYNC : VC_EVENT_POD_EVICTED;
 	job_enqueue(ctx, key, r);
+}
+
+/* ---- pods that finished unseen (docs/volcano/job-controller.md §8.40) ------------------------ */
+
+/* When the pod's containers finished: the latest terminated.finishedAt, in ns (0: none). */
+static int64_t finished_at(const json_t *pod)
+{
+	const char *lists[] = { "status.containerStatuses", "status.initContainerStatuses" };
+	int64_t best = 0, sec;
+	int32_t nsec;
+	json_t *s;
+	size_t l, i;
+
+	for (l = 0; l < VC_ARRAY_SIZE(lists); l++)
+		json_array_foreach (vc_json_path(pod, lists[l]), i, s) {
+			const char *t =
+				json_string_value(vc_json_path(s, "state.terminated.finishedAt"));
+
+			nsec = 0;
+			if (t && !vc_time_parse_rfc3339(t, &sec, &nsec, NULL) && sec >= 0 &&
+			    sec < INT64_MAX / VC_NSEC_PER_SEC - 1 &&
+			    sec * VC_NSEC_PER_SEC + nsec > best)
+				best = sec * VC_NSEC_PER_SEC + nsec;
+		}
+	return best;
+}
+
+/*
+ * Whether pod is the task's Succeeded pod that finished last (ties: the greatest name): the one
+ * whose update to Succeeded would have completed the task. Of several Succeeded pods added at
+ * once, only that one stands for the update, so the task's TaskCompleted is derived once.
+ */
+static bool last_to_succeed(const json_t *pod, const struct vc_objs *pods, const char *task)
+{
+	int64_t mine = finished_at(pod), other;
+	const char *name = json_string_value(vc_json_path(pod, "metadata.name"));
+	size_t i;
+
+	for (i = 0; i < pods->count; i++) {
+		const json_t *p = pods->items[i];
+		const char *pn = json_string_value(vc_json_path(p, "metadata.name"));
+
+		if (!vc_str_eq(pod_task(p), task) || strcmp(pod_phase_str(p), "Succeeded") ||
+		    vc_str_eq(pn, name))
+			continue;
+		other = finished_at(p);
+		if (other > mine || (other == mine && pn && name && strcmp(pn, name) > 0))
+			return false;
+	}
+	return true;
+}
+
+bool job_pod_recover(struct jobctl *c, const char *key, const struct vc_job *job,
+		     struct job_request *r)
+{
+	char podkey[VC_CACHE_KEY_MAX];
+	struct vc_objs pods = { 0 };
+	json_t *pod = NULL;
+	bool done = false;
+
+	r->recovered = false;
+	/*
+	 * A job that left Pending and Running acted already (or a user did: Completing,
+	 * Restarting, Aborting, finished); a pod of an older job or version is stale, as
+	 * docs/volcano/job-controller.md §3.5 step 4 would resolve it. Then Volcano's event stays.
+	 */
+	if ((job->status.phase != VC_JOB_PHASE_NONE && job->status.phase != VC_JOB_PENDING &&
+	     job->status.phase != VC_JOB_RUNNING) ||
+	    !vc_str_eq(r->job_uid, job->meta.uid) || r->job_version != job->status.version ||
+	    !r->pod ||
+	    snprintf(podkey, sizeof(podkey), "%s/%s", job->meta.ns, r->pod) >= (int)sizeof(podkey))
+		return false;
+	/* The pod as it is now: the same object, still finished, not marked or being deleted. */
+	pod = vc_cache_get(vc_informer_cache(c->ctx->pods), podkey);
+	if (!pod || !vc_str_eq(json_string_value(vc_json_path(pod, "metadata.uid")), r->pod_uid) ||
+	    !pod_finished(pod) || out_of_sync(pod) ||
+	    vc_json_path(pod, "metadata.deletionTimestamp"))
+		goto out;
+	if (!strcmp(pod_phase_str(pod), "Failed")) {
+		r->event = VC_EVENT_POD_FAILED;
+		r->exit_code = first_exit_code(pod);
+	} else if (vc_cache_by_index(vc_informer_cache(c->ctx->pods), CTX_INDEX_JOB, key, &pods)) {
+		goto out; /* out of memory: Volcano's event */
+	} else {
+		r->event =
+			last_to_succeed(pod, &pods, r->task) && task_hit(job, &pods, r->task, true)
+				? VC_EVENT_TASK_COMPLETED
+				: VC_EVENT_OUT_OF_SYNC;
+	}
+	done = true;
+	if (r->event != VC_EVENT_OUT_OF_SYNC)
+		VC_INFO("pod finished while unseen, event derived", "job=%s pod=%s event=%s", key,
+			r->pod, vc_bus_event_name((enum vc_bus_event)r->event));
+out:
+	vc_objs_release(&pods);
+	json_decref(pod);
+	return done;
 }
 
 /* ---- PodGroup and Command handlers ------------------------------------------------------------

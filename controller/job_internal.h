@@ -330,6 +330,17 @@ void job_enqueue(struct jobctl *c, const char *key, struct job_request *r);
  * backlog. Logged when it cannot be queued.
  */
 void job_enqueue_add(struct jobctl *c, const char *key);
+/*
+ * A pod added already finished (r->recovered; docs/volcano/job-controller.md §8.40), processed
+ * with job (the job key's current view): while the job is Pending or Running, the pod of its
+ * uid and current version, and the pod in the cache still that one, finished, neither marked
+ * out-of-sync nor being deleted, r's event becomes the one the unseen update to that phase
+ * would have given: PodFailed with the first container's exit code; for a Succeeded pod
+ * TaskCompleted when the task is complete, a policy names the event and the pod finished last
+ * of the task, else OutOfSync. Returns whether it did; r->recovered is cleared either way.
+ */
+bool job_pod_recover(struct jobctl *c, const char *key, const struct vc_job *job,
+		     struct job_request *r);
 /* The informer handlers: 0 jobs, 1 pods, 2 podgroups, 3 commands (a thread-local copy). */
 const struct vc_informer_handler *job_handler_set(struct jobctl *c, int which);
 

@@ -43,6 +43,7 @@ struct job_request *job_request_dup(const struct job_request *r)
 	d->action = r->action;
 	d->exit_code = r->exit_code;
 	d->job_version = r->job_version;
+	d->recovered = r->recovered;
 	if (job_request_set_str(&d->action_str, r->action_str) ||
 	    job_request_set_str(&d->task, r->task) || job_request_set_str(&d->pod, r->pod) ||
 	    job_request_set_str(&d->pod_uid, r->pod_uid) ||
@@ -79,10 +80,10 @@ bool job_request_equal(const struct job_request *a, const struct job_request *b)
 {
 	return a->event == b->event && a->has_action == b->has_action &&
 	       (!a->has_action || a->action == b->action) && a->exit_code == b->exit_code &&
-	       a->job_version == b->job_version && vc_str_eq(a->action_str, b->action_str) &&
-	       vc_str_eq(a->task, b->task) && vc_str_eq(a->pod, b->pod) &&
-	       vc_str_eq(a->pod_uid, b->pod_uid) && vc_str_eq(a->partition, b->partition) &&
-	       vc_str_eq(a->job_uid, b->job_uid);
+	       a->job_version == b->job_version && a->recovered == b->recovered &&
+	       vc_str_eq(a->action_str, b->action_str) && vc_str_eq(a->task, b->task) &&
+	       vc_str_eq(a->pod, b->pod) && vc_str_eq(a->pod_uid, b->pod_uid) &&
+	       vc_str_eq(a->partition, b->partition) && vc_str_eq(a->job_uid, b->job_uid);
 }
 
 /* ---- policy resolution (docs/volcano/job-controller.md §3.5 step 4) -------------------------- */

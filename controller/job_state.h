@@ -34,6 +34,12 @@ struct job_request {
 	char *task, *pod, *pod_uid, *partition, *job_uid;
 	int32_t exit_code;
 	int32_t job_version;
+	/*
+	 * The pod was added already Succeeded or Failed (the informer's first list, or a relist
+	 * after a watch gap): the update to that phase was never seen, so processing derives its
+	 * event once it knows the job (job_pod_recover, docs/volcano/job-controller.md §8.40).
+	 */
+	bool recovered;
 };
 
 /* A new request, zeroed with event JOB_EVENT_NONE; NULL when out of memory. */

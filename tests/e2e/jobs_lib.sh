@@ -10,6 +10,7 @@
 #   ns NAME              a fresh namespace for a scenario (diagnostics follow it)
 #   apply_job FILE|-     kubectl apply into the scenario's namespace
 #   wait_phase JOB PHASE [TIMEOUT]
+#   status JOB / status_is JOB "PHASE RETRYCOUNT VERSION" / running_pods JOB N
 #   jfield JOB JSONPATH  / pfield POD JSONPATH    kubectl get -o jsonpath in the namespace
 #   check WHAT CONDITION...   run CONDITION; fail with WHAT and the diagnostics when false
 #   sched_conf <FILE         the scheduler configuration for vc-controller / vc-scheduler (CONF)
@@ -305,6 +306,19 @@ pods_are() {
 	got=$(if [ $# -gt 2 ]; then npods "$job" "$3"; else npods "$job"; fi)
 	[ "$got" = "$n" ] || { echo "job $job has $got pods${3:+ in $3}, want $n"; return 1; }
 }
+# status JOB: "phase retryCount version" (absent numbers, omitted when 0, print 0)
+status() {
+	local p r v
+	IFS=, read -r p r v < <(jfield "$1" '{.status.state.phase},{.status.retryCount},{.status.version}{"\n"}')
+	echo "$p ${r:-0} ${v:-0}"
+}
+status_is() {
+	local got
+	got=$(status "$1")
+	[ "$got" = "$2" ] || { echo "job $1: '$got' (phase retryCount version), want '$2'"; return 1; }
+}
+# running_pods JOB N: N pods, all Running.
+running_pods() { pods_are "$1" "$2" && pods_are "$1" "$2" Running; }
 # uids JOB: "name=uid" of the job's pods, sorted.
 uids() { k get pods -l "volcano.sh/job-name=$1" -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid}{"\n"}{end}' | sort; }
 uid_of() { pfield "$1" '{.metadata.uid}'; }

@@ -26,7 +26,6 @@
 # shellcheck disable=SC2119 # no arguments: the default nodes
 jobs_setup
 
-running_pods() { pods_are "$1" "$2" && pods_are "$1" "$2" Running; }
 # svc_field NAME JSONPATH
 svc_field() { k get service "$1" -o jsonpath="$2"; }
 # ctr POD NAME JSONPATH: a field of the pod's container NAME.

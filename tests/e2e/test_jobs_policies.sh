@@ -23,19 +23,6 @@ event_seen() {
 	out=$(job_events "$1") || return 1
 	grep -qxF "$2" <<<"$out" || { echo "$out"; return 1; }
 }
-# status JOB: "phase retryCount version" (absent numbers, omitted when 0, print 0)
-status() {
-	local p r v
-	IFS=, read -r p r v < <(jfield "$1" '{.status.state.phase},{.status.retryCount},{.status.version}{"\n"}')
-	echo "$p ${r:-0} ${v:-0}"
-}
-status_is() {
-	local got
-	got=$(status "$1")
-	[ "$got" = "$2" ] || { echo "job $1: '$got' (phase retryCount version), want '$2'"; return 1; }
-}
-# running_pods JOB N: N pods, all Running.
-running_pods() { pods_are "$1" "$2" && pods_are "$1" "$2" Running; }
 # new_uids BEFORE AFTER: every name of BEFORE has a different uid in AFTER.
 all_new() {
 	local line name

@@ -247,6 +247,7 @@ struct fx {
 	struct vc_informer_handler hj, hp, hpg, hc;
 	json_t *events; /* ["Type Reason Message", ...] */
 	uint64_t rand;
+	int max_requeue, pool;
 };
 
 static uint64_t fake_rand(void *ctx)
@@ -276,7 +277,8 @@ static int keygen(void *ctx, char **priv, char **pub, struct vc_error *err)
 
 static const struct job_keygen test_keygen = { keygen, NULL };
 
-static void fx_init(struct fx *x, int max_requeue, int pool)
+/* The controller (its client, informer caches and per-job state) against x's store. */
+static void fx_start(struct fx *x)
 {
 	struct ctx_opts o = { .jobs = true,
 			      .pods = true,
@@ -289,34 +291,60 @@ static void fx_init(struct fx *x, int max_requeue, int pool)
 	struct jobctl_hooks hooks = { 0 };
 	struct vc_error err;
 
-	memset(x, 0, sizeof(*x));
-	pthread_mutex_init(&x->f.lock, NULL);
-	x->f.store = json_object();
-	x->f.calls = json_array();
-	x->events = json_array();
-	fake_clock_set(T0);
 	x->kube = vc_kube_new_with_ops(&job_ops, &x->f);
 	assert_non_null(x->kube);
 	assert_int_equal(ctx_init(&x->ctx, x->kube, NULL, &o, &err), 0);
 	jobctl_config_defaults(&cfg);
 	assert_int_equal(cfg.workers, 3);
 	assert_int_equal(cfg.max_requeue, 15);
-	cfg.max_requeue = max_requeue;
+	cfg.max_requeue = x->max_requeue;
 	hooks.keygen = &test_keygen;
 	hooks.rand = fake_rand;
 	hooks.rand_ctx = x;
 	hooks.event_sink = event_sink;
 	hooks.event_ctx = x;
-	hooks.pool_threads = pool;
+	hooks.pool_threads = x->pool;
 	assert_int_equal(jobctl_new_with(&x->ctx, &cfg, &hooks, &x->jc, &err), 0);
 	jobctl_test_handlers(x->jc, &x->hj, &x->hp, &x->hpg, &x->hc);
 }
 
-static void fx_release(struct fx *x)
+static void fx_stop(struct fx *x)
 {
 	jobctl_free(x->jc);
 	ctx_release(&x->ctx);
 	vc_kube_free(x->kube);
+	x->jc = NULL;
+	x->kube = NULL;
+}
+
+static void fx_init(struct fx *x, int max_requeue, int pool)
+{
+	memset(x, 0, sizeof(*x));
+	pthread_mutex_init(&x->f.lock, NULL);
+	x->f.store = json_object();
+	x->f.calls = json_array();
+	x->events = json_array();
+	x->max_requeue = max_requeue;
+	x->pool = pool;
+	fake_clock_set(T0);
+	fx_start(x);
+}
+
+/*
+ * The controller is killed and a new one starts against the same API server (a new leader): its
+ * informers list everything afresh (the next deliver is all adds), it knows nothing of the old
+ * one's requests, overlay or expectations. What changed in the store meanwhile, it first sees in
+ * that list.
+ */
+static void fx_restart(struct fx *x)
+{
+	fx_stop(x);
+	fx_start(x);
+}
+
+static void fx_release(struct fx *x)
+{
+	fx_stop(x);
 	json_decref(x->f.store);
 	json_decref(x->f.calls);
 	json_decref(x->events);
@@ -462,6 +490,16 @@ static bool has_event(struct fx *x, const char *text)
 		if (!strcmp(json_string_value(e), text))
 			return true;
 	return false;
+}
+
+static size_t count_events(struct fx *x, const char *text)
+{
+	size_t i, n = 0;
+	json_t *e;
+
+	json_array_foreach (x->events, i, e)
+		n += !strcmp(json_string_value(e), text);
+	return n;
 }
 
 static void clear_calls(struct fx *x)
@@ -843,14 +881,24 @@ static void test_running_duration(void **state)
 			 VC_EINVAL);
 }
 
+/* Task w (2 workers) with TaskCompleted -> CompleteJob, task ps (1) without policies. */
+static const char *const two_tasks =
+	"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
+	"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,"
+	"'tasks':[{'name':'w','replicas':2,'policies':[{'event':'TaskCompleted',"
+	"'action':'CompleteJob'}],'template':{'spec':{'containers':[{'name':'c'}]}}},"
+	"{'name':'ps','replicas':1,'template':{'spec':{'containers':[{'name':'c'}]}}}]}}";
+
+/* two_tasks with TaskCompleted -> ResumeJob: a sync in Running that leaves the job Running. */
+static const char *const two_tasks_resume =
+	"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
+	"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,"
+	"'tasks':[{'name':'w','replicas':2,'policies':[{'event':'TaskCompleted',"
+	"'action':'ResumeJob'}],'template':{'spec':{'containers':[{'name':'c'}]}}},"
+	"{'name':'ps','replicas':1,'template':{'spec':{'containers':[{'name':'c'}]}}}]}}";
+
 static void test_task_completed_and_min_success(void **state)
 {
-	static const char *const two_tasks =
-		"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
-		"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,"
-		"'tasks':[{'name':'w','replicas':2,'policies':[{'event':'TaskCompleted',"
-		"'action':'CompleteJob'}],'template':{'spec':{'containers':[{'name':'c'}]}}},"
-		"{'name':'ps','replicas':1,'template':{'spec':{'containers':[{'name':'c'}]}}}]}}";
 	static const char *const min_success =
 		"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
 		"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,'minSuccess':2,"
@@ -1439,6 +1487,207 @@ static void test_task_failed(void **state)
 	fx_release(&x);
 }
 
+/* ---- pod events while no controller ran (docs/volcano/job-controller.md §8.40) -----------------
+ */
+
+/* A Succeeded status whose container finished at `at` (new reference). */
+static json_t *succeeded_at(const char *at)
+{
+	return json_pack("{s:s, s:[{s:s, s:{s:{s:i, s:s}}}]}", "phase", "Succeeded",
+			 "containerStatuses", "name", "c", "state", "terminated", "exitCode", 0,
+			 "finishedAt", at);
+}
+
+/* The job of two_tasks, Running with its three pods. */
+static void run_two_tasks(struct fx *x, const char *text)
+{
+	start_job(x, text);
+	set_pg_phase(x, "Inqueue");
+	settle(x);
+	set_pod_phase(x, "j-ps-0", "Running", -1);
+	all_pods(x, "Running", 2);
+	settle(x);
+	assert_string_equal(jstr(JOB(x), "status.state.phase"), "Running");
+}
+
+static void test_task_completed_while_away(void **state)
+{
+	static const char *const complete =
+		"Normal ExecuteAction Start to execute action CompleteJob ";
+	static const char *const resume = "Normal ExecuteAction Start to execute action ResumeJob ";
+	struct fx x;
+
+	(void)state;
+	/* Both workers succeed while no controller runs: the next one completes the job, once. */
+	fx_init(&x, 15, 0);
+	run_two_tasks(&x, two_tasks);
+	set_pod_phase(&x, "j-w-0", "Succeeded", 0);
+	set_pod_phase(&x, "j-w-1", "Succeeded", 0);
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, complete), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Completed");
+	assert_null(stored(&x, &vc_gvr_pods, "ns/j-ps-0"));
+	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-w-1"));
+	/* The controller after it finds the job Completed: nothing is acted on again. */
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, complete), 0);
+	assert_int_equal(count_calls(&x, "delete pods"), 0);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Completed");
+	fx_release(&x);
+
+	/* One worker succeeded under the old controller, the other while none ran. */
+	fx_init(&x, 15, 0);
+	run_two_tasks(&x, two_tasks);
+	set_pod_phase(&x, "j-w-1", "Succeeded", 0);
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Running");
+	set_pod_phase(&x, "j-w-0", "Succeeded", 0);
+	fx_restart(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, complete), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Completed");
+	fx_release(&x);
+
+	/*
+	 * Half the task succeeded while away: the task is not complete, so no TaskCompleted (the
+	 * update would not give one either); the other worker's success, seen, completes the job.
+	 */
+	fx_init(&x, 15, 0);
+	run_two_tasks(&x, two_tasks);
+	set_pod_phase(&x, "j-w-0", "Succeeded", 0);
+	fx_restart(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, complete), 0);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Running");
+	set_pod_phase(&x, "j-w-1", "Succeeded", 0);
+	settle(&x);
+	assert_int_equal(count_events(&x, complete), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Completed");
+	fx_release(&x);
+
+	/*
+	 * An action that leaves the job Running (ResumeJob is a sync there) runs once for the task,
+	 * not once per Succeeded pod: the update gives TaskCompleted only for the pod that
+	 * completed the task.
+	 */
+	fx_init(&x, 15, 0);
+	run_two_tasks(&x, two_tasks_resume);
+	set_pod_phase(&x, "j-w-0", "Succeeded", 0);
+	set_pod_phase(&x, "j-w-1", "Succeeded", 0);
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, resume), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Running");
+	fx_release(&x);
+
+	/*
+	 * A relist: j-w-1 succeeded in view; j-w-0, re-created after an eviction, succeeded within
+	 * a watch gap, later (finishedAt), so it is the pod whose update completed the task though
+	 * its name sorts first.
+	 */
+	fx_init(&x, 15, 0);
+	run_two_tasks(&x, two_tasks);
+	set_pod_status(&x, "j-w-1", succeeded_at("2024-01-01T00:00:05Z"));
+	settle(&x);
+	json_object_del(x.f.store, "pods/ns/j-w-0");
+	deliver(&x);
+	jobctl_run_pending(x.jc);
+	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-w-0"));
+	set_pod_status(&x, "j-w-0", succeeded_at("2024-01-01T00:01:00Z"));
+	settle(&x);
+	assert_int_equal(count_events(&x, complete), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Completed");
+	fx_release(&x);
+}
+
+static void test_pod_failed_while_away(void **state)
+{
+	static const char *const restart =
+		"Normal ExecuteAction Start to execute action RestartJob ";
+	static const char *const exit_code =
+		"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
+		"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,"
+		"'policies':[{'exitCode':7,'action':'AbortJob'}],"
+		"'tasks':[{'name':'w','replicas':3,'template':{'spec':{'containers':[{'name':"
+		"'c'}]}}}]}}";
+	struct fx x;
+	json_t *job;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	run_to_running(&x, job_text);
+	/* Two pods fail while no controller runs: one restart, one retry counted. */
+	set_pod_phase(&x, "j-w-0", "Failed", 1);
+	set_pod_phase(&x, "j-w-2", "Failed", 1);
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, restart), 1);
+	job = JOB(&x);
+	assert_int_equal(jint(job, "status.version"), 1);
+	assert_int_equal(jint(job, "status.retryCount"), 1);
+	assert_string_equal(jstr(job, "status.state.phase"), "Restarting");
+	assert_int_equal(count_calls(&x, "delete pods ns/j-w-"), 3);
+	/* The controller after it acts on nothing again. */
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, restart), 0);
+	assert_int_equal(jint(JOB(&x), "status.retryCount"), 1);
+
+	/*
+	 * A pod the informer first sees Failed (created and failed within a watch gap, then a
+	 * relist): the same event as an update to Failed.
+	 */
+	set_pg_phase(&x, "Inqueue");
+	deliver(&x);
+	jobctl_run_pending(x.jc);
+	assert_int_equal(count_stored(&x, "pods/"), 3);
+	set_pod_phase(&x, "j-w-1", "Failed", 1);
+	settle(&x);
+	assert_int_equal(count_events(&x, restart), 1);
+	job = JOB(&x);
+	assert_int_equal(jint(job, "status.version"), 2);
+	assert_int_equal(jint(job, "status.retryCount"), 2);
+
+	/* The last retry while away: Failed, the finished pod retained; after that, nothing. */
+	set_pg_phase(&x, "Inqueue");
+	settle(&x);
+	all_pods(&x, "Running", 3);
+	settle(&x);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Running");
+	set_pod_phase(&x, "j-w-2", "Failed", 1);
+	fx_restart(&x);
+	settle(&x);
+	job = JOB(&x);
+	assert_string_equal(jstr(job, "status.state.phase"), "Failed");
+	assert_int_equal(jint(job, "status.retryCount"), 3);
+	assert_non_null(stored(&x, &vc_gvr_pods, "ns/j-w-2"));
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_events(&x, restart), 0);
+	assert_int_equal(count_calls(&x, "delete pods"), 0);
+	assert_int_equal(jint(JOB(&x), "status.retryCount"), 3);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Failed");
+	fx_release(&x);
+
+	/* The exit code of the first container goes with the event, as in the update's. */
+	fx_init(&x, 15, 0);
+	run_to_running(&x, exit_code);
+	set_pod_phase(&x, "j-w-1", "Failed", 7);
+	fx_restart(&x);
+	settle(&x);
+	assert_true(has_event(&x, "Normal ExecuteAction Start to execute action AbortJob "));
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Aborted");
+	fx_release(&x);
+}
+
 /* ---- RestartTask / RestartPod through policies ------------------------------------------------
  */
 
@@ -1809,6 +2058,8 @@ int main(void)
 		cmocka_unit_test(test_pvc_missing),
 		cmocka_unit_test(test_depends_on),
 		cmocka_unit_test(test_task_failed),
+		cmocka_unit_test(test_task_completed_while_away),
+		cmocka_unit_test(test_pod_failed_while_away),
 		cmocka_unit_test(test_restart_task_and_pod),
 		cmocka_unit_test(test_pg_pending_event),
 		cmocka_unit_test(test_pg_condition_wakes_job),
