@@ -52,11 +52,18 @@ enum {
 	WATCH_LOST = 3,	   /* the cache refused an event (out of memory): back off, relist */
 };
 
+/* A reader of the first list's pages (vc_informer_add_list_handler). */
+struct list_handler {
+	void (*fn)(void *ctx, json_t *obj);
+	void *ctx;
+};
+
 struct vc_informer {
 	struct vc_kube *kube;
 	const struct vc_gvr *resource;
 	char *ns, *label_selector, *field_selector, *name;
 	int64_t page_size;
+	bool first_list_from_cache;
 	int watch_timeout_seconds;
 	int64_t resync_period_ns, backoff_initial_ns, backoff_max_ns;
 	vc_sleep_fn *sleep;
@@ -76,6 +83,9 @@ struct vc_informer {
 	pthread_mutex_t dispatch; /* handler delivery, the handler list */
 	struct vc_informer_handler *handlers;
 	size_t nhandlers;
+	/* vc_informer_add_list_handler's readers of the first list's pages (fixed after start). */
+	struct list_handler *listed;
+	size_t nlisted;
 
 	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t cond;  /* synced, stop */
@@ -358,6 +368,23 @@ static int listing_add(struct listing *l, json_t *item)
 	return json_array_append_new(l->items, item) ? VC_ENOMEM : 0;
 }
 
+/*
+ * Hand one object of the first list to the list handlers (vc_informer.h). Only the informer's
+ * thread writes synced, and the list handlers are fixed once it runs: no lock needed to read
+ * them.
+ */
+static void deliver_listed(struct vc_informer *inf, json_t *obj)
+{
+	size_t i;
+
+	if (inf->synced || !inf->nlisted)
+		return;
+	pthread_mutex_lock(&inf->dispatch);
+	for (i = 0; i < inf->nlisted; i++)
+		inf->listed[i].fn(inf->listed[i].ctx, obj);
+	pthread_mutex_unlock(&inf->dispatch);
+}
+
 /* Add the usable items of one page to the listing. */
 static int take_items(struct vc_informer *inf, const json_t *page, struct listing *l)
 {
@@ -389,6 +416,7 @@ static int take_items(struct vc_informer *inf, const json_t *page, struct listin
 		}
 		if (rc)
 			return rc;
+		deliver_listed(inf, stamped);
 		rc = listing_add(l, stamped);
 		if (rc)
 			return rc;
@@ -415,6 +443,9 @@ static int list_all(struct vc_informer *inf, struct listing *l, char *rv, size_t
 	bool first = true;
 	int rc;
 
+	/* Only the first list, only its first request: a continue token carries its version. */
+	if (inf->first_list_from_cache && !inf->synced)
+		lo.resource_version = "0";
 	rc = listing_begin(inf, l);
 	if (rc)
 		return rc;
@@ -464,6 +495,7 @@ static int list_all(struct vc_informer *inf, struct listing *l, char *rv, size_t
 		}
 		vc_free(cont);
 		cont = NULL;
+		lo.resource_version = NULL;
 		s = json_string_value(
 			json_object_get(json_object_get(page, "metadata"), "continue"));
 		if (!s || !*s || lo.limit <= 0)
@@ -915,6 +947,7 @@ int vc_informer_new(struct vc_kube *kube, const struct vc_informer_opts *opts,
 	inf->kube = kube;
 	inf->resource = opts->resource;
 	inf->page_size = opts->page_size == 0 ? DEFAULT_PAGE_SIZE : opts->page_size;
+	inf->first_list_from_cache = opts->first_list_from_cache;
 	if (inf->page_size < 0)
 		inf->page_size = 0;
 	inf->watch_timeout_seconds = opts->watch_timeout_seconds;
@@ -978,6 +1011,7 @@ void vc_informer_free(struct vc_informer *inf)
 	pthread_mutex_destroy(&inf->stop_lock);
 	vc_cache_free(inf->cache);
 	vc_free(inf->handlers);
+	vc_free(inf->listed);
 	vc_free(inf->ns);
 	vc_free(inf->label_selector);
 	vc_free(inf->field_selector);
@@ -1015,6 +1049,31 @@ int vc_informer_add_handler(struct vc_informer *inf, const struct vc_informer_ha
 	inf->handlers[inf->nhandlers++] = *h;
 out_unlock:
 	pthread_mutex_unlock(&inf->dispatch);
+	return rc;
+}
+
+int vc_informer_add_list_handler(struct vc_informer *inf, void (*fn)(void *ctx, json_t *obj),
+				 void *ctx)
+{
+	struct list_handler *grown;
+	int rc = 0;
+
+	if (!inf || !fn)
+		return VC_EINVAL;
+	pthread_mutex_lock(&inf->lock);
+	if (inf->started) {
+		rc = VC_EINVAL;
+		goto out_unlock;
+	}
+	grown = vc_realloc(inf->listed, (inf->nlisted + 1) * sizeof(*grown));
+	if (!grown) {
+		rc = VC_ENOMEM;
+		goto out_unlock;
+	}
+	inf->listed = grown;
+	inf->listed[inf->nlisted++] = (struct list_handler){ fn, ctx };
+out_unlock:
+	pthread_mutex_unlock(&inf->lock);
 	return rc;
 }
 

@@ -134,6 +134,14 @@ struct vc_informer_opts {
 	/* NULL = cache objects as they come. */
 	vc_informer_transform_fn *transform;
 	void *transform_ctx;
+	/*
+	 * The first list asks for resourceVersion "0", as client-go's reflector does: the API
+	 * server answers from its watch cache (no read of etcd; unpaged on servers that do not
+	 * page the watch cache), possibly a moment behind, and the watch from that version
+	 * catches up. For a small resource a first reader waits on (the scheduler's nodes).
+	 * Relists read etcd as before.
+	 */
+	bool first_list_from_cache;
 };
 
 /* Counters, for tests and metrics. */
@@ -171,6 +179,22 @@ void vc_informer_free(struct vc_informer *inf);
  */
 int vc_informer_add_handler(struct vc_informer *inf,
 			    const struct vc_informer_handler *h) VC_WARN_UNUSED;
+
+/*
+ * The objects of the informer's FIRST list, as each page arrives, before the list is complete:
+ * fn(ctx, obj) with obj what the cache will hold (after the transform), borrowed for the call,
+ * on the informer's thread, serialized with the handlers. The cache and
+ * vc_informer_has_synced() show nothing of that list until its last page is in; the handlers'
+ * on_add then comes for every listed object as usual. So a reader can start work on the first
+ * pages (the scheduler's first session) while the rest is listed. A first list that fails
+ * part-way and is retried (or restarts without paging when its continue token expires) hands
+ * its objects over again, and an object handed over that the completed list no longer holds
+ * gets no on_delete: the reader reconciles with the cache once it has synced. Relists never
+ * call fn. Register before vc_informer_start (VC_EINVAL after it; VC_ENOMEM); fn must follow
+ * the handlers' rules (return quickly, never block).
+ */
+int vc_informer_add_list_handler(struct vc_informer *inf, void (*fn)(void *ctx, json_t *obj),
+				 void *ctx) VC_WARN_UNUSED;
 
 /*
  * Start the informer's thread (and the resync thread when a period is set). An informer runs

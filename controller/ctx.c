@@ -239,6 +239,8 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	o.transform = transform;
 	if (gvr == &vc_gvr_pods || gvr == &vc_gvr_jobs || gvr == &vc_gvr_podgroups)
 		o.cache_flags = VC_CACHE_PACKED;
+	/* The scheduler's first session waits for the nodes: from the watch cache, not etcd. */
+	o.first_list_from_cache = gvr == &vc_gvr_nodes;
 	return vc_informer_new(ctx->kube, &o, out, err);
 }
 

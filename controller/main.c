@@ -592,13 +592,21 @@ static int create_parts(struct app *app, struct vc_error *err)
 	return 0;
 }
 
-/* Start the informers, wait for the caches, start the parts. */
+/*
+ * Start the informers, then the scheduler at once (it waits for the caches it needs itself and
+ * runs its first sessions while the pods and PodGroups are still listed: sched_runtime.h), wait
+ * for the caches, start the other parts.
+ */
 static int start_parts(struct app *app)
 {
 	int rc = ctx_start(&app->ctx), waited = 0, k, i;
 
 	if (rc) {
 		VC_ERROR("cannot start the informers", "err=%d", rc);
+		return rc;
+	}
+	if (app->part[SCHED_PART] && (rc = parts[SCHED_PART].start(app->part[SCHED_PART]))) {
+		VC_ERROR("cannot start the scheduler", "err=%d", rc);
 		return rc;
 	}
 	while (!stop_signal) {
@@ -613,7 +621,7 @@ static int start_parts(struct app *app)
 	if (stop_signal)
 		return VC_ESHUTDOWN;
 	for (k = 0; !rc && k < PART_COUNT; k++)
-		if (app->part[i = part_at(k)])
+		if (app->part[i = part_at(k)] && i != SCHED_PART)
 			rc = parts[i].start(app->part[i]);
 	if (rc)
 		VC_ERROR("cannot start the controllers", "err=%d", rc);

@@ -22,6 +22,8 @@
 #define NS_PER_SEC INT64_C(1000000000)
 /* A scheduler configuration file is small; anything bigger is a mistake. */
 #define CONF_MAX ((size_t)1 << 20)
+/* How often the loop looks again while the caches a session needs are not in. */
+#define PREPARE_POLL_NS (10 * INT64_C(1000000))
 
 void sched_runtime_config_defaults(struct sched_runtime_config *cfg)
 {
@@ -419,6 +421,34 @@ void srt_on_pod_delete(void *ctx, json_t *obj, bool final_state_unknown)
 		sched_runtime_kick(s);
 }
 
+void srt_on_pod_listed(void *ctx, json_t *obj)
+{
+	struct sched_runtime *s = ctx;
+
+	put_view(s, obj);
+	if (pod_waiting(s, obj))
+		sched_runtime_kick(s);
+}
+
+void srt_on_pg_listed(void *ctx, json_t *obj)
+{
+	struct sched_runtime *s = ctx;
+	char key[VC_CACHE_KEY_MAX];
+	int rc;
+
+	if (vc_cache_key(obj, key, sizeof(key)) < 0)
+		return;
+	pthread_mutex_lock(&s->views_mu);
+	rc = srt_map_put(&s->early_pgs, key, json_incref(obj));
+	pthread_mutex_unlock(&s->views_mu);
+	if (rc < 0) {
+		/* Left out of the partial view: it comes with the synced cache. */
+		json_decref(obj);
+		return;
+	}
+	sched_runtime_kick(s);
+}
+
 static void on_any_add(void *ctx, json_t *obj)
 {
 	(void)obj;
@@ -484,7 +514,12 @@ static int add_handlers(struct sched_runtime *s)
 	const struct vc_informer_handler pcs = { on_any_add, on_any_update, on_any_delete, s };
 	int rc;
 
-	rc = vc_informer_add_handler(c->pods, &pods);
+	/* The first lists' pages, for sessions before the lists are complete (srt_prepare). */
+	rc = vc_informer_add_list_handler(c->pods, srt_on_pod_listed, s);
+	if (!rc)
+		rc = vc_informer_add_list_handler(c->podgroups, srt_on_pg_listed, s);
+	if (!rc)
+		rc = vc_informer_add_handler(c->pods, &pods);
 	if (!rc)
 		rc = vc_informer_add_handler(c->podgroups, &pgs);
 	if (!rc)
@@ -555,6 +590,127 @@ static void ensure_queues(struct sched_runtime *s)
 		return;
 	if (ensure_queue(s, "root", false) == 0 && ensure_queue(s, s->cfg.default_queue, true) == 0)
 		s->queues_ok = true;
+}
+
+/* ---- when a session may run: the partial view ------------------------------------------------ */
+
+static bool inf_synced(struct sched_runtime *s, struct vc_informer *inf)
+{
+	if (!inf)
+		return true;
+	return s->synced ? s->synced(s, inf) : vc_informer_has_synced(inf);
+}
+
+/*
+ * resourceVersion "0": the API server answers from its watch cache, filtering in memory, as
+ * client-go's reflector lists; a paged list from etcd reads every pod to filter them (2.1 s for
+ * 10,000 pending pods in bench_sched_e2e.sh). The watch cache may be a moment behind etcd: a pod
+ * bound in that moment by another scheduler is missed, as the informers' watch may miss it for
+ * that moment later on (the kubelet's admission is the backstop between schedulers). A server
+ * that pages it anyway gets the continue token alone on the next pages.
+ */
+int srt_list_bound_pods(struct sched_runtime *s, struct vc_error *err)
+{
+	struct vc_list_opts lo = { NULL, "spec.nodeName!=", "0", 500, NULL, true };
+	json_t *page = NULL, *item;
+	char *cont = NULL;
+	const char *next;
+	size_t i, n = 0;
+	int rc;
+
+	for (;;) {
+		lo.continue_token = cont;
+		rc = vc_kube_list(s->ctx->kube, &vc_gvr_pods, NULL, &lo, &page, err);
+		vc_free(cont);
+		cont = NULL;
+		if (rc)
+			break;
+		json_array_foreach (json_object_get(page, "items"), i, item) {
+			n++;
+			if (srt_pod_view_put_new(s, item) < 0) {
+				rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		next = json_string_value(vc_json_path(page, "metadata.continue"));
+		if (!next || !*next)
+			break;
+		cont = vc_strdup(next);
+		lo.resource_version = NULL;
+		json_decref(page);
+		page = NULL;
+		if (!cont) {
+			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
+			break;
+		}
+	}
+out:
+	json_decref(page);
+	if (!rc)
+		VC_LOG(VC_LOG_V(1), "pods bound to nodes listed", "count=%zu", n);
+	return rc;
+}
+
+static void early_pg_free(void *val)
+{
+	json_decref(val);
+}
+
+static bool drop_all(void *ctx, const char *key, void *val)
+{
+	(void)ctx;
+	(void)key;
+	(void)val;
+	return true;
+}
+
+bool srt_prepare(struct sched_runtime *s)
+{
+	struct vc_ctrl_ctx *c = s->ctx;
+	struct vc_informer *const need[] = { c->nodes,	  c->queues,	  c->priorityclasses,
+					     c->pvcs,	  c->pvs,	  c->storageclasses,
+					     c->csinodes, c->namespaces,  c->services,
+					     c->rcs,	  c->replicasets, c->statefulsets };
+	bool pods_synced, pgs_synced;
+	struct vc_error err;
+	size_t i;
+
+	pods_synced = inf_synced(s, c->pods);
+	/*
+	 * Node usage must be whole before any session: without the pods informer's cache, list
+	 * the bound pods alone (the API server answers from its watch cache with only those),
+	 * while the informers list everything else (docs/volcano/scheduler.md §1.1).
+	 */
+	if (!pods_synced && !s->bound_listed) {
+		if (s->bound_failed)
+			return false;
+		vc_error_clear(&err);
+		if ((s->list_bound ? s->list_bound(s, &err) : srt_list_bound_pods(s, &err))) {
+			VC_WARN("cannot list the pods bound to nodes; waiting for the pods cache",
+				"error=\"%s\"", err.text);
+			s->bound_failed = true;
+			return false;
+		}
+		s->bound_listed = true;
+	}
+	for (i = 0; i < VC_ARRAY_SIZE(need); i++)
+		if (!inf_synced(s, need[i]))
+			return false;
+	pods_synced = inf_synced(s, c->pods);
+	pgs_synced = inf_synced(s, c->podgroups);
+	if (pods_synced && s->pods_partial)
+		srt_pod_views_reconcile(s);
+	if (pgs_synced && s->early_pgs.count) {
+		pthread_mutex_lock(&s->views_mu);
+		srt_map_sweep(&s->early_pgs, drop_all, NULL);
+		pthread_mutex_unlock(&s->views_mu);
+	}
+	if ((s->pods_partial || s->pgs_partial) && pods_synced && pgs_synced)
+		VC_INFO("pods and podgroups listed; sessions over the whole view", "cycle=%" PRIu64,
+			s->cycle);
+	s->pods_partial = !pods_synced;
+	s->pgs_partial = !pgs_synced;
+	return true;
 }
 
 /* ---- one cycle ------------------------------------------------------------------------------- */
@@ -655,7 +811,7 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 	struct sched_result res;
 	struct srt_snap sn;
 	char uid[40], now[40];
-	int64_t t0 = loop_now(), snap_ns;
+	int64_t t0 = loop_now(), snap_ns, run_ns;
 	uint64_t seed, a, b;
 	size_t i, unschedulable = 0;
 	int rc;
@@ -690,14 +846,18 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 		srt_snap_release(&sn);
 		return rc;
 	}
+	run_ns = loop_now() - t0 - snap_ns;
 	srt_apply_result(s, &res);
 	for (i = 0; i < res.ntasks; i++)
 		unschedulable += vc_str_eq(res.tasks[i].reason, "Unschedulable");
 	sched_metrics_attempts(s->sched, "unschedulable", (double)unschedulable);
 	series_sweep(s, &sn.snap);
 	VC_LOG(VC_LOG_V(3), "scheduling cycle done",
-	       "session=%s jobs=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f", uid, sn.snap.njobs,
-	       sn.snap.nnodes, res.nbinds, res.nevicts, (double)(loop_now() - t0) / 1e6);
+	       "session=%s jobs=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f snapshot_ms=%.3f "
+	       "session_ms=%.3f partial=%d",
+	       uid, sn.snap.njobs, sn.snap.nnodes, res.nbinds, res.nevicts,
+	       (double)(loop_now() - t0) / 1e6, (double)snap_ns / 1e6, (double)run_ns / 1e6,
+	       s->pods_partial || s->pgs_partial);
 	sched_result_release(&res);
 	srt_snap_release(&sn);
 	srt_gc(s);
@@ -730,6 +890,12 @@ static void *loop_main(void *arg)
 		}
 		s->kick_at = 0;
 		pthread_mutex_unlock(&s->mu);
+		if (!srt_prepare(s)) {
+			/* Only at the start, until the caches a session needs are in. */
+			pthread_mutex_lock(&s->mu);
+			next = loop_now() + PREPARE_POLL_NS;
+			continue;
+		}
 		vc_error_clear(&err);
 		if (sched_runtime_cycle(s, &err))
 			VC_ERROR("scheduling cycle failed", "error=\"%s\"", err.text);
@@ -865,7 +1031,8 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 	    srt_map_init(&s->pg_views, 256, srt_pg_view_free) < 0 ||
 	    srt_map_init(&s->node_views, 256, srt_node_view_free) < 0 ||
 	    srt_map_init(&s->series, 256, series_free) < 0 ||
-	    srt_map_init(&s->vol_assumed, 8, srt_vol_assumed_free) < 0) {
+	    srt_map_init(&s->vol_assumed, 8, srt_vol_assumed_free) < 0 ||
+	    srt_map_init(&s->early_pgs, 0, early_pg_free) < 0) {
 		rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -970,6 +1137,7 @@ void sched_runtime_free(struct sched_runtime *s)
 	srt_map_release(&s->node_views);
 	srt_map_release(&s->series);
 	srt_map_release(&s->vol_assumed);
+	srt_map_release(&s->early_pgs);
 	pthread_cond_destroy(&s->cond);
 	pthread_cond_destroy(&s->pool_cond);
 	pthread_cond_destroy(&s->idle_cond);

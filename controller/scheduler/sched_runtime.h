@@ -3,8 +3,11 @@
  * §1.1): snapshot from the shared informers, sched_session_run, write-back, binder pool.
  *
  * sched_runtime_new registers handlers on the context's pods, nodes, podgroups, queues and
- * priorityclasses informers (an early cycle when work arrives); main starts the informers, waits
- * for them to sync, then calls sched_runtime_start.
+ * priorityclasses informers (an early cycle when work arrives), and list handlers on the pods
+ * and podgroups informers; main starts the informers and then sched_runtime_start at once. The
+ * loop runs no session before every other informer has synced and the pods bound to nodes are
+ * known (listed alone, or the pods informer synced); its first sessions then run over the pods
+ * and PodGroups listed so far and only bind (docs/volcano/scheduler.md §1.1).
  */
 #ifndef SCHED_RUNTIME_H
 #define SCHED_RUNTIME_H
@@ -76,8 +79,9 @@ void sched_runtime_config_defaults(struct sched_runtime_config *cfg);
 int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config *cfg,
 		      struct sched_runtime **out, struct vc_error *err) VC_WARN_UNUSED;
 /*
- * Start the loop and the bind/write workers. The loop's first act is to create the root and
- * default queues when the queues cache lacks them (retried every cycle until done).
+ * Start the loop and the bind/write workers; the informers may still be listing. The loop's
+ * first act, once the caches a session needs are in, is to create the root and default queues
+ * when the queues cache lacks them (retried every cycle until done).
  */
 int sched_runtime_start(struct sched_runtime *s) VC_WARN_UNUSED;
 /* Stop the loop and the workers; writes still queued are dropped (the next cycle redoes them). */

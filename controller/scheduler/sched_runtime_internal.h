@@ -213,6 +213,23 @@ struct sched_runtime {
 	pthread_mutex_t views_mu;
 	struct srt_map pod_views, intern;
 	size_t intern_swept; /* intern.count after the last sweep */
+	/*
+	 * Sessions before the pods and PodGroups are listed (docs/volcano/scheduler.md §1.1's
+	 * partial view; srt_prepare). pods_partial and pgs_partial (loop thread): the next
+	 * cycle's pods or PodGroups come from the informer's first list so far, not from a
+	 * synced cache; the cycle then writes binds only and caps each queue at its weight's share
+	 * of the cluster. bound_listed (loop thread): every pod bound to a node before the first
+	 * session was listed (list_bound), so nodes' usage is whole. early_pgs (views_mu): the
+	 * PodGroups of the podgroups informer's first list so far, cache key -> object (a
+	 * reference), until that informer syncs. bound_failed: that list failed; the first
+	 * session then waits for the pods informer.
+	 */
+	bool pods_partial, pgs_partial, bound_listed, bound_failed;
+	struct srt_map early_pgs;
+	/* Tests: whether inf has synced (NULL: vc_informer_has_synced), and the list of the bound
+	 * pods (NULL: srt_list_bound_pods). */
+	bool (*synced)(struct sched_runtime *s, struct vc_informer *inf);
+	int (*list_bound)(struct sched_runtime *s, struct vc_error *err);
 	/* PodGroup and node views by cache key (loop thread only; PodGroup views share their
 	 * spec and status through `intern`, srt_pg_view_make). */
 	struct srt_map pg_views, node_views;
@@ -298,6 +315,14 @@ void srt_intern_free(void *val);
  */
 int srt_pod_view_put(struct sched_runtime *s, const json_t *obj) VC_WARN_UNUSED;
 void srt_pod_view_del(struct sched_runtime *s, const json_t *obj);
+/* As srt_pod_view_put, but a key that has a view keeps it (the bound pods' list is older than
+ * what the pod informer hands over). */
+int srt_pod_view_put_new(struct sched_runtime *s, const json_t *obj) VC_WARN_UNUSED;
+/*
+ * Once the pods informer has synced after a partial view: drop the views of pods its cache does
+ * not hold (listed by an earlier attempt or by the bound pods' list, and gone since).
+ */
+void srt_pod_views_reconcile(struct sched_runtime *s);
 /*
  * The pod of a view as an object for requests and Events (a new reference, NULL on VC_ENOMEM):
  * apiVersion, kind, metadata (name, namespace, uid, resourceVersion, creationTimestamp,
@@ -407,6 +432,27 @@ void srt_on_pod_delete(void *ctx, json_t *obj, bool final_state_unknown);
 void srt_on_pg_update(void *ctx, json_t *old_obj, json_t *new_obj);
 void srt_on_queue_update(void *ctx, json_t *old_obj, json_t *new_obj);
 void srt_on_node_update(void *ctx, json_t *old_obj, json_t *new_obj);
+
+/*
+ * The first list's pages (vc_informer_add_list_handler): a pod gets its view at once, a
+ * PodGroup goes into early_pgs; each asks for an early cycle.
+ */
+void srt_on_pod_listed(void *ctx, json_t *obj);
+void srt_on_pg_listed(void *ctx, json_t *obj);
+
+/*
+ * Before each cycle of the loop (docs/volcano/scheduler.md §1.1): whether a session may run
+ * now, and over which view. Every informer but the pods' and the PodGroups' must have synced,
+ * and the pods bound to nodes must be known: the pods informer has synced, or the bound pods
+ * were listed (s->list_bound, once, before any session). Sets pods_partial and pgs_partial for
+ * the cycle; when an informer has just synced after partial cycles, reconciles with its cache.
+ */
+bool srt_prepare(struct sched_runtime *s);
+/*
+ * List the pods bound to a node (fieldSelector spec.nodeName!=, paged) and keep a view of each
+ * that has none yet. 0, or the list's error (err says why).
+ */
+int srt_list_bound_pods(struct sched_runtime *s, struct vc_error *err) VC_WARN_UNUSED;
 
 /* ---- test hooks ------------------------------------------------------------------------------ */
 

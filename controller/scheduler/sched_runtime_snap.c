@@ -251,21 +251,32 @@ static int32_t job_priority(const struct vc_objs *pcs, const char *name)
 }
 
 /*
- * The view of the PodGroup under key: the one kept while the cache holds the version it was
- * made from, else one made from a parse of the cached object (the cache is packed, ctx.c: a
- * cycle parses only the PodGroups that changed). Returns 0 and *out (NULL when the PodGroup is
- * malformed, or gone since the keys were taken), or VC_ENOMEM.
+ * The view of the PodGroup under key: the one kept while the source holds the version it was
+ * made from, else one made from a parse of the source's object. The source is the cache (packed,
+ * ctx.c: a cycle parses only the PodGroups that changed) or, in a partial view, the object the
+ * podgroups informer's first list handed over (early, not NULL). Returns 0 and *out (NULL when
+ * the PodGroup is malformed, or gone since the keys were taken), or VC_ENOMEM.
  */
-static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key,
+static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key, json_t *early,
 		   struct srt_view **out)
 {
 	struct srt_view *v = srt_map_get(&s->pg_views, key);
 	json_t *obj;
+	bool fresh;
 	int rc;
 
 	*out = NULL;
-	if (!v || !vc_cache_has_version(c, key, srt_pg_view_rv(v))) {
-		obj = vc_cache_get(c, key);
+	if (early) {
+		const char *rv = v ? srt_pg_view_rv(v) : NULL;
+		const char *orv =
+			vc_json_get_str(vc_json_get_obj(early, "metadata"), "resourceVersion");
+
+		fresh = rv && orv && *rv && strcmp(rv, orv) == 0;
+	} else {
+		fresh = v && vc_cache_has_version(c, key, srt_pg_view_rv(v));
+	}
+	if (!fresh) {
+		obj = early ? json_incref(early) : vc_cache_get(c, key);
 		if (!obj)
 			return 0; /* deleted meanwhile, or no memory to parse it (logged) */
 		rc = srt_pg_view_make(s, key, obj, &v);
@@ -283,9 +294,112 @@ static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key,
 	return 0;
 }
 
+/*
+ * The PodGroups of a partial view (s->pgs_partial): those the podgroups informer's first list
+ * has handed over so far, in the order of their keys; keys->items[i] is objs->items[i]'s key
+ * (one block, as vc_cache_keys gives). 0 or VC_ENOMEM (both then empty).
+ */
+static int list_early_pgs(struct sched_runtime *s, struct vc_cache_keys *keys, struct vc_objs *objs)
+{
+	const struct srt_map_ent *e;
+	size_t i, bytes = 0;
+	char *str;
+	int rc = 0;
+
+	memset(keys, 0, sizeof(*keys));
+	memset(objs, 0, sizeof(*objs));
+	pthread_mutex_lock(&s->views_mu);
+	e = srt_map_sorted(&s->early_pgs);
+	if (!e && s->early_pgs.count) {
+		rc = VC_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < s->early_pgs.count; i++)
+		bytes += strlen(e[i].key) + 1;
+	objs->items = view_array(s->early_pgs.count, sizeof(json_t *));
+	keys->items =
+		vc_malloc((s->early_pgs.count ? s->early_pgs.count : 1) * sizeof(char *) + bytes);
+	if (!objs->items || !keys->items) {
+		vc_free(objs->items);
+		vc_free(keys->items);
+		memset(keys, 0, sizeof(*keys));
+		memset(objs, 0, sizeof(*objs));
+		rc = VC_ENOMEM;
+		goto out;
+	}
+	str = (char *)(keys->items + (s->early_pgs.count ? s->early_pgs.count : 1));
+	for (i = 0; i < s->early_pgs.count; i++) {
+		size_t n = strlen(e[i].key) + 1;
+
+		memcpy(str, e[i].key, n);
+		keys->items[keys->count++] = str;
+		str += n;
+		objs->items[objs->count++] = json_incref(e[i].val);
+	}
+out:
+	pthread_mutex_unlock(&s->views_mu);
+	return rc;
+}
+
+/*
+ * A partial view (srt_prepare) lacks PodGroups and pods not listed yet, so proportion would
+ * share the cluster among the queues by requests smaller than they are: a queue whose jobs
+ * came first could be given what the whole view would give to another. Until the view is
+ * whole, each queue is capped at its weight's share of the cluster over all the queues (the
+ * least proportion gives a queue that asks for that much, whatever the others ask), on top of
+ * its own capability (docs/volcano/scheduler.md §1.1).
+ */
+static int cap_partial_queues(struct srt_snap *sn)
+{
+	struct vc_resource total = VC_RESOURCE_INIT, fair = VC_RESOURCE_INIT;
+	int64_t weights = 0;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sn->snap.nnodes; i++)
+		if (vc_resource_add(&total, &sn->snap.nodes[i]->allocatable) < 0)
+			goto nomem;
+	for (i = 0; i < sn->snap.nqueues; i++)
+		weights += sn->snap.queues[i]->weight > 0 ? sn->snap.queues[i]->weight : 1;
+	for (i = 0; i < sn->snap.nqueues; i++) {
+		struct sched_queue_info *q = sn->snap.queues[i];
+		double cpu, mem;
+
+		if (vc_resource_copy(&fair, &total) < 0)
+			goto nomem;
+		vc_resource_multi(&fair, (double)(q->weight > 0 ? q->weight : 1) / (double)weights);
+		cpu = fair.milli_cpu;
+		mem = fair.memory;
+		if (q->has_capability) {
+			/* A capability's 0 cpu or memory is no limit (realCapability). */
+			vc_resource_min_dimension(&fair, &q->capability, VC_RESOURCE_INFINITY);
+			if (q->capability.milli_cpu > 0)
+				cpu = VC_MIN(cpu, q->capability.milli_cpu);
+			if (q->capability.memory > 0)
+				mem = VC_MIN(mem, q->capability.memory);
+			fair.milli_cpu = cpu;
+			fair.memory = mem;
+		}
+		/* At least a millicore and a byte: 0 would read as no limit. */
+		fair.milli_cpu = VC_MAX(fair.milli_cpu, 1);
+		fair.memory = VC_MAX(fair.memory, 1);
+		if (vc_resource_copy(&q->capability, &fair) < 0)
+			goto nomem;
+		q->has_capability = true;
+	}
+	goto out;
+nomem:
+	rc = VC_ENOMEM;
+out:
+	vc_resource_release(&total);
+	vc_resource_release(&fair);
+	return rc;
+}
+
+/* early: a partial view's PodGroup objects, early->items[i] under pgs->items[i]; else NULL. */
 static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, struct vc_cache *c,
-		      const struct vc_cache_keys *pgs, const struct vc_objs *pcs,
-		      struct srt_map *by_key)
+		      const struct vc_cache_keys *pgs, const struct vc_objs *early,
+		      const struct vc_objs *pcs, struct srt_map *by_key)
 {
 	size_t i;
 
@@ -295,7 +409,7 @@ static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, struct vc_ca
 		struct srt_view *sv;
 		struct vc_podgroup *v;
 
-		if (pg_view(s, c, pgs->items[i], &sv) < 0)
+		if (pg_view(s, c, pgs->items[i], early ? early->items[i] : NULL, &sv) < 0)
 			return VC_ENOMEM;
 		if (!sv)
 			continue;
@@ -508,7 +622,7 @@ static bool sweep_evicted(void *ctx, const char *key, void *val)
 
 int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_error *err)
 {
-	struct vc_objs qs, pcs, ns;
+	struct vc_objs qs, pcs, ns, early;
 	struct vc_cache_keys pgs = { 0 };
 	struct srt_map nodes_by_name, jobs_by_key;
 	struct vc_ctrl_ctx *ctx = s->ctx;
@@ -521,6 +635,7 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	memset(&qs, 0, sizeof(qs));
 	memset(&pcs, 0, sizeof(pcs));
 	memset(&ns, 0, sizeof(ns));
+	memset(&early, 0, sizeof(early));
 	rc = sched_snapshot_init(&out->snap);
 	if (rc < 0)
 		goto fail;
@@ -540,7 +655,8 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = list_cache(ctx->nodes, &ns);
 	if (!rc)
-		rc = vc_cache_keys(vc_informer_cache(ctx->podgroups), &pgs);
+		rc = s->pgs_partial ? list_early_pgs(s, &pgs, &early)
+				    : vc_cache_keys(vc_informer_cache(ctx->podgroups), &pgs);
 	if (!rc)
 		rc = collect_pod_views(s, out);
 	if (!rc)
@@ -553,9 +669,11 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 		rc = build_queues(out, &qs);
 	if (!rc)
 		rc = build_nodes(s, out, &ns, &nodes_by_name);
+	if (!rc && (s->pods_partial || s->pgs_partial))
+		rc = cap_partial_queues(out);
 	if (!rc)
-		rc = build_jobs(s, out, vc_informer_cache(ctx->podgroups), &pgs, &pcs,
-				&jobs_by_key);
+		rc = build_jobs(s, out, vc_informer_cache(ctx->podgroups), &pgs,
+				s->pgs_partial ? &early : NULL, &pcs, &jobs_by_key);
 	if (!rc)
 		rc = build_tasks(s, out, &jobs_by_key);
 	if (!rc)
@@ -585,5 +703,6 @@ out:
 	vc_objs_release(&pcs);
 	vc_objs_release(&ns);
 	vc_cache_keys_release(&pgs);
+	vc_objs_release(&early);
 	return rc;
 }

@@ -521,7 +521,7 @@ nomem:
 	return NULL;
 }
 
-int srt_pod_view_put(struct sched_runtime *s, const json_t *obj)
+static int pod_view_put(struct sched_runtime *s, const json_t *obj, bool keep)
 {
 	const json_t *spec = vc_json_get_obj(obj, "spec");
 	const char *node = vc_json_get_str(spec, "nodeName");
@@ -534,6 +534,8 @@ int srt_pod_view_put(struct sched_runtime *s, const json_t *obj)
 	if (vc_cache_key(obj, key, sizeof(key)) < 0)
 		return 0;
 	pthread_mutex_lock(&s->views_mu);
+	if (keep && srt_map_get(&s->pod_views, key))
+		goto out;
 	/* docs/volcano/scheduler.md §1.1's pod filter: unbound pods of other schedulers are none of
 	 * ours. */
 	if (!(node && *node) && !is_ours(s, sched && *sched ? sched : "default-scheduler")) {
@@ -578,6 +580,50 @@ nomem:
 out:
 	pthread_mutex_unlock(&s->views_mu);
 	return rc;
+}
+
+int srt_pod_view_put(struct sched_runtime *s, const json_t *obj)
+{
+	return pod_view_put(s, obj, false);
+}
+
+int srt_pod_view_put_new(struct sched_runtime *s, const json_t *obj)
+{
+	return pod_view_put(s, obj, true);
+}
+
+/* Whether the pods cache holds key (a packed cache parses the object: only for the few views
+ * out of step with it). */
+static bool pod_cached(struct sched_runtime *s, const char *key)
+{
+	json_t *obj = vc_cache_get(vc_informer_cache(s->ctx->pods), key);
+
+	json_decref(obj);
+	return obj != NULL;
+}
+
+static bool view_stale(void *ctx, const char *key, void *val)
+{
+	struct sched_runtime *s = ctx;
+	const struct srt_view *v = val;
+	const char *rv = v->rc ? NULL : v->v.pod.meta.resource_version;
+
+	/* A view of another version of a cached pod waits for that pod's handler call. */
+	return !(rv && vc_cache_has_version(vc_informer_cache(s->ctx->pods), key, rv)) &&
+	       !pod_cached(s, key);
+}
+
+void srt_pod_views_reconcile(struct sched_runtime *s)
+{
+	size_t before;
+
+	pthread_mutex_lock(&s->views_mu);
+	before = s->pod_views.count;
+	srt_map_sweep(&s->pod_views, view_stale, s);
+	if (before != s->pod_views.count)
+		VC_INFO("pod views of pods no longer listed dropped", "count=%zu",
+			before - s->pod_views.count);
+	pthread_mutex_unlock(&s->views_mu);
 }
 
 void srt_pod_view_del(struct sched_runtime *s, const json_t *obj)

@@ -726,10 +726,15 @@ void srt_on_session_bind(void *ctx, const struct sched_bind *b)
 void srt_apply_result(struct sched_runtime *s, const struct sched_result *r)
 {
 	bool *held = NULL;
+	bool partial = s->pods_partial || s->pgs_partial;
 	size_t i;
 	int rc;
 
-	for (i = 0; i < r->nevicts; i++)
+	/*
+	 * A session over a partial view (srt_prepare) only binds: what it would say of a job whose
+	 * pods are not all listed yet, of a queue's state or of victims is not to be written.
+	 */
+	for (i = 0; !partial && i < r->nevicts; i++)
 		apply_evict(s, &r->evicts[i]);
 	/*
 	 * The binds the session handed over as it decided them are queued already (a bind does
@@ -744,6 +749,8 @@ void srt_apply_result(struct sched_runtime *s, const struct sched_result *r)
 			apply_bind(s, &r->binds[i]);
 	s->binds_queued = 0;
 	vc_free(held);
+	if (partial)
+		return;
 	for (i = 0; i < r->njobs; i++)
 		apply_job(s, &r->jobs[i]);
 	for (i = 0; i < r->ntasks; i++)

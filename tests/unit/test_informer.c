@@ -50,6 +50,7 @@ struct fake {
 	size_t nsteps, next;
 	bool done;
 	char calls[LOG_MAX]; /* one line per call */
+	char list_rvs[256];  /* each list's resourceVersion ("-" for none), space-separated */
 	/* injected time and randomness */
 	int64_t sleeps[64];
 	size_t nsleeps;
@@ -177,6 +178,9 @@ static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
 		ns ? ns : "", opts->limit, opts->continue_token ? opts->continue_token : "",
 		opts->label_selector ? opts->label_selector : "",
 		opts->field_selector ? opts->field_selector : "");
+	snprintf(f->list_rvs + strlen(f->list_rvs), sizeof(f->list_rvs) - strlen(f->list_rvs),
+		 "%s%s", f->list_rvs[0] ? " " : "",
+		 opts->resource_version ? opts->resource_version : "-");
 	pthread_mutex_unlock(&f->lock);
 	/* The informer pages itself: a paged list asks the client for one page (the real
 	 * client would otherwise merge every page into one List, all of it parsed at once). */
@@ -612,6 +616,80 @@ static void test_list_then_watch_in_order(void **state)
 	assert_int_equal(st.bookmarks, 2);
 	assert_int_equal(st.expired, 0);
 	assert_int_equal(fx->fake.nsleeps, 0);
+	fixture_free(fx);
+}
+
+/* A list handler: the first list's objects as each page arrives, and the list calls so far. */
+static struct fixture *listed_fx;
+
+static void rec_listed(void *ctx, json_t *obj)
+{
+	struct recorder *rec = ctx;
+	const char *c;
+	char d[128];
+	int lists = 0;
+
+	obj_desc(obj, d, sizeof(d));
+	pthread_mutex_lock(&listed_fx->fake.lock);
+	for (c = listed_fx->fake.calls; (c = strstr(c, "list ")); c++)
+		lists++;
+	pthread_mutex_unlock(&listed_fx->fake.lock);
+	pthread_mutex_lock(&rec->lock);
+	logf_to(rec->log, "listed %s lists=%d synced=%d cached=%zu\n", d, lists,
+		(int)vc_informer_has_synced(rec->inf), vc_cache_count(vc_informer_cache(rec->inf)));
+	pthread_mutex_unlock(&rec->lock);
+}
+
+/*
+ * A list handler sees each page of the first list as soon as that page is in, before the
+ * next page is asked for and before the cache or has_synced show any of it; on_add follows for
+ * every object once the list is complete. A relist does not call it.
+ */
+static void test_first_list_pages_handed_over(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 ns/a@1 ns/b@2 ns/c@3", 0, 0 },
+		{ 'W', "~ns/a@11", VC_EGONE, 0 },
+		{ 'L', "rv=20 ns/a@11 ns/c@15", 0, 0 },
+		{ 'W', "", 0, 0 },
+	};
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), NULL);
+	(void)state;
+	listed_fx = fx;
+	assert_int_equal(vc_informer_add_list_handler(fx->inf, rec_listed, &fx->rec), 0);
+	run_script(fx);
+	assert_int_equal(vc_informer_add_list_handler(fx->inf, rec_listed, &fx->rec), VC_EINVAL);
+	assert_string_equal(fx->rec.log, "listed ns/a@1 lists=1 synced=0 cached=0\n"
+					 "listed ns/b@2 lists=1 synced=0 cached=0\n"
+					 "listed ns/c@3 lists=2 synced=0 cached=0\n"
+					 "add ns/a@1\n"
+					 "add ns/b@2\n"
+					 "add ns/c@3\n"
+					 "update ns/a@1 -> ns/a@11\n"
+					 "update ns/c@3 -> ns/c@15\n"
+					 "tombstone ns/b@2\n");
+	fixture_free(fx);
+}
+
+/*
+ * first_list_from_cache: the first list's first request asks for resourceVersion 0 (the API
+ * server's watch cache); its next page goes by the continue token alone, and a relist reads
+ * etcd again.
+ */
+static void test_first_list_from_watch_cache(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 ns/a@1 ns/b@2 ns/c@3", 0, 0 },
+		{ 'W', "", VC_EGONE, 0 },
+		{ 'L', "rv=20 ns/a@1", 0, 0 },
+		{ 'W', "", 0, 0 },
+	};
+	struct vc_informer_opts o = { .first_list_from_cache = true };
+	struct fixture *fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+
+	(void)state;
+	run_script(fx);
+	assert_string_equal(fx->fake.list_rvs, "0 - -");
 	fixture_free(fx);
 }
 
@@ -1561,6 +1639,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_list_then_watch_in_order, clear_log),
 		cmocka_unit_test_setup(test_relist_on_gone_synthesizes_changes, clear_log),
+		cmocka_unit_test_setup(test_first_list_pages_handed_over, clear_log),
+		cmocka_unit_test_setup(test_first_list_from_watch_cache, clear_log),
 		cmocka_unit_test_setup(test_error_events_410_and_too_old, clear_log),
 		cmocka_unit_test_setup(test_repeated_expiry_backs_off, clear_log),
 		cmocka_unit_test_setup(test_other_error_event_relists_after_backoff, clear_log),
@@ -1589,6 +1669,8 @@ int main(void)
 	const struct CMUnitTest packed[] = {
 		cmocka_unit_test_setup(test_list_then_watch_in_order, clear_log),
 		cmocka_unit_test_setup(test_relist_on_gone_synthesizes_changes, clear_log),
+		cmocka_unit_test_setup(test_first_list_pages_handed_over, clear_log),
+		cmocka_unit_test_setup(test_first_list_from_watch_cache, clear_log),
 		cmocka_unit_test_setup(test_error_events_410_and_too_old, clear_log),
 		cmocka_unit_test_setup(test_bad_and_repeated_events_are_skipped, clear_log),
 		cmocka_unit_test_setup(test_listed_items_get_kind, clear_log),

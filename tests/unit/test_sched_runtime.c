@@ -324,6 +324,11 @@ static void add_task_result(struct sched_result *r, struct sched_task_info *t, c
 
 static struct sched_runtime_config cfg;
 
+/* Which informers have not synced (srt_prepare), and the bound pods' list (fake_list_bound). */
+static bool unsynced_pods, unsynced_pgs, unsynced_nodes;
+static int list_bound_calls;
+static json_t *bound_list; /* the pods the bound pods' list answers; NULL: it fails */
+
 static void quiet_sink(void *c, int level, const char *line)
 {
 	(void)c;
@@ -363,6 +368,9 @@ static int setup(void **state)
 	script = NULL;
 	runs = 0;
 	rt = NULL;
+	unsynced_pods = unsynced_pgs = unsynced_nodes = false;
+	list_bound_calls = 0;
+	bound_list = NULL;
 	return 0;
 }
 
@@ -373,6 +381,8 @@ static int teardown(void **state)
 	fake_hold(&fk, "pods", "status", false);
 	sched_runtime_free(rt);
 	rt = NULL;
+	json_decref(bound_list);
+	bound_list = NULL;
 	ctx_release(&ctx);
 	vc_events_free(rec);
 	rec = NULL;
@@ -384,6 +394,32 @@ static int teardown(void **state)
 	return 0;
 }
 
+/*
+ * The informers are never started here: a test says which have synced (srt_prepare). By
+ * default all have, and the bound pods' list (never needed then) fails the test.
+ */
+
+static bool fake_synced(struct sched_runtime *s, struct vc_informer *inf)
+{
+	(void)s;
+	return !((inf == ctx.pods && unsynced_pods) || (inf == ctx.podgroups && unsynced_pgs) ||
+		 (inf == ctx.nodes && unsynced_nodes));
+}
+
+static int fake_list_bound(struct sched_runtime *s, struct vc_error *err)
+{
+	size_t i;
+	json_t *p;
+
+	list_bound_calls++;
+	if (!bound_list)
+		return vc_error_set(err, VC_EIO, "injected");
+	json_array_foreach (bound_list, i, p)
+		if (srt_pod_view_put_new(s, p) < 0)
+			return vc_error_set(err, VC_ENOMEM, "out of memory");
+	return 0;
+}
+
 static void new_runtime(void)
 {
 	struct vc_error err;
@@ -391,6 +427,8 @@ static void new_runtime(void)
 
 	if (rc)
 		fail_msg("sched_runtime_new: %d %s", rc, err.text);
+	rt->synced = fake_synced;
+	rt->list_bound = fake_list_bound;
 }
 
 static void cycle(void)
@@ -1575,6 +1613,142 @@ static void test_loop(void **state)
 	sched_runtime_stop(rt);
 	assert_string_equal(seen_status, "Binding@n1");
 	assert_int_equal(runs, 2);
+}
+
+/* ---- sessions before the pods and PodGroups are listed (srt_prepare) ------------------------ */
+
+/* Hand pod or PodGroup obj (stolen) over as the informer's first list does, page by page. */
+static void listed(struct vc_informer *inf, json_t *obj)
+{
+	assert_non_null(obj);
+	if (inf == ctx.pods)
+		srt_on_pod_listed(rt, obj);
+	else
+		srt_on_pg_listed(rt, obj);
+	json_decref(obj);
+}
+
+/*
+ * A session runs once the nodes (and every cache but the pods' and PodGroups') are in and the
+ * bound pods are listed, over the pending pods and PodGroups listed so far: n1 is full with a
+ * pod that only the bound pods' list showed, so the pod goes to n2. It writes the bind alone
+ * (no PodGroup or Queue status from a partial view); once the lists are complete, the whole
+ * view's writes follow.
+ */
+static void test_partial_view_after_bound_pods(void **state)
+{
+	char buf[1024];
+
+	(void)state;
+	put(ctx.nodes, node_obj("n1", "a", "2"));
+	put(ctx.nodes, node_obj("n2", "a", "2"));
+	cfg.session_run = NULL;
+	new_runtime();
+	unsynced_pods = unsynced_pgs = unsynced_nodes = true;
+	bound_list = json_array();
+	assert_int_equal(
+		json_array_append_new(bound_list, pod_obj("b-0", NULL, NULL, "n1", "Running", "2")),
+		0);
+	listed(ctx.podgroups, pg_obj("pg", NULL, NULL, "Pending", "10"));
+	listed(ctx.pods, pod_obj("p-0", "volcano", "pg", NULL, "Pending", "1"));
+	/* The nodes are not in: no session; the bound pods are listed meanwhile, once. */
+	assert_false(srt_prepare(rt));
+	assert_int_equal(list_bound_calls, 1);
+	unsynced_nodes = false;
+	assert_true(srt_prepare(rt));
+	assert_int_equal(list_bound_calls, 1);
+	assert_true(rt->pods_partial);
+	assert_true(rt->pgs_partial);
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf, "C pods ns/p-0/binding");
+	assert_string_equal(json_string_value(vc_json_path(fk.calls[0].body, "target.name")), "n2");
+	fake_reset_calls(&fk);
+
+	/* The lists complete: the caches hold what was handed over (b-0 has since gone). */
+	put(ctx.podgroups, pg_obj("pg", NULL, NULL, "Pending", "10"));
+	put(ctx.pods, pod_obj("p-0", "volcano", "pg", "n2", "Pending", "1"));
+	unsynced_pods = unsynced_pgs = false;
+	assert_true(srt_prepare(rt));
+	assert_false(rt->pods_partial);
+	assert_false(rt->pgs_partial);
+	assert_null(srt_map_get(&rt->pod_views, "ns/b-0"));
+	assert_int_equal(rt->early_pgs.count, 0);
+	cycle();
+	api_calls(buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "U podgroups ns/pg; P queues default/status; P queues root/status");
+}
+
+/* Without the bound pods (their list failed), no session before the pods informer syncs. */
+static void test_no_session_without_bound_pods(void **state)
+{
+	(void)state;
+	cfg.session_run = NULL;
+	new_runtime();
+	unsynced_pods = unsynced_pgs = true;
+	assert_false(srt_prepare(rt));
+	assert_false(srt_prepare(rt));
+	assert_int_equal(list_bound_calls, 1); /* not retried: the pods cache comes anyway */
+	unsynced_pods = false;
+	assert_true(srt_prepare(rt));
+	assert_false(rt->pods_partial);
+	assert_true(rt->pgs_partial);
+}
+
+/*
+ * Over a partial view a queue gets at most its weight's share of the cluster: default, root
+ * and other weigh 1 each, so default binds 2 of its 6 one-CPU pods on the 6 CPUs, although
+ * the other queues ask for nothing so far; with the whole view it takes the rest.
+ */
+static void test_partial_view_caps_queue_share(void **state)
+{
+	char name[16];
+	size_t i, binds = 0;
+	int k;
+
+	(void)state;
+	put(ctx.queues, queue_obj("other", "1"));
+	put(ctx.nodes, node_obj("n1", "a", "6"));
+	cfg.session_run = NULL;
+	new_runtime();
+	unsynced_pods = unsynced_pgs = true;
+	bound_list = json_array();
+	for (k = 0; k < 6; k++) {
+		snprintf(name, sizeof(name), "pg%d", k);
+		listed(ctx.podgroups, pg_obj(name, NULL, NULL, "Pending", "10"));
+	}
+	/* Each pod in its own PodGroup. */
+	for (k = 0; k < 6; k++) {
+		char pg[16];
+
+		snprintf(name, sizeof(name), "p-%d", k);
+		snprintf(pg, sizeof(pg), "pg%d", k);
+		listed(ctx.pods, pod_obj(name, "volcano", pg, NULL, "Pending", "1"));
+	}
+	assert_true(srt_prepare(rt));
+	cycle();
+	for (i = 0; i < (size_t)fk.ncalls; i++)
+		binds += strcmp(fk.calls[i].sub, "binding") == 0;
+	assert_int_equal(binds, 2);
+	assert_int_equal(fk.ncalls, 2);
+	fake_reset_calls(&fk);
+	/* The whole view (the binds not shown yet): the rest. */
+	unsynced_pods = unsynced_pgs = false;
+	for (k = 0; k < 6; k++) {
+		char pg[16];
+
+		snprintf(pg, sizeof(pg), "pg%d", k);
+		put(ctx.podgroups, pg_obj(pg, NULL, NULL, "Pending", "10"));
+		snprintf(name, sizeof(name), "p-%d", k);
+		put(ctx.pods, pod_obj(name, "volcano", pg, NULL, "Pending", "1"));
+	}
+	assert_true(srt_prepare(rt));
+	cycle();
+	binds = 0;
+	for (i = 0; i < (size_t)fk.ncalls; i++)
+		binds += strcmp(fk.calls[i].sub, "binding") == 0;
+	assert_int_equal(binds, 4);
 }
 
 /* ---- enqueue's rejections -------------------------------------------------------------------- */
@@ -2858,6 +3032,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_real_session_reject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partial_view_after_bound_pods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_session_without_bound_pods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_partial_view_caps_queue_share, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_condition_unlimited, setup, teardown),
