@@ -124,6 +124,40 @@ static int delete_podgroup(struct job_run *run, struct vc_error *err)
 	return rc == VC_ENOTFOUND ? 0 : rc;
 }
 
+/*
+ * Write the version a whole-job kill moves to before its first delete. A kill cut short after
+ * deleting pods (a failed delete of a plugin's object, or the controller killed) would otherwise
+ * leave the job at its old version with its pods gone, and the next sync, by this controller or
+ * the next leader, would create them again under the version they had: a second pod for one
+ * (task, index, version). Volcano writes the version only with the kill's status, at the end;
+ * this costs one status write per kill that deletes pods (docs/compatibility.md). A job already
+ * gone is not an error: its pods go with it.
+ */
+static int write_version_first(struct job_run *run, int32_t version, struct vc_error *err)
+{
+	json_t *o = json_copy(run->obj), *status = NULL, *out = NULL;
+	const json_t *cur = json_object_get(run->obj, "status");
+	int rc;
+
+	if (o)
+		status = json_is_object(cur) ? json_copy((json_t *)cur) : json_object();
+	if (!o || !status || json_object_set_new(status, "version", json_integer(version)) ||
+	    json_object_set(o, "status", status)) {
+		json_decref(status);
+		json_decref(o);
+		return vc_error_set(err, VC_ENOMEM, "out of memory");
+	}
+	json_decref(status);
+	rc = vc_kube_update(job_kube(run), &vc_gvr_jobs, run->job.meta.ns, run->job.meta.name,
+			    "status", o, &out, err);
+	json_decref(o);
+	if (rc == VC_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	return out ? job_run_replace(run, out) : 0;
+}
+
 int job_kill(struct job_run *run, const struct job_target *t, enum job_retain retain,
 	     enum job_status_fn fn)
 {
@@ -149,6 +183,8 @@ int job_kill(struct job_run *run, const struct job_target *t, enum job_retain re
 	if ((rc = pick_victims(run, t, retain, &st, &victims, &nothing)))
 		goto out;
 	if (nothing)
+		goto out;
+	if (!t && victims.n && (rc = write_version_first(run, st.version, &err)))
 		goto out;
 	job_expect_deletes(run, &victims);
 	job_pool_run(run->c->pool, victims.n, job_pod_ops_delete, &victims);

@@ -1605,6 +1605,60 @@ static void test_task_completed_while_away(void **state)
 	fx_release(&x);
 }
 
+/*
+ * A kill cut short after its pods are deleted (here the svc plugin's cleanup fails, then the
+ * controller is gone): the version it bumps is written before the first delete, so the next
+ * controller re-creates the pods under a new version, never a second pod for (task, index,
+ * version) (bench/soak.sh's created-twice invariant; docs/compatibility.md).
+ */
+static void test_kill_interrupted(void **state)
+{
+	struct fx x;
+
+	(void)state;
+	fx_init(&x, 15, 0);
+	run_to_running(&x, job_text);
+	x.f.rules[0] = (struct fail_rule){ "delete configmaps ns/j-svc", VC_EIO, -1 };
+	x.f.nrules = 1;
+	clear_calls(&x);
+	set_pod_phase(&x, "j-w-0", "Failed", 1);
+	deliver(&x);
+	jobctl_run_pending(x.jc);
+	assert_int_equal(count_calls(&x, "delete pods ns/j-w-"), 3);
+	assert_int_equal(count_stored(&x, "pods/"), 0);
+	/* One status write, before the first delete: the version only. */
+	assert_int_equal(count_calls(&x, "update jobs/status ns/j"), 1);
+	assert_true(first_call(&x, "update jobs/status ns/j") <
+		    first_call(&x, "delete pods ns/j-w-"));
+	assert_int_equal(jint(JOB(&x), "status.version"), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Running");
+	assert_int_equal(jint(JOB(&x), "status.retryCount"), 0);
+
+	/* The next controller: the pods come back at version 1. */
+	x.f.nrules = 0;
+	fx_restart(&x);
+	clear_calls(&x);
+	settle(&x);
+	assert_int_equal(count_calls(&x, "create pods ns/j-w-"), 3);
+	assert_string_equal(jstr(stored(&x, &vc_gvr_pods, "ns/j-w-0"),
+				 "metadata.annotations[\"volcano.sh/job-version\"]"),
+			    "1");
+	assert_int_equal(jint(JOB(&x), "status.version"), 1);
+
+	/* A kill that goes through: the version, then the status the kill leads to. */
+	all_pods(&x, "Running", 3);
+	settle(&x);
+	clear_calls(&x);
+	set_pod_phase(&x, "j-w-1", "Failed", 1);
+	deliver(&x);
+	jobctl_run_pending(x.jc);
+	assert_int_equal(count_calls(&x, "update jobs/status ns/j"), 2);
+	assert_int_equal(jint(JOB(&x), "status.version"), 2);
+	assert_int_equal(jint(JOB(&x), "status.retryCount"), 1);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Restarting");
+	fx_release(&x);
+}
+
 static void test_pod_failed_while_away(void **state)
 {
 	static const char *const restart =
@@ -2060,6 +2114,7 @@ int main(void)
 		cmocka_unit_test(test_task_failed),
 		cmocka_unit_test(test_task_completed_while_away),
 		cmocka_unit_test(test_pod_failed_while_away),
+		cmocka_unit_test(test_kill_interrupted),
 		cmocka_unit_test(test_restart_task_and_pod),
 		cmocka_unit_test(test_pg_pending_event),
 		cmocka_unit_test(test_pg_condition_wakes_job),
