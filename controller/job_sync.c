@@ -769,7 +769,12 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 			}
 		}
 	}
-	/* Surplus pods of tasks in the spec (scale down, docs/volcano/job-controller.md §4.9). */
+	/*
+	 * Surplus pods of tasks in the spec (scale down, docs/volcano/job-controller.md §4.9),
+	 * marked out-of-sync before their delete as a kill marks its victims: their delete is then
+	 * no PodEvicted, and a job with PodEvicted -> RestartJob is not restarted by its own
+	 * scale-down. Volcano deletes them unmarked (its issue #4072; docs/compatibility.md).
+	 */
 	for (p = 0; p < run->pods.count; p++) {
 		const json_t *pod = run->pods.items[p];
 		const struct vc_task *t;
@@ -786,6 +791,7 @@ static int full_sync(struct job_run *run, struct job_status *st, bool forwarded,
 			rc = vc_error_set(err, VC_ENOMEM, "out of memory");
 			goto out;
 		}
+		del.ops[del.n - 1].patch = !job_ann(pod, JOB_KEY_OUT_OF_SYNC);
 	}
 
 	/*

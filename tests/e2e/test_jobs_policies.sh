@@ -11,7 +11,8 @@
 #   restart-pod    exitCode 3 -> RestartPod: exit code 1 does nothing; 3 re-creates that pod only
 #   min-success    minSuccess 2: Completed when two pods succeeded; the running pod is stopped
 #   suspend        vcctl job suspend -> Aborted, pods gone; vcctl job resume -> Running again
-#   scale          kubectl patch replicas 2 -> 4 -> 1: pods and the svc host list follow
+#   scale          kubectl patch replicas 2 -> 4 -> 1: pods and the svc host list follow; the
+#                  scale-down does not fire the job's PodEvicted -> RestartJob
 # shellcheck source=tests/e2e/jobs_lib.sh
 . "$(dirname "$0")/jobs_lib.sh"
 
@@ -171,6 +172,8 @@ ns scale
 {
 	job_yaml sc "  minAvailable: 2
   plugins: {svc: []}
+  policies:
+  - {event: PodEvicted, action: RestartJob}
   tasks:
 $(task_yaml a 2 '')"
 } | apply_job -
@@ -191,10 +194,25 @@ sc-a-3.sc"
 pass "scaled up to 4: 2 pods added, the host list follows"
 out=$(k patch vcjob sc --type=json -p '[{"op":"replace","path":"/spec/minAvailable","value":1},{"op":"replace","path":"/spec/tasks/0/minAvailable","value":1},{"op":"replace","path":"/spec/tasks/0/replicas","value":1}]' 2>&1) ||
 	fail "kubectl patch (scale down) failed" "$out"
+# The job has PodEvicted -> RestartJob: its own scale-down is no eviction in Caldera (the
+# surplus pods are marked out-of-sync before their delete); Volcano v1.7 restarts it (its
+# issue #4072; docs/compatibility.md). The Volcano branch follows v1.7's source (deletePod in
+# job_controller_handler.go gives PodEvicted for any delete of an unmarked pod); it has not run
+# here: under E2E_IMPL=volcano the restart-job scenario above timed out first (2026-11-28).
+if ! is_caldera; then
+	retried() { [ "$(jfield sc '{.status.retryCount}')" = 1 ]; }
+	wait_for "Volcano v1.7 restarts the job on its scale-down" 60 retried
+fi
 wait_for "1 pod" 60 pods_are sc 1
-eq "the pod left" "$(pods_of sc) $(uid_of sc-a-0)" "sc-a-0 $u0"
 wait_for "VC_A_NUM 1" 30 num_is 1
 eq "PodGroup minMember" "$(k get podgroup.scheduling.volcano.sh -o jsonpath='{.items[0].spec.minMember}')" 1
-eq "phase after scale down" "$(jfield sc '{.status.state.phase}')" Running
+if is_caldera; then
+	eq "the pod left" "$(pods_of sc) $(uid_of sc-a-0)" "sc-a-0 $u0"
+	eq "phase after scale down" "$(jfield sc '{.status.state.phase}')" Running
+	sleep 3
+	IFS=, read -r ph rc ver < <(jfield sc '{.status.state.phase},{.status.retryCount},{.status.version}{"\n"}')
+	eq "phase, retryCount, version after scale down" "$ph ${rc:-0} ${ver:-0}" "Running 0 0"
+	eq "sc-a-0 still the same pod" "$(uid_of sc-a-0)" "$u0"
+fi
 pass "scaled down to 1: surplus pods deleted, host list and PodGroup follow"
 CUR_NS=

@@ -42,6 +42,7 @@ struct job_fake {
 	pthread_mutex_t lock;
 	json_t *store; /* "<resource>/<ns>/<name>" -> object */
 	json_t *calls; /* ["<verb> <resource>[/<sub>] <ns>/<name>", ...] */
+	json_t *gone;  /* store key -> the object as deleted: a watch's DELETED shows it */
 	long rv, uid;
 	struct fail_rule rules[8];
 	size_t nrules;
@@ -222,6 +223,8 @@ static int fake_del(void *ctx, const struct vc_gvr *r, const char *ns, const cha
 	pthread_mutex_lock(&f->lock);
 	rc = record(f, "delete", r, NULL, ns, name, err);
 	skey(k, sizeof(k), r, ns, name);
+	if (!rc && json_object_get(f->store, k))
+		json_object_set(f->gone, k, json_object_get(f->store, k));
 	if (!rc && json_object_del(f->store, k))
 		rc = vc_error_set(err, VC_ENOTFOUND, "%s \"%s\" not found", r->resource, name);
 	pthread_mutex_unlock(&f->lock);
@@ -323,6 +326,7 @@ static void fx_init(struct fx *x, int max_requeue, int pool)
 	pthread_mutex_init(&x->f.lock, NULL);
 	x->f.store = json_object();
 	x->f.calls = json_array();
+	x->f.gone = json_object();
 	x->events = json_array();
 	x->max_requeue = max_requeue;
 	x->pool = pool;
@@ -347,6 +351,7 @@ static void fx_release(struct fx *x)
 	fx_stop(x);
 	json_decref(x->f.store);
 	json_decref(x->f.calls);
+	json_decref(x->f.gone);
 	json_decref(x->events);
 	pthread_mutex_destroy(&x->f.lock);
 	vc_time_set_source(NULL, NULL, NULL);
@@ -425,6 +430,14 @@ static int deliver_one(struct fx *x, const struct vc_gvr *r, struct vc_informer 
 		if (json_object_get(x->f.store, sk))
 			continue;
 		assert_int_equal(vc_cache_delete(c, ck, &old), 0);
+		/* Deleted through the fake: the final state, as a watch gives it; else the cached.
+		 */
+		if ((o = json_object_get(x->f.gone, sk))) {
+			json_incref(o);
+			json_object_del(x->f.gone, sk);
+			json_decref(old);
+			old = o;
+		}
 		if (h && h->on_delete)
 			h->on_delete(h->ctx, old, false);
 		json_decref(old);
@@ -540,6 +553,13 @@ static const char *const job_text =
 	"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
 	"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,'plugins':{'env':[],'svc':[]},"
 	"'policies':[{'event':'PodFailed','action':'RestartJob'}],"
+	"'tasks':[{'name':'w','replicas':3,'template':{'spec':{'containers':[{'name':'c',"
+	"'image':'busybox'}]}}}]}}";
+
+static const char *const evicted_restart_text =
+	"{'apiVersion':'batch.volcano.sh/v1alpha1','kind':'Job','metadata':{'name':'j',"
+	"'namespace':'ns','uid':'U1'},'spec':{'minAvailable':3,'plugins':{'svc':[]},"
+	"'policies':[{'event':'PodEvicted','action':'RestartJob'}],"
 	"'tasks':[{'name':'w','replicas':3,'template':{'spec':{'containers':[{'name':'c',"
 	"'image':'busybox'}]}}}]}}";
 
@@ -986,6 +1006,30 @@ static void test_scale_up_down(void **state)
 	cm = stored(&x, &vc_gvr_configmaps, "ns/j-svc");
 	assert_string_equal(jstr(cm, "data.VC_W_NUM"), "2");
 	assert_int_equal(jint(stored(&x, &vc_gvr_podgroups, "ns/j-U1"), "spec.minMember"), 2);
+	fx_release(&x);
+
+	/*
+	 * A scale-down is not an eviction: the surplus pods are marked out-of-sync before their
+	 * delete, so a PodEvicted -> RestartJob policy does not restart the job (Volcano issue
+	 * #4072; docs/compatibility.md).
+	 */
+	fx_init(&x, 15, 0);
+	run_to_running(&x, evicted_restart_text);
+	clear_calls(&x);
+	set(&x, &vc_gvr_jobs, "ns/j", "spec.tasks[0].replicas", json_integer(2));
+	set(&x, &vc_gvr_jobs, "ns/j", "spec.minAvailable", json_integer(2));
+	settle(&x);
+	assert_int_equal(count_calls(&x, "patch pods ns/j-w-2"), 1);
+	assert_true(first_call(&x, "patch pods ns/j-w-2") < first_call(&x, "delete pods ns/j-w-2"));
+	assert_int_equal(count_calls(&x, "delete pods"), 1);
+	assert_false(has_event(&x, "Normal ExecuteAction Start to execute action RestartJob "));
+	assert_int_equal(jint(JOB(&x), "status.version"), 0);
+	assert_string_equal(jstr(JOB(&x), "status.state.phase"), "Running");
+	assert_int_equal(count_stored(&x, "pods/"), 2);
+	/* A pod deleted by someone else is still an eviction. */
+	json_object_del(x.f.store, "pods/ns/j-w-0");
+	settle(&x);
+	assert_true(has_event(&x, "Normal ExecuteAction Start to execute action RestartJob "));
 	fx_release(&x);
 }
 
