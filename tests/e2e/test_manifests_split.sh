@@ -132,7 +132,7 @@ read -r pid _ <"$E2E_DIR/daemons/nobody.pid"
 } 2>/dev/null
 rm -f "$E2E_DIR/daemons/nobody.pid"
 for n in "$lead" scheduler; do
-	curl -fsS "http://127.0.0.1:${MET[$n]}/metrics" | grep -q '^# TYPE' || fail "$n serves no /metrics"
+	curl -fsS "http://127.0.0.1:${MET[$n]}/metrics" | grep '^# TYPE' >/dev/null || fail "$n serves no /metrics"
 done
 pass "queues Open, the Job's pods and PodGroup made, the scheduler at work, no 403; /metrics answers"
 

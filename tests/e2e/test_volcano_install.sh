@@ -251,7 +251,7 @@ grep -qF 'msg="flag --sharding-configmap has no effect in Caldera"' "$E2E_DIR/da
 	fail "vc-controller-manager did not warn about --sharding-configmap" "$(head -20 "$E2E_DIR/daemons/controllers.log")"
 grep -qF 'msg="flag --node-worker-threads has no effect in Caldera"' "$E2E_DIR/daemons/scheduler.log" ||
 	fail "vc-scheduler did not warn about --node-worker-threads" "$(head -20 "$E2E_DIR/daemons/scheduler.log")"
-curl -fsS "http://127.0.0.1:$SC_MPORT/metrics" | grep -qx 'volcano_scheduler_configuration_skipped_entries 0' ||
+curl -fsS "http://127.0.0.1:$SC_MPORT/metrics" | grep -x 'volcano_scheduler_configuration_skipped_entries 0' >/dev/null ||
 	fail "vc-scheduler skipped entries of volcano-scheduler-configmap" "$(grep 'entry skipped' "$E2E_DIR/daemons/scheduler.log")"
 start_daemon nodesim "$SIM" --kubeconfig "$KUBECONFIG" --node-prefix node \
 	--nodes 4:cpu=8,memory=32Gi,nvidia.com/gpu=4,pods=110 --fast-delete --heartbeat-period 5s
