@@ -408,8 +408,9 @@ static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, struct vc_ca
 		struct sched_job_info *j;
 		struct srt_view *sv;
 		struct vc_podgroup *v;
+		json_t *eo = early && early->items && i < early->count ? early->items[i] : NULL;
 
-		if (pg_view(s, c, pgs->items[i], early ? early->items[i] : NULL, &sv) < 0)
+		if (pg_view(s, c, pgs->items[i], eo, &sv) < 0)
 			return VC_ENOMEM;
 		if (!sv)
 			continue;
