@@ -2,8 +2,9 @@
  * bench_sched - time one scheduling cycle (sched_session_run) in process, on snapshots built in
  * code: no API server, no informers, no binder.
  *
- *   bench_sched [--nodes N] [--workload a|b|both|c] [--conf default|binpack|both] [--reps R]
- *               [--pods-a P] [--groups-b G] [--size-b S] [--seed S] [--reference 0|1]
+ *   bench_sched [--nodes N] [--workload a|b|both|c|s] [--conf default|binpack|both] [--reps R]
+ *               [--pods-a P] [--groups-b G] [--size-b S] [--pods-s P] [--settled T]
+ *               [--seed S] [--reference 0|1]
  *               [--dump FILE] [--mix K]
  *
  * Nodes: N (5,000) of 4 CPU, 32 Gi, 110 pods, like Kubernetes' scheduler_perf SchedulingBasic.
@@ -17,6 +18,9 @@
  * (ScheduleAnyway, hostname and zone) then score them.
  * Every PodGroup is Pending in queue "default", so the cycle runs enqueue, allocate and
  * backfill as a first cycle after the pods were created would.
+ * Workload s (only when asked for): the stream after a long run, T (10,000) one-pod PodGroups
+ * settled (Running, their pod Running on node i mod N) and P (100, --pods-s) new pending
+ * one-pod PodGroups: what a cycle costs when little has changed (--settled T).
  *
  * For each workload and configuration, R times (5): build a fresh snapshot (timed: the
  * baseline of work every cycle needs anyway), run one cycle (timed, wall and CPU), release.
@@ -51,8 +55,9 @@ struct opts {
 	long pods_a;
 	long groups_b;
 	long size_b;
+	long pods_s;
 	int reps;
-	bool run_a, run_b, run_c;
+	bool run_a, run_b, run_c, run_s;
 	bool conf_default, conf_binpack;
 	bool reference;
 	uint64_t seed;
@@ -182,6 +187,9 @@ static const struct vc_pod *group_pod(long i, bool terms)
 	return &lab.views[i];
 }
 
+/* Workload s: the first settled groups of a build are Running on node i mod nodes. */
+static long settled;
+
 /* groups PodGroups of size pods each, minMember min. */
 static void build(struct sched_snapshot *s, long nodes, long groups, long size, int32_t min,
 		  enum workload_kind kind)
@@ -229,7 +237,7 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 		snprintf(name, sizeof(name), "pg-%ld", i);
 		if (!j || (rc = sched_job_init(j, "bench", name, "default", min)) != 0)
 			die("job", rc);
-		j->phase = VC_PG_PENDING;
+		j->phase = i < settled ? VC_PG_RUNNING : VC_PG_PENDING;
 		pod = kind == PLAIN ? NULL : group_pod(i, kind == CONSTRAINED);
 		for (k = 0; k < size; k++) {
 			struct sched_task_info *t = vc_malloc(sizeof(*t));
@@ -239,6 +247,12 @@ static void build(struct sched_snapshot *s, long nodes, long groups, long size, 
 			    (rc = sched_job_add_task(j, t)) != 0)
 				die("task", rc);
 			t->pod = pod;
+			if (i < settled) {
+				snprintf(name, sizeof(name), "node-%ld", i % nodes);
+				t->status = SCHED_TASK_RUNNING;
+				if (!(t->node_name = vc_strdup(name)))
+					die("vc_strdup", VC_ENOMEM);
+			}
 		}
 		if ((rc = sched_snapshot_add_job(s, j)) != 0)
 			die("add job", rc);
@@ -837,7 +851,7 @@ static long arg_long(const char *flag, const char *v, long lo, long hi)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_sched [--nodes N] [--workload a|b|both|c] "
+	fprintf(stderr, "usage: bench_sched [--nodes N] [--workload a|b|both|c|s] "
 			"[--conf default|binpack|both] [--reps R] [--pods-a P] [--groups-b G] "
 			"[--size-b S] [--seed S] [--reference 0|1] [--dump FILE] [--mix K]\n");
 	exit(2);
@@ -849,6 +863,7 @@ int main(int argc, char **argv)
 			  .pods_a = 10000,
 			  .groups_b = 100,
 			  .size_b = 100,
+			  .pods_s = 100,
 			  .reps = 5,
 			  .run_a = true,
 			  .run_b = true,
@@ -870,6 +885,10 @@ int main(int argc, char **argv)
 			o.nodes = arg_long(a, v, 1, 1000000);
 		else if (strcmp(a, "--pods-a") == 0)
 			o.pods_a = arg_long(a, v, 1, 10000000);
+		else if (strcmp(a, "--pods-s") == 0)
+			o.pods_s = arg_long(a, v, 1, 10000000);
+		else if (strcmp(a, "--settled") == 0)
+			settled = arg_long(a, v, 0, 10000000);
 		else if (strcmp(a, "--groups-b") == 0)
 			o.groups_b = arg_long(a, v, 1, 1000000);
 		else if (strcmp(a, "--size-b") == 0)
@@ -888,7 +907,8 @@ int main(int argc, char **argv)
 			o.run_a = strcmp(v, "a") == 0 || strcmp(v, "both") == 0;
 			o.run_b = strcmp(v, "b") == 0 || strcmp(v, "both") == 0;
 			o.run_c = strcmp(v, "c") == 0;
-			if (!o.run_a && !o.run_b && !o.run_c)
+			o.run_s = strcmp(v, "s") == 0;
+			if (!o.run_a && !o.run_b && !o.run_c && !o.run_s)
 				usage();
 		} else if (strcmp(a, "--conf") == 0) {
 			o.conf_default = strcmp(v, "default") == 0 || strcmp(v, "both") == 0;
@@ -933,6 +953,14 @@ int main(int argc, char **argv)
 
 		run_mix(&o, confs, names, 4, dump);
 		o.run_a = o.run_b = o.run_c = false;
+	}
+	if (o.run_s) {
+		if (!settled)
+			settled = 10000;
+		if (o.conf_default)
+			run(&o, "s", settled + o.pods_s, 1, 1, LABELLED, "default", &def, dump);
+		if (o.conf_binpack)
+			run(&o, "s", settled + o.pods_s, 1, 1, LABELLED, "binpack", &bp, dump);
 	}
 	if (o.run_a) {
 		if (o.conf_default)

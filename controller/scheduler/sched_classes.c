@@ -178,10 +178,11 @@ static bool class_eq(const void *stored, const void *key)
 }
 
 /*
- * The equivalence classes (sched_ssn_task.class_key): tasks of the same shape whose scheduling
- * constraints are equal - no pod at all, or a pod without host ports and with equal
+ * The equivalence classes (sched_ssn_task.class_key): pending tasks of the same shape whose
+ * scheduling constraints are equal - no pod at all, or a pod without host ports and with equal
  * nodeSelector, required node affinity and tolerations (json_equal). Classes of two or more
- * tasks get compact numbers (in task order); a task alone in its class gets SCHED_NONE.
+ * tasks get compact numbers (in task order); a task alone in its class, and every task not
+ * pending at the open, gets SCHED_NONE.
  */
 int sched_assign_class_keys(struct sched_session *ssn)
 {
@@ -201,6 +202,16 @@ int sched_assign_class_keys(struct sched_session *ssn)
 		struct class_key *k = &keys[i];
 		void *first;
 
+		/*
+		 * Only tasks pending at the open are ever placed in a session: a bound or
+		 * terminated task is a class of its own (the settled jobs of a long run would
+		 * otherwise cost a hash of their constraints in every session).
+		 */
+		if (t->t->status != SCHED_TASK_PENDING) {
+			cls[i] = next++;
+			count[cls[i]]++;
+			continue;
+		}
 		pred_spec_of(t, &k->spec);
 		if (k->spec.pod && sched_pod_has_host_ports(json_object_get(k->spec.pod, "spec"))) {
 			cls[i] = next++; /* host ports depend on the pod: a class of its own */

@@ -87,7 +87,7 @@ struct sched_ssn_task {
 	 * The task's equivalence class for the session's node cache (internal): tasks with the
 	 * same shape and equal scheduling constraints (pod or not, nodeSelector, required node
 	 * affinity, tolerations; a pod with host ports is alone) share it; SCHED_NONE when no
-	 * other task does.
+	 * other task does, and for tasks not pending at the open (never placed in a session).
 	 */
 	uint32_t class_key;
 	struct sched_fit_errors *fit; /* this session's node fit errors, or NULL */

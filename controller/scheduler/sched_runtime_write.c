@@ -82,6 +82,37 @@ void srt_event(struct sched_runtime *s, const json_t *obj, const char *type, con
  * Whether to write `want` to the object under key, whose cached resourceVersion is rv. On yes
  * the entry is marked in flight; the caller must then queue the write (or call srt_track_end).
  */
+/*
+ * Whether t's object must not be written whatever the new value: a write is in flight, or one
+ * was made against this very version (rv) and the informer has not shown its result yet.
+ */
+static bool track_waiting(const struct srt_track *t, const char *rv, int64_t now)
+{
+	return t->in_flight ||
+	       (!t->settled && vc_str_eq(t->rv, rv) && (t->rc == 0 || t->rc == VC_ECONFLICT) &&
+		now - t->done_at < SRT_UNSEEN_TTL_NS);
+}
+
+/*
+ * track_begin's answer when it does not depend on the value to write (track_waiting), before
+ * the caller spends a serialisation on it: true means skip (counted as a skipped write).
+ */
+static bool track_skip_early(struct sched_runtime *s, const char *key, const char *rv)
+{
+	struct srt_track *t;
+	bool skip = false;
+
+	pthread_mutex_lock(&s->mu);
+	t = s->track.count ? srt_map_get(&s->track, key) : NULL;
+	if (t && track_waiting(t, rv, vc_time_mono_ns())) {
+		t->seen_cycle = s->cycle;
+		s->stats.skipped_writes++;
+		skip = true;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return skip;
+}
+
 static bool track_begin(struct sched_runtime *s, const char *key, const char *want, const char *rv)
 {
 	struct srt_track *t;
@@ -95,11 +126,7 @@ static bool track_begin(struct sched_runtime *s, const char *key, const char *wa
 		bool same_rv = vc_str_eq(t->rv, rv);
 
 		t->seen_cycle = s->cycle;
-		if (t->in_flight)
-			goto skip;
-		/* Written against this very version: wait for the informer to show the result. */
-		if (!t->settled && same_rv && (t->rc == 0 || t->rc == VC_ECONFLICT) &&
-		    now - t->done_at < SRT_UNSEEN_TTL_NS)
+		if (track_waiting(t, rv, now))
 			goto skip;
 		if (!t->settled && same_rv && vc_str_eq(t->want, want) &&
 		    now - t->done_at < SRT_RETRY_NS)
@@ -437,6 +464,10 @@ static void apply_job(struct sched_runtime *s, const struct sched_job_result *jr
 	}
 	/* Only a condition's message differs: coalesced (at most one write per interval). */
 	if (pg_status_same(cur, jr, true) && track_recent(s, key, SRT_PG_MESSAGE_NS))
+		goto events;
+	/* A write waiting for the informer: no status to build (a cycle over many new PodGroups
+	 * would serialise each one's status again only to skip it). */
+	if (track_skip_early(s, key, view->meta.resource_version))
 		goto events;
 	st = pg_status_new(cur, jr);
 	want = st ? pg_status_norm(st) : NULL;

@@ -576,6 +576,39 @@ static void test_existing_anti_affinity(void **state)
 }
 
 /*
+ * Equivalence classes are for tasks a session may place: those pending at the open. Bound pods
+ * with the same request and constraints as pending ones get no class (SCHED_NONE); the pending
+ * ones share theirs.
+ */
+static void test_class_keys_pending_only(void **state)
+{
+	struct sched_fx f;
+	struct sched_job_info *j;
+	struct sched_task_info *bound_a, *bound_b, *a1, *a2;
+	struct ssn x;
+
+	(void)state;
+	sched_fx_init(&f);
+	sched_fx_node(&f, "n1", HOST("n1"));
+	sched_fx_node(&f, "n2", HOST("n2"));
+	j = sched_fx_job(&f, "ns", "j", 1);
+	bound_a = sched_fx_pod(&f, j, "bound-a", "{\"app\":\"a\"}", "", "n1");
+	bound_b = sched_fx_pod(&f, j, "bound-b", "{\"app\":\"b\"}", "", "n2");
+	a1 = sched_fx_pod(&f, j, "a1", "{\"app\":\"a\"}", "", NULL);
+	a2 = sched_fx_pod(&f, j, "a2", "{\"app\":\"a\"}", "", NULL);
+	sched_fx_place(&f);
+	open_ssn(&x, &f, conf_preds);
+	assert_int_equal(sched_ssn_task_of(&x.s, bound_a)->class_key, SCHED_NONE);
+	assert_int_equal(sched_ssn_task_of(&x.s, bound_b)->class_key, SCHED_NONE);
+	assert_int_not_equal(sched_ssn_task_of(&x.s, a1)->class_key, SCHED_NONE);
+	assert_int_equal(sched_ssn_task_of(&x.s, a1)->class_key,
+			 sched_ssn_task_of(&x.s, a2)->class_key);
+	assert_string_equal(search(&x, a1), "n1,n2");
+	close_ssn(&x);
+	sched_fx_release(&f);
+}
+
+/*
  * Volcano's ssh-plugin scenario: a gang whose members have required affinity to each other over
  * the hostname. No pod matches anywhere, so the first member may go to any node (Kubernetes'
  * rule for the first pod of a self-affine group); the others follow it to the same node.
@@ -1148,6 +1181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anti_affinity_one_per_node),
 		cmocka_unit_test(test_existing_anti_affinity),
+		cmocka_unit_test(test_class_keys_pending_only),
 		cmocka_unit_test(test_filter_cases),
 		cmocka_unit_test(test_self_affinity_gang),
 		cmocka_unit_test(test_statement_updates),

@@ -642,6 +642,57 @@ static void test_podgroup_write_queued_memory(void **state)
 #endif
 }
 
+/* JSON allocations (json_set_alloc_funcs), for counting a cycle's. */
+static long json_allocs;
+
+static void *counting_json_malloc(size_t size)
+{
+	json_allocs++;
+	return vc_malloc(size);
+}
+
+/*
+ * A PodGroup whose status write is still in flight (or waiting for the informer to show it) is
+ * not written again, whatever the cycle wants: the cycle builds no status for it either. With
+ * 10,000 new PodGroups in a stream, serialising each one's status again in every cycle only to
+ * skip the write cost a tenth of the cycle. Counted here as JSON allocations: the second cycle,
+ * all writes in flight, makes no more than the scripted results themselves (measured: 31 per
+ * PodGroup for the results, 37 more when each skipped status was built and serialised).
+ */
+static void test_podgroup_in_flight_not_rebuilt(void **state)
+{
+	const size_t n = 100;
+	struct vc_error err;
+	long first, second;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		char name[32], rv[32];
+
+		snprintf(name, sizeof(name), "pg-%zu", i);
+		snprintf(rv, sizeof(rv), "%zu", 100 + i);
+		put(ctx.podgroups, pg_obj(name, NULL, NULL, "Pending", rv));
+	}
+	new_runtime();
+	cycle(); /* the views */
+	script = all_inqueue;
+	json_set_alloc_funcs(counting_json_malloc, vc_free);
+	json_allocs = 0;
+	assert_int_equal(sched_runtime_cycle(rt, &err), 0); /* n writes queued, in flight */
+	first = json_allocs;
+	json_allocs = 0;
+	assert_int_equal(sched_runtime_cycle(rt, &err), 0); /* the same wishes, not written */
+	second = json_allocs;
+	vc_alloc_install_json();
+	print_message("JSON allocations per PodGroup: %ld queueing, %ld in flight\n",
+		      first / (long)n, second / (long)n);
+	assert_int_equal(sched_runtime_drain(rt), n);
+	assert_int_equal(fake_ncalls(&fk), (int)n);
+	assert_true(second < first);
+	assert_true(second / (long)n < 50);
+}
+
 static void test_snapshot_node_selector_and_default_queue(void **state)
 {
 	(void)state;
@@ -2992,6 +3043,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_podgroup_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_podgroup_write_queued_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_podgroup_in_flight_not_rebuilt, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_node_selector_and_default_queue,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_no_default_priority, setup, teardown),
