@@ -178,9 +178,16 @@ void job_pool_free(struct job_pool *p)
 	p->stop = true;
 	pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->lock);
-	for (k = 0; k < p->max; k++)
-		if (p->state[k])
+	for (k = 0; k < p->max; k++) {
+		unsigned char st;
+
+		/* Under the lock: an ending thread writes its slot. */
+		pthread_mutex_lock(&p->lock);
+		st = p->state[k];
+		pthread_mutex_unlock(&p->lock);
+		if (st)
 			pthread_join(p->threads[k], NULL);
+	}
 	vc_free(p->threads);
 	vc_free(p->state);
 	pthread_cond_destroy(&p->done);
