@@ -63,7 +63,11 @@ size_t jobctl_test_entries(struct jobctl *c);
 
 struct job_pool;
 
-/* A pool of n threads (0: none; every batch then runs inline). NULL when out of resources. */
+/*
+ * A pool of up to n threads (0: none; every batch then runs inline), started as batches need
+ * them; a thread without work for 2 s ends (its stack, malloc cache and libcurl handle go with
+ * it). NULL when out of memory.
+ */
 struct job_pool *job_pool_new(int n) VC_WARN_UNUSED;
 /* Stop and join the threads, free the pool. NULL is a no-op. */
 void job_pool_free(struct job_pool *p);
