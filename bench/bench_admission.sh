@@ -17,6 +17,10 @@
 #       (the API server's own rate, the baseline). Also the webhook's and the API server's CPU.
 #   (c) direct, Job mutate and validate only, with bodies of 1 KiB, 100 KiB and 3 MiB (the
 #       captured Job review with its pod template's env list grown to the size).
+#   (d) direct, open loop: the captured Job mutate, then Job validate review at a fixed rate
+#       (BENCH_RATE, 1,000/s) for BENCH_PACED_SECONDS (10) by bench/admission_paced.c (libcurl
+#       multi, keep-alive connections opened as needed up to 64); each latency runs from the
+#       moment the request was due, so a webhook that falls behind pays for the queue.
 #
 # Every figure is the median of BENCH_REPEAT runs of BENCH_SECONDS each; within a repetition
 # the implementations take turns, so a burst of load from another process of this shared machine
@@ -25,7 +29,7 @@
 # compared (less the template's "creationTimestamp": null of Go's Job patch); a difference is
 # printed, not fatal. The bench exits 0 whichever is faster.
 #
-#   bench/bench_admission.sh [--only a,b,c]
+#   bench/bench_admission.sh [--only a,b,c,d]
 #   BENCH_SECONDS (5) BENCH_REPEAT (3) BENCH_CONC ("1 4 16 64", parts a and c)
 #   BENCH_CLIENTS ("1 4 16", part b) BENCH_SIZES ("1024 102400 3145728", part c)
 #   BENCH_LARGE_SECONDS (15): the length of part c's runs with bodies of 1 MiB and more
@@ -37,15 +41,16 @@
 #     ~/.cache/caldera/volcano-1.7.0/bin); without its vc-webhook-manager, Caldera runs alone.
 #   BENCH_PERF=DIR: `perf record -g` each webhook during part a's runs at 16 connections
 #     (DIR/caldera.data, DIR/volcano.data).
-# Needs wrk (Debian's package `wrk`), curl, python3 and the local cluster (cluster/build.sh).
+# Needs wrk (Debian's package `wrk`), curl, python3, a C compiler and libcurl's headers (part d)
+# and the local cluster (cluster/build.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ONLY=a,b,c
+ONLY=a,b,c,d
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) ONLY=$2; shift 2 ;;
 	--only=*) ONLY=${1#--only=}; shift ;;
-	*) echo "usage: bench/bench_admission.sh [--only a,b,c]" >&2; exit 2 ;;
+	*) echo "usage: bench/bench_admission.sh [--only a,b,c,d]" >&2; exit 2 ;;
 	esac
 done
 part() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
@@ -56,6 +61,8 @@ CLIENTS=${BENCH_CLIENTS:-1 4 16}
 SIZES=${BENCH_SIZES:-1024 102400 3145728}
 LARGE_SECONDS=${BENCH_LARGE_SECONDS:-15}
 QPS=${BENCH_QPS:-1000}
+RATE=${BENCH_RATE:-1000}
+PACED_SECONDS=${BENCH_PACED_SECONDS:-10}
 HOOK=${VC_WEBHOOK:-$ROOT/build/vc-webhook}
 CACHE=${CALDERA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/caldera}
 VBIN=${VOLCANO_BIN:-$CACHE/volcano-1.7.0/bin}
@@ -463,6 +470,45 @@ if part c; then
 	done
 fi
 
+# --- part d -------------------------------------------------------------------------------------
+# run_paced IMPL PATH: one open-loop run of the captured review of PATH (jobs/mutate) at RATE/s;
+# appends a line to results.tsv as run_wrk does (conns: the rate; label: the path).
+run_paced() {
+	local impl=$1 path=$2 pid=${PID[$1]} t0 a0 out res p apid
+	apid=$(cat "$cluster/run/kube-apiserver.pid")
+	for p in "${PID[@]}"; do [ -z "$p" ] || settle "$p"; done
+	reset_peak "$pid"
+	t0=$(cpu_ticks "$pid")
+	a0=$(cpu_ticks "$apid")
+	out=$("$scratch/admission_paced" "https://127.0.0.1:$(port_of "$impl")/$path?timeout=10s" \
+		"$reviews/${path/\//_}.json" "$RATE" "$PACED_SECONDS" "$certs/ca.crt" 2>&1) || {
+		say "bench: admission_paced failed: $out"
+		exit 1
+	}
+	res=$(grep '^paced ' <<<"$out") || { say "bench: no result from admission_paced: $out"; exit 1; }
+	# paced rate seconds sent answered errors late p50 p99 p999 max conns (µs)
+	say "bench: part d $impl /$path: $res"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' d "$impl" "$RATE" "$path" "$REP" \
+		"$(awk '{ print $5 "\t" $3 "\t" $6 "\t" $8 "\t" $9 "\t" $10 }' <<<"$res")" \
+		"$(awk -v a="$t0" -v b="$(cpu_ticks "$pid")" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }')" \
+		"$(peak_kib "$pid")" \
+		"$(awk -v a="$a0" -v b="$(cpu_ticks "$apid")" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }')" >>"$results"
+}
+if part d; then
+	cc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror "$ROOT/bench/admission_paced.c" \
+		-o "$scratch/admission_paced" $(pkg-config --cflags --libs libcurl) || exit 1
+	[ -n "${PID[caldera]:-}" ] || start_caldera "$P1"
+	[ "$IMPLS" = caldera ] || [ -n "${PID[volcano]:-}" ] || start_volcano "$P2"
+	for REP in $(seq "$REPEAT"); do
+		for path in jobs/mutate jobs/validate; do
+			for impl in $IMPLS; do
+				run_paced "$impl" "$path"
+			done
+		done
+		say "bench: part d, repetition $REP done"
+	done
+fi
+
 # --- part b -------------------------------------------------------------------------------------
 if part b; then
 	stop volcano
@@ -545,7 +591,7 @@ def table(part, label, title, unit):
     print()
     print(title)
     print("| %s | impl | %s/s | × Volcano |%s p50 ms | p99 ms | p99.9 ms | errors | webhook CPU s | µs CPU/%s | peak RSS MiB | apiserver CPU s |"
-          % ("clients" if part == "b" else "conns", unit, " × no webhook |" if part == "b" else "",
+          % ({"b": "clients", "d": "rate/s"}.get(part, "conns"), unit, " × no webhook |" if part == "b" else "",
              unit.rstrip("s")))
     print("|---:|---|---:|---:|%s---:|---:|---:|---:|---:|---:|---:|---:|" % ("---:|" if part == "b" else ""))
     for c, impl in keys:
@@ -567,5 +613,8 @@ table("b", "jobs", "(b) Volcano Jobs created through kube-apiserver (POST, wrk's
 for label in sorted({l for (p, l, c, i) in rows if p == "c"}, key=int):
     real = os.path.getsize(os.path.join(sys.argv[2], "job-%s.json" % label))
     table("c", label, "(c) direct, Job mutate + validate, %s bodies (%d B)" % (size_name(label), real),
+          "reviews")
+for label in sorted({l for (p, l, c, i) in rows if p == "d"}):
+    table("d", label, "(d) direct, open loop: /%s at a fixed rate (latency from each request's due time; × Volcano: answered/s)" % label,
           "reviews")
 PY
