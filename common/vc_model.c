@@ -408,6 +408,9 @@ static int policy_read(const json_t *pj, struct vc_policy *p, const char *path,
 		vc_error_clear(&derr);
 		if (vc_duration_parse(timeout, &p->timeout_ns, &derr))
 			return vc_error_set(err, VC_EINVALID, "%s.timeout: %s", path, derr.text);
+		/* Go's AddAfter takes a negative delay as none: the action is due at once. */
+		if (p->timeout_ns < 0)
+			p->timeout_ns = 0;
 		p->has_timeout = true;
 	} else if (json_object_get(pj, "timeout") &&
 		   !json_is_null(json_object_get(pj, "timeout"))) {

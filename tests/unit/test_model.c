@@ -104,6 +104,15 @@ static void test_job_defaults_and_fields(void **state)
 	assert_int_equal(job.status.retry_count, 2);
 	vc_job_view_release(&job);
 	vc_job_view_release(&job); /* releasing twice is harmless */
+
+	/* A negative timeout is due at once, as Go's AddAfter takes it (found by fuzz_model). */
+	obj = load("{\"spec\":{\"policies\":[{\"event\":\"PodFailed\",\"action\":"
+		   "\"AbortJob\",\"timeout\":\"-10ms\"}]}}");
+	assert_int_equal(vc_job_view(obj, &job, &err), 0);
+	json_decref(obj);
+	assert_true(job.policies.items[0].has_timeout);
+	assert_int_equal(job.policies.items[0].timeout_ns, 0);
+	vc_job_view_release(&job);
 }
 
 static void test_job_explicit_values_win(void **state)
