@@ -441,39 +441,24 @@ static bool is_ours(const struct sched_runtime *s, const char *scheduler_name)
 	return false;
 }
 
-/*
- * Make v (a pod view of the reduced pod v->obj) stand alone with what little is its own: copy
- * the metadata strings, keep the shared labels and annotations, and replace the pod object by
- * the shared pair of its spec and status (what every other reader of pod.obj looks at), so the
- * reduced pod can go. The strings the view borrows from the spec, status and annotations stay
- * valid: those are the shared objects it keeps. Under views_mu. 0 or VC_ENOMEM (v unchanged).
- */
-static int detach_pod(struct sched_runtime *s, struct srt_view *v)
+/* Copy the metadata strings of m into one block (*block, owned) and point m at the copies. */
+static int copy_meta_strings(struct vc_meta *m, char **block)
 {
-	struct vc_pod *p = &v->v.pod;
-	const char **strs[] = { &p->meta.ns,
-				&p->meta.name,
-				&p->meta.uid,
-				&p->meta.resource_version,
-				&p->meta.creation_timestamp,
-				&p->meta.deletion_timestamp };
-	json_t *pair = json_object(), *shared = NULL;
+	const char **strs[] = { &m->ns,
+				&m->name,
+				&m->uid,
+				&m->resource_version,
+				&m->creation_timestamp,
+				&m->deletion_timestamp };
 	size_t i, len = 0;
 	char *w;
 
-	if (!pair || copy_member(pair, p->obj, "spec") || copy_member(pair, p->obj, "status"))
-		goto nomem;
-	/* Spec and status are shared copies already. */
-	shared = intern_members(s, pair);
-	if (!shared)
-		goto nomem;
 	for (i = 0; i < VC_ARRAY_SIZE(strs); i++)
 		len += *strs[i] ? strlen(*strs[i]) + 1 : 0;
-	v->strings = vc_malloc(len ? len : 1);
-	if (!v->strings)
-		goto nomem;
-	json_decref(pair);
-	w = v->strings;
+	*block = vc_malloc(len ? len : 1);
+	if (!*block)
+		return VC_ENOMEM;
+	w = *block;
 	for (i = 0; i < VC_ARRAY_SIZE(strs); i++) {
 		size_t n;
 
@@ -484,6 +469,28 @@ static int detach_pod(struct sched_runtime *s, struct srt_view *v)
 		*strs[i] = w;
 		w += n;
 	}
+	return 0;
+}
+
+/*
+ * Make v (a pod view of the reduced pod v->obj) stand alone with what little is its own: copy
+ * the metadata strings, keep the shared labels and annotations, and replace the pod object by
+ * the shared pair of its spec and status (what every other reader of pod.obj looks at), so the
+ * reduced pod can go. The strings the view borrows from the spec, status and annotations stay
+ * valid: those are the shared objects it keeps. Under views_mu. 0 or VC_ENOMEM (v unchanged).
+ */
+static int detach_pod(struct sched_runtime *s, struct srt_view *v)
+{
+	struct vc_pod *p = &v->v.pod;
+	json_t *pair = json_object(), *shared = NULL;
+
+	if (!pair || copy_member(pair, p->obj, "spec") || copy_member(pair, p->obj, "status"))
+		goto nomem;
+	/* Spec and status are shared copies already. */
+	shared = intern_members(s, pair);
+	if (!shared || copy_meta_strings(&p->meta, &v->strings))
+		goto nomem;
+	json_decref(pair);
 	v->labels = json_incref(p->meta.labels);
 	v->annotations = json_incref(p->meta.annotations);
 	v->owners = json_incref(p->meta.owner_references); /* set_controller's, or NULL */
@@ -649,37 +656,6 @@ void srt_intern_free(void *val)
 
 /* ---- PodGroup views ---------------------------------------------------------------------------
  */
-
-/* Copy the metadata strings of m into one block (*block, owned) and point m at the copies. */
-static int copy_meta_strings(struct vc_meta *m, char **block)
-{
-	const char **strs[] = { &m->ns,
-				&m->name,
-				&m->uid,
-				&m->resource_version,
-				&m->creation_timestamp,
-				&m->deletion_timestamp };
-	size_t i, len = 0;
-	char *w;
-
-	for (i = 0; i < VC_ARRAY_SIZE(strs); i++)
-		len += *strs[i] ? strlen(*strs[i]) + 1 : 0;
-	*block = vc_malloc(len ? len : 1);
-	if (!*block)
-		return VC_ENOMEM;
-	w = *block;
-	for (i = 0; i < VC_ARRAY_SIZE(strs); i++) {
-		size_t n;
-
-		if (!*strs[i])
-			continue;
-		n = strlen(*strs[i]) + 1;
-		memcpy(w, *strs[i], n);
-		*strs[i] = w;
-		w += n;
-	}
-	return 0;
-}
 
 /* The shared copy of obj's member key, set into dst (0), or nothing when obj has none. */
 static int share_member(struct sched_runtime *s, json_t *dst, const json_t *obj, const char *key)
