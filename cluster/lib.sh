@@ -6,10 +6,13 @@
 # pid_of NAME: the PID recorded for NAME if that process is alive and is this cluster's (its
 # command line names DIR; a zombie's is empty), so a recycled PID is never touched.
 pid_of() {
-	local pid
+	local pid cmd
 	pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 1
 	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR/" || return 1
+	# Read whole, then matched: "tr | grep -q" under pipefail fails when grep stops reading
+	# before tr's last write (SIGPIPE), and a live daemon looked dead on a loaded machine.
+	cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+	[[ $cmd == *"$DIR/"* ]] || return 1
 	echo "$pid"
 }
 

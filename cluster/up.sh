@@ -221,14 +221,14 @@ launch() {
 		done
 		exec setsid "$@" </dev/null >>"$LOGS/$name.log" 2>&1
 	) &
-	local pid=$! _
+	local pid=$! _ cmd
 	echo "$pid" >"$RUN/$name.pid"
 	started+=("$name")
 	# Until the subshell has closed its descriptors and exec'd, its command line is this
 	# script's, which alive (pid_of) does not take for the daemon: a loaded machine made the
 	# first health poll see a live daemon as "exited during start-up". Wait for the exec.
 	for _ in $(seq 1 200); do
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$1" && break
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) && [[ $cmd == *"$1"* ]] && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
