@@ -1018,8 +1018,8 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
+	pthread_cond_init(&s->pool_cond, &ca); /* the workers' idle wait */
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&s->pool_cond, NULL);
 	pthread_cond_init(&s->idle_cond, NULL);
 
 	if (srt_map_init(&s->assumed, 64, assumed_free) < 0 ||

@@ -238,17 +238,26 @@ struct sched_runtime {
 
 	/* Work lists (pool_mu). */
 	pthread_mutex_t pool_mu;
-	pthread_cond_t pool_cond; /* work arrived or stop */
-	pthread_cond_t idle_cond; /* the lists are empty and no worker is busy */
+	pthread_cond_t pool_cond; /* work arrived or stop (CLOCK_MONOTONIC, for the idle wait) */
+	pthread_cond_t idle_cond; /* the lists are empty and no worker is busy, or a worker ended */
 	struct srt_work *hi_head, *hi_tail, *lo_head, *lo_tail;
 	size_t queued, busy;
+	/*
+	 * The workers: nworkers slots (cfg.bind_workers), threads started when queued writes
+	 * outnumber the idle ones and ended after SRT_WORKER_IDLE_NS without work, as the job
+	 * pool's (controller/job_pool.c): an idle worker holds its stack pages, its malloc cache
+	 * and its libcurl handle (bench/README.md, "Memory after the pod storm", fourth pass). Slot
+	 * k is empty (0), running (1) or exited and not yet joined (2); wrunning threads are
+	 * running, widle of them waiting for work.
+	 */
 	pthread_t *workers;
-	int nworkers;
+	unsigned char *wstate;
+	int nworkers, wrunning, widle;
 	bool pool_stop;
 	bool pc_ready; /* pc_tokens and pc_at are set */
 	/* The lowest lane (pool_mu): pod conditions, at most a quarter of the workers at once. */
 	struct srt_work *bg_head, *bg_tail;
-	size_t bg_busy;
+	size_t bg_busy, bg_queued;
 	/* The pod condition budget's token bucket (loop thread only; see pod_condition_qps). */
 	double pc_tokens;
 	int64_t pc_at;
@@ -385,12 +394,17 @@ void srt_track_end(struct sched_runtime *s, const char *key, int rc);
 
 /*
  * Work lists (sched_runtime_pool.c). srt_work_push takes w; workers run items until stopped.
+ * srt_pool_start makes room for cfg.bind_workers workers; srt_work_push starts them as the
+ * queued writes need them, and a worker ends after SRT_WORKER_IDLE_NS without work.
  */
+#define SRT_WORKER_IDLE_NS (2 * INT64_C(1000000000))
 void srt_work_push(struct sched_runtime *s, struct srt_work *w);
 void srt_work_free(struct srt_work *w);
 void srt_work_run(struct sched_runtime *s, struct srt_work *w);
 int srt_pool_start(struct sched_runtime *s) VC_WARN_UNUSED;
 void srt_pool_stop(struct sched_runtime *s);
+/* How many worker threads are running now (tests). */
+int srt_pool_threads(struct sched_runtime *s);
 void srt_pool_discard(struct sched_runtime *s);
 /* The condition of the given type a pod shows (borrowed), or NULL. */
 json_t *srt_pod_condition(const json_t *pod, const char *type);

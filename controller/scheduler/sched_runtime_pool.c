@@ -6,6 +6,11 @@
  * Pacing. The work lists have three lanes: binds and evictions first, then PodGroup and Queue
  * status, then pod conditions, which at most a quarter of the workers run at once, so that the
  * informational writes never hold the bind pipeline up.
+ *
+ * Threads. A write queued while fewer workers wait than there are writes ready starts one (up to
+ * cfg.bind_workers), and a worker ends after SRT_WORKER_IDLE_NS without work: after a pod storm
+ * the 32 workers of the default, each with its stack pages, malloc cache and libcurl handle,
+ * do not stay (bench/README.md, "Memory after the pod storm", fourth pass).
  */
 #include "sched_runtime_internal.h"
 
@@ -57,6 +62,38 @@ static bool work_ready(const struct sched_runtime *s)
 	return s->hi_head || s->lo_head || (s->bg_head && s->bg_busy < bg_limit(s));
 }
 
+/* Under pool_mu: how many writes workers could take now. */
+static size_t ready_count(const struct sched_runtime *s)
+{
+	size_t bg_room = bg_limit(s) > s->bg_busy ? bg_limit(s) - s->bg_busy : 0;
+
+	return s->queued - s->bg_queued + VC_MIN(s->bg_queued, bg_room);
+}
+
+static void *worker_main(void *arg);
+
+/* Under pool_mu: start a worker when the writes ready outnumber the idle workers. */
+static void grow(struct sched_runtime *s)
+{
+	int k;
+
+	if (s->wrunning >= s->nworkers || ready_count(s) <= (size_t)s->widle)
+		return;
+	for (k = 0; k < s->nworkers; k++) {
+		if (s->wstate[k] == 1)
+			continue;
+		if (s->wstate[k] == 2) /* exited: its join returns at once */
+			pthread_join(s->workers[k], NULL);
+		s->wstate[k] = 0;
+		/* The new worker reads its slot under pool_mu, which is held until the id is in. */
+		if (pthread_create(&s->workers[k], NULL, worker_main, s))
+			return; /* the workers running take the write later; drain runs it inline */
+		s->wstate[k] = 1;
+		s->wrunning++;
+		return;
+	}
+}
+
 /* A write that will not run: undo what its queuing promised. */
 static void work_abandon(struct sched_runtime *s, struct srt_work *w)
 {
@@ -98,6 +135,9 @@ void srt_work_push(struct sched_runtime *s, struct srt_work *w)
 		*head = w;
 	*tail = w;
 	s->queued++;
+	if (is_background(w))
+		s->bg_queued++;
+	grow(s);
 	pthread_cond_signal(&s->pool_cond);
 	pthread_mutex_unlock(&s->pool_mu);
 }
@@ -127,12 +167,30 @@ static struct srt_work *work_pop(struct sched_runtime *s, bool limit)
 	else
 		return NULL;
 	s->queued--;
+	if (is_background(w))
+		s->bg_queued--;
 	return w;
+}
+
+/* Under pool_mu: wait up to SRT_WORKER_IDLE_NS for work; false when none came (or stop). */
+static bool wait_work(struct sched_runtime *s)
+{
+	struct timespec dl;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += SRT_WORKER_IDLE_NS / INT64_C(1000000000);
+	s->widle++;
+	while (!s->pool_stop && !work_ready(s) && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&s->pool_cond, &s->pool_mu, &dl);
+	s->widle--;
+	return !s->pool_stop && work_ready(s);
 }
 
 static void *worker_main(void *arg)
 {
 	struct sched_runtime *s = arg;
+	int k;
 
 	pthread_mutex_lock(&s->pool_mu);
 	for (;;) {
@@ -140,8 +198,8 @@ static void *worker_main(void *arg)
 
 		bool bg;
 
-		while (!s->pool_stop && !work_ready(s))
-			pthread_cond_wait(&s->pool_cond, &s->pool_mu);
+		if (!s->pool_stop && !work_ready(s) && !wait_work(s))
+			break;
 		if (s->pool_stop)
 			break;
 		w = work_pop(s, true);
@@ -159,6 +217,11 @@ static void *worker_main(void *arg)
 		if (!s->queued && !s->busy)
 			pthread_cond_broadcast(&s->idle_cond);
 	}
+	for (k = 0; k < s->nworkers; k++)
+		if (s->wstate[k] == 1 && pthread_equal(s->workers[k], pthread_self()))
+			s->wstate[k] = 2;
+	s->wrunning--;
+	pthread_cond_broadcast(&s->idle_cond); /* a drain waiting on the workers looks again */
 	pthread_mutex_unlock(&s->pool_mu);
 	return NULL;
 }
@@ -166,20 +229,31 @@ static void *worker_main(void *arg)
 int srt_pool_start(struct sched_runtime *s)
 {
 	int n = s->cfg.bind_workers > 0 ? s->cfg.bind_workers : 1;
-	int i, rc;
 
 	s->workers = vc_calloc((size_t)n, sizeof(*s->workers));
-	if (!s->workers)
+	s->wstate = vc_calloc((size_t)n, 1);
+	if (!s->workers || !s->wstate) {
+		vc_free(s->workers);
+		vc_free(s->wstate);
+		s->workers = NULL;
+		s->wstate = NULL;
 		return VC_ENOMEM;
-	for (i = 0; i < n; i++) {
-		rc = pthread_create(&s->workers[i], NULL, worker_main, s);
-		if (rc) {
-			srt_pool_stop(s);
-			return -rc;
-		}
-		s->nworkers++;
 	}
+	pthread_mutex_lock(&s->pool_mu);
+	s->nworkers = n;
+	grow(s); /* writes queued before the start */
+	pthread_mutex_unlock(&s->pool_mu);
 	return 0;
+}
+
+int srt_pool_threads(struct sched_runtime *s)
+{
+	int n;
+
+	pthread_mutex_lock(&s->pool_mu);
+	n = s->wrunning;
+	pthread_mutex_unlock(&s->pool_mu);
+	return n;
 }
 
 void srt_pool_discard(struct sched_runtime *s)
@@ -210,11 +284,24 @@ void srt_pool_stop(struct sched_runtime *s)
 	s->pool_stop = true;
 	pthread_cond_broadcast(&s->pool_cond);
 	pthread_mutex_unlock(&s->pool_mu);
-	for (i = 0; i < s->nworkers; i++)
-		pthread_join(s->workers[i], NULL);
-	vc_free(s->workers);
-	s->workers = NULL;
+	for (i = 0; i < s->nworkers; i++) {
+		unsigned char st;
+
+		/* Under the lock: an ending worker writes its slot. */
+		pthread_mutex_lock(&s->pool_mu);
+		st = s->wstate[i];
+		pthread_mutex_unlock(&s->pool_mu);
+		if (st)
+			pthread_join(s->workers[i], NULL);
+	}
+	pthread_mutex_lock(&s->pool_mu);
 	s->nworkers = 0;
+	s->wrunning = 0;
+	pthread_mutex_unlock(&s->pool_mu);
+	vc_free(s->workers);
+	vc_free(s->wstate);
+	s->workers = NULL;
+	s->wstate = NULL;
 	srt_pool_discard(s);
 }
 
@@ -224,12 +311,9 @@ size_t sched_runtime_drain(struct sched_runtime *s)
 	size_t n = 0;
 
 	pthread_mutex_lock(&s->pool_mu);
-	if (s->nworkers) {
-		while (s->queued || s->busy)
-			pthread_cond_wait(&s->idle_cond, &s->pool_mu);
-		pthread_mutex_unlock(&s->pool_mu);
-		return 0;
-	}
+	/* With workers running, wait for them; what none could start on runs here. */
+	while ((s->queued || s->busy) && s->wrunning)
+		pthread_cond_wait(&s->idle_cond, &s->pool_mu);
 	while ((w = work_pop(s, false))) {
 		pthread_mutex_unlock(&s->pool_mu);
 		srt_work_run(s, w);

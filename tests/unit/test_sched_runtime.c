@@ -2913,6 +2913,75 @@ static void test_bind_not_behind_pod_conditions(void **state)
 	srt_pool_stop(rt);
 }
 
+/* The process's thread count, from /proc/self/status. */
+static int threads_now(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Wait up to 10 s (twice SRT_WORKER_IDLE_NS and more) for the thread count to be want. */
+static int threads_settle(int want)
+{
+	int k, n = threads_now();
+
+	for (k = 0; k < 200 && n != want; k++) {
+		usleep(50 * 1000);
+		n = threads_now();
+	}
+	return n;
+}
+
+/*
+ * The workers start when writes are queued and end once idle: after a burst of status writes
+ * no thread is left holding its stack, malloc cache and libcurl handle (bench/README.md, "Memory
+ * after the pod storm", fourth pass). The next writes start workers again.
+ */
+static void test_workers_end_when_idle(void **state)
+{
+	struct vc_error err;
+	char buf[512];
+	int before;
+
+	(void)state;
+	pending_pods(8);
+	script = all_unschedulable;
+	want_message = UNSCHED_MSG;
+	cfg.bind_workers = 8;
+	new_runtime();
+	before = threads_now();
+	assert_int_equal(srt_pool_start(rt), 0);
+	assert_int_equal(threads_now(), before); /* none before a write is queued */
+	fake_hold(&fk, "pods", "status", true);
+	assert_int_equal(sched_runtime_cycle(rt, &err), 0);
+	fake_wait_calls(&fk, 2); /* a quarter of 8 workers on pod conditions, hanging */
+	assert_true(srt_pool_threads(rt) >= 2);
+	assert_true(threads_now() >= before + 2);
+	fake_hold(&fk, "pods", "status", false);
+	(void)sched_runtime_drain(rt);
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 8);
+	/* Idle workers end. */
+	assert_int_equal(threads_settle(before), before);
+	assert_int_equal(srt_pool_threads(rt), 0);
+	/* and come back for the next writes. */
+	put(ctx.pods, pod_obj("p-8", "volcano", "pg", NULL, "Pending", "1"));
+	npods = 9;
+	fake_reset_calls(&fk);
+	assert_int_equal(sched_runtime_cycle(rt, &err), 0);
+	(void)sched_runtime_drain(rt);
+	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 1);
+	srt_pool_stop(rt);
+	assert_int_equal(threads_now(), before);
+}
+
 /* ---- volumes (sched_runtime_vol.c) ----------------------------------------------------------- */
 
 static json_t *load(const char *text)
@@ -3100,6 +3169,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pod_conditions_last, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_not_behind_pod_conditions, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_workers_end_when_idle, setup, teardown),
 	};
 
 	vc_alloc_install_json();
