@@ -14,6 +14,7 @@
 
 #include "vc_alloc.h"
 #include "vc_buf.h"
+#include "vc_hash.h"
 #include "vc_json.h"
 #include "vc_lru.h"
 #include "vc_log.h"
@@ -25,13 +26,32 @@
 /* Separates the fields of a cache key, so ("ab","c") and ("a","bc") stay apart. */
 #define KEY_SEP "\x1f"
 
+/*
+ * The caches' keys and the aggregator's messages are kept as 128-bit digests (two FNV-1a
+ * passes from different offsets) instead of the strings: a cache key joins the component, the
+ * object's kind, namespace, name, uid and API version, the reason and the message (200-400
+ * bytes), and the two recorders' six caches of 4,096 entries each held ~6 MB of such strings
+ * after a pod storm (bench/README.md, "Memory after the pod storm", fourth pass). Two events
+ * whose keys differ share a digest with a probability of about 2^-128 per pair.
+ */
+struct key_digest {
+	uint64_t a, b;
+};
+/* The second pass's offset basis: any value other than FNV's own. */
+#define DIGEST_OFFSET2 UINT64_C(0x6c62272e07bb0142)
+/* A digest written as a key: 32 hex digits. */
+#define DIGEST_HEX (32 + 1)
+
 /* ---- cache values ------------------------------------------------------------------------- */
 
-/* The aggregator's record: the distinct messages seen for one source/object/type/reason. */
+/*
+ * The aggregator's record: the distinct messages seen for one source/object/type/reason, each
+ * as its digest (message_digest): client-go keeps the strings, but only ever compares them.
+ */
 struct agg_record {
 	int64_t last_ns;
-	size_t n;
-	char **keys; /* aggregate_max_events slots */
+	size_t n, cap;
+	struct key_digest *keys; /* cap slots, at most aggregate_max_events */
 };
 
 /* The event logger's record: the Event that repeats of one event are counted on. */
@@ -43,8 +63,7 @@ struct log_record {
 
 static void agg_clear(struct agg_record *a)
 {
-	while (a->n)
-		vc_free(a->keys[--a->n]);
+	a->n = 0;
 }
 
 static void agg_free(void *val)
@@ -325,19 +344,39 @@ int vc_event_record(struct vc_events *rec, const json_t *obj, const char *type, 
 
 /* ---- correlation (client-go's EventCorrelator) -------------------------------------------- */
 
-/* Join fields (NULL counts as empty) into b, KEY_SEP between them, in order. */
+static void digest_add(struct key_digest *d, const char *s, size_t n)
+{
+	d->a = vc_fnv1a64_bytes(d->a, s, n);
+	d->b = vc_fnv1a64_bytes(d->b, s, n);
+}
+
+static struct key_digest message_digest(const char *message)
+{
+	struct key_digest d = { VC_FNV64_OFFSET, DIGEST_OFFSET2 };
+
+	if (message)
+		digest_add(&d, message, strlen(message));
+	return d;
+}
+
+/*
+ * The key of fields joined (NULL counts as empty) with KEY_SEP between them, in order, as its
+ * digest's 32 hex digits in b.
+ */
 static int key_join(struct vc_buf *b, const char *const *fields, size_t n)
 {
+	struct key_digest d = { VC_FNV64_OFFSET, DIGEST_OFFSET2 };
+	char hex[DIGEST_HEX];
 	size_t i;
-	int rc = 0;
 
-	for (i = 0; i < n && !rc; i++) {
+	for (i = 0; i < n; i++) {
 		if (i)
-			rc = vc_buf_adds(b, KEY_SEP);
-		if (!rc && fields[i])
-			rc = vc_buf_adds(b, fields[i]);
+			digest_add(&d, KEY_SEP, 1);
+		if (fields[i])
+			digest_add(&d, fields[i], strlen(fields[i]));
 	}
-	return rc;
+	snprintf(hex, sizeof(hex), "%016" PRIx64 "%016" PRIx64, d.a, d.b);
+	return vc_buf_adds(b, hex);
 }
 
 /* getSpamKey: source and involved object. */
@@ -379,16 +418,14 @@ static int aggregate(struct vc_events *rec, struct pending *p, const char *agg_k
 {
 	struct vc_lru_node *n = vc_lru_find(&rec->agg, agg_key);
 	struct agg_record *a = n ? n->val : NULL;
+	struct key_digest md;
 	char *message, *name;
 	size_t i;
 
 	*use_agg = false;
 	if (!a) {
 		a = vc_calloc(1, sizeof(*a));
-		if (!a)
-			return VC_ENOMEM;
-		a->keys = vc_calloc(rec->agg_max, sizeof(char *));
-		if (!a->keys || vc_lru_put(&rec->agg, agg_key, a)) {
+		if (!a || vc_lru_put(&rec->agg, agg_key, a)) {
 			agg_free(a);
 			return VC_ENOMEM;
 		}
@@ -396,21 +433,26 @@ static int aggregate(struct vc_events *rec, struct pending *p, const char *agg_k
 		agg_clear(a);
 	}
 	a->last_ns = now;
+	md = message_digest(p->message);
 	for (i = 0; i < a->n; i++) {
-		if (strcmp(a->keys[i], p->message) == 0)
+		if (a->keys[i].a == md.a && a->keys[i].b == md.b)
 			break;
 	}
 	if (i < a->n)
-		return 0; /* a message already in the set never crosses the threshold */
-	a->keys[a->n] = vc_strdup(p->message);
-	if (!a->keys[a->n])
-		return VC_ENOMEM;
-	a->n++;
+		return 0;     /* a message already in the set never crosses the threshold */
+	if (a->n == a->cap) { /* most objects have one message: grow one at a time */
+		struct key_digest *grown = vc_realloc(a->keys, (a->n + 1) * sizeof(*a->keys));
+
+		if (!grown)
+			return VC_ENOMEM;
+		a->keys = grown;
+		a->cap = a->n + 1;
+	}
+	a->keys[a->n++] = md;
 	if (a->n < rec->agg_max)
 		return 0;
 	/* Do not let the set grow past the maximum: forget the message that crossed it. */
-	vc_free(a->keys[--a->n]);
-	a->keys[a->n] = NULL;
+	a->n--;
 
 	message = vc_asprintf("%s%s", VC_EVENTS_AGGREGATE_PREFIX, p->message);
 	name = event_name(p->obj.name, unique_ns(rec, now));

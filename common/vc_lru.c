@@ -64,8 +64,7 @@ static void lru_drop(struct vc_lru *l, struct vc_lru_node *n)
 	*p = n->hnext;
 	lru_unlink(n);
 	l->free_val(n->val);
-	vc_free(n->key);
-	vc_free(n);
+	vc_free(n); /* the key with it */
 	l->count--;
 }
 
@@ -76,20 +75,21 @@ static void lru_drop(struct vc_lru *l, struct vc_lru_node *n)
 int vc_lru_put(struct vc_lru *l, const char *key, void *val)
 {
 	struct vc_lru_node *n = vc_lru_find(l, key);
+	size_t len;
 
 	if (n) {
 		l->free_val(n->val);
 		n->val = val;
 		return 0;
 	}
-	n = vc_calloc(1, sizeof(*n));
+	/* The key's copy follows the node in the same block: one allocation per entry. */
+	len = strlen(key);
+	n = vc_malloc(sizeof(*n) + len + 1);
 	if (!n)
 		return VC_ENOMEM;
-	n->key = vc_strdup(key);
-	if (!n->key) {
-		vc_free(n);
-		return VC_ENOMEM;
-	}
+	memset(n, 0, sizeof(*n));
+	n->key = (char *)(n + 1);
+	memcpy(n->key, key, len + 1);
 	if (l->count >= l->cap)
 		lru_drop(l, l->head.prev);
 	n->hash = vc_fnv1a64(key);

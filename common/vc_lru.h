@@ -16,7 +16,7 @@ struct vc_lru_node {
 	struct vc_lru_node *prev, *next; /* recency list; the sentinel's next is the most recent */
 	struct vc_lru_node *hnext;	 /* hash chain */
 	uint64_t hash;
-	char *key;
+	char *key; /* in the node's own block, after it */
 	void *val;
 };
 

@@ -6,6 +6,7 @@
  */
 #include "vc_prelude.h"
 
+#include <malloc.h>
 #include <pthread.h>
 
 #include <setjmp.h>
@@ -619,6 +620,51 @@ static void test_alloc_failures(void **state)
 	assert_string_equal(body_str(11, "message"), "(combined from similar events): similar 9");
 }
 
+/*
+ * What the correlation caches keep per event: keys and aggregated messages as digests, not as
+ * the joined strings (200-400 bytes each). 2,000 events of distinct pods, each with its own
+ * message, as a pod storm's FailedScheduling warnings: every one takes an entry in each of the
+ * three caches. With the strings the recorder kept 1,030 bytes per event; with digests, the
+ * aggregator's set grown one message at a time and the LRU's key in its node's block, 528.
+ */
+static void test_cache_memory(void **state)
+{
+	const int n = 2000;
+	struct vc_events *rec = new_recorder(NULL);
+	size_t before, after, per;
+	char name[64], uid[64];
+	json_t *pod;
+	int i;
+
+	(void)state;
+	before = mallinfo2().uordblks;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "job-%04d-w-%d", i / 10, i % 10);
+		snprintf(uid, sizeof(uid), "5284d39a-74d8-4dd1-ba43-%012d", i);
+		pod = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s}}", "apiVersion", "v1", "kind",
+				"Pod", "metadata", "name", name, "namespace", "bench", "uid", uid,
+				"resourceVersion", "812");
+		assert_non_null(pod);
+		assert_int_equal(vc_event_record(rec, pod, "Warning", "FailedScheduling",
+						 "0/%d nodes are unavailable: %d Insufficient cpu, "
+						 "%d node(s) had untolerated taint.",
+						 i + 3, i + 1, 2),
+				 0);
+		json_decref(pod);
+		assert_int_equal(vc_events_process(rec), 1);
+	}
+	fake_reset_calls(&fk); /* what the fake kept of the requests */
+	after = mallinfo2().uordblks;
+	per = after > before ? (after - before) / (size_t)n : 0;
+	print_message("heap per event in the correlation caches: %zu bytes\n", per);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	/* Sanitizers replace malloc: mallinfo2 does not see their heap. */
+	assert_true(per > 200);
+	assert_true(per < 700);
+#endif
+	vc_events_free(rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +685,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_flush_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_interrupts_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_memory, setup, teardown),
 	};
 
 	vc_alloc_install_json();
