@@ -19,7 +19,7 @@ FROM debian:${DEBIAN_RELEASE}-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev make pkg-config binutils \
-      libmicrohttpd-dev libssl-dev libjansson-dev libyaml-dev libcurl4-openssl-dev \
+      libmicrohttpd-dev libssl-dev libjansson-dev libyaml-dev libcurl4-openssl-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -35,7 +35,7 @@ RUN make -j"$(nproc)" image-programs \
 FROM debian:${DEBIAN_RELEASE}-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates curl \
+      libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 zlib1g ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ /usr/local/bin/
 # Volcano's entry points (the same program for now) and admission init script.

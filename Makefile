@@ -6,7 +6,7 @@
 CC       ?= gcc
 BUILD    ?= build
 SAN      ?=
-PKGS     := libmicrohttpd jansson yaml-0.1 libcurl openssl
+PKGS     := libmicrohttpd jansson yaml-0.1 libcurl openssl zlib
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
             -Wwrite-strings -Wformat=2 -Wpointer-arith -Wno-format-zero-length
 ifeq ($(SAN),)

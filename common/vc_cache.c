@@ -97,9 +97,20 @@ static const char *ent_data(const struct entry *e)
 /* A packed entry's object, freshly parsed; NULL only when memory runs out. */
 json_t *vc_cache_entry_load(const struct entry *e)
 {
+	char raw[PACK_SCRATCH];
 	json_error_t err;
+	int rc;
 
-	return json_loadb(ent_data(e), e->len, UNPACK_FLAGS, &err);
+	if (!e->raw_len)
+		return json_loadb(ent_data(e), e->len, UNPACK_FLAGS, &err);
+	/* Only serializations that fit the scratch buffer are deflated (vc_cache_entry_new). */
+	rc = vc_cache_pack_inflate(ent_data(e), e->len, raw, e->raw_len);
+	if (rc) {
+		if (rc != VC_ENOMEM)
+			VC_ERROR("cannot inflate cached object", "key=%s", e->key);
+		return NULL;
+	}
+	return json_loadb(raw, e->raw_len, UNPACK_FLAGS, &err);
 }
 
 static void json_free_str(char *s)
@@ -234,9 +245,9 @@ out_release:
 int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 {
 	const char *ns, *name, *rv = NULL;
-	char scratch[PACK_SCRATCH];
+	char scratch[PACK_SCRATCH], zipped[PACK_SCRATCH];
 	struct entry *e;
-	size_t nslen, namelen, klen, rvlen = 0, len = 0, extra = 0;
+	size_t nslen, namelen, klen, rvlen = 0, len = 0, zlen = 0, extra = 0;
 	int rc;
 
 	*out = NULL;
@@ -257,7 +268,11 @@ int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out
 			return VC_ENOMEM; /* an object serializes to at least "{}" */
 		if (klen > UINT32_MAX || rvlen > UINT32_MAX || len > UINT32_MAX)
 			return VC_E2BIG;
-		extra = rvlen + 1 + len + 1;
+		/* Deflated when that is shorter (vc_cache_pack.c); larger objects stay as they are.
+		 */
+		if (len <= sizeof(scratch))
+			zlen = vc_cache_pack_deflate(scratch, len, zipped, len - 1);
+		extra = rvlen + 1 + (zlen ? zlen : len) + 1;
 	}
 	e = vc_calloc(1, sizeof(*e) + klen + 1 + extra);
 	if (!e)
@@ -281,7 +296,11 @@ int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out
 			memcpy(p, rv, rvlen);
 		/* calloc wrote the NULs. A failed second pass (its loop check allocates): ENOMEM.
 		 */
-		if (len <= sizeof(scratch))
+		if (zlen) {
+			e->len = (uint32_t)zlen;
+			e->raw_len = (uint32_t)len;
+			memcpy(p + rvlen + 1, zipped, zlen);
+		} else if (len <= sizeof(scratch))
 			memcpy(p + rvlen + 1, scratch, len);
 		else if (json_dumpb(obj, p + rvlen + 1, len, PACK_FLAGS) != len) {
 			rc = VC_ENOMEM;
@@ -646,12 +665,16 @@ static bool same_version(const json_t *a, const json_t *b)
 	return json_equal((json_t *)a, (json_t *)b);
 }
 
-/* same_version() for packed entries: resourceVersions, or the serializations. */
+/*
+ * same_version() for packed entries: resourceVersions, or the serializations (equal ones are
+ * deflated to equal bytes: vc_cache_pack.c).
+ */
 static bool same_packed_version(const struct entry *a, const struct entry *b)
 {
 	if (a->rvlen && b->rvlen)
 		return a->rvlen == b->rvlen && memcmp(ent_rv(a), ent_rv(b), a->rvlen) == 0;
-	return a->len == b->len && memcmp(ent_data(a), ent_data(b), a->len) == 0;
+	return a->len == b->len && a->raw_len == b->raw_len &&
+	       memcmp(ent_data(a), ent_data(b), a->len) == 0;
 }
 
 static bool same_index_values(const struct vc_cache *c, const struct entry *a,
@@ -709,7 +732,7 @@ static int entry_reuse_packed(struct entry **pe, const struct entry *prev)
 	struct entry *e = *pe, *grown;
 	size_t tail = (size_t)prev->rvlen + 1 + prev->len + 1;
 
-	if (e->rvlen != prev->rvlen || e->len != prev->len ||
+	if (e->rvlen != prev->rvlen || e->len != prev->len || e->raw_len != prev->raw_len ||
 	    memcmp(ent_rv(e), ent_rv(prev), tail) != 0) {
 		grown = vc_realloc(e, sizeof(*e) + e->klen + 1 + tail);
 		if (!grown)
@@ -718,6 +741,7 @@ static int entry_reuse_packed(struct entry **pe, const struct entry *prev)
 		memcpy(e->key + e->klen + 1, ent_rv(prev), tail);
 		e->rvlen = prev->rvlen;
 		e->len = prev->len;
+		e->raw_len = prev->raw_len;
 		*pe = e;
 	}
 	e->unchanged = true;

@@ -31,23 +31,25 @@
  * serialization per object read: use it in tests and debugging only.
  *
  * Packed caches (VC_CACHE_PACKED): the cache keeps each object as its compact serialization
- * (JSON_COMPACT, key order kept) and its metadata.resourceVersion, in one block of exactly the
- * needed size, instead of a jansson tree. A 1.6 KB pod then costs about 2 KB of heap with three
- * indexes instead of about 13.7 KB (jansson's per-object hashtables and per-string allocations;
- * test_cache's test_packed_memory measures both). The price: every write serializes the object
- * (once up to 8 KB of JSON, twice beyond), and every read - vc_cache_get, vc_cache_list,
- * vc_cache_by_index, upsert's and delete's `old`, replace's old_obj - parses it, about 10-20 us per
- * pod, and returns a fresh object the caller owns alone (still "a new reference"; the caller may
- * even change it). Reads parse under the shared lock, so a list of everything keeps writers out
- * for the whole parse. Use it for big resources that are read one object at a time or by small
- * index values (pods, Volcano Jobs), not for ones that are listed in bulk on every sync. A
- * reader that only needs to know whether a version is cached uses vc_cache_has_version(), and
- * one that walks everything vc_cache_keys() plus vc_cache_get() per key, which holds one parsed
- * object at a time instead of all of them. The mutation check does not apply to packed caches
- * (readers get private copies) and is ignored there. Index values are computed from the object
- * given to the write, as for unpacked caches. A failed parse can only be a lack of memory: list
- * and by_index return VC_ENOMEM, get returns NULL (and logs), upsert and delete with `old` and
- * replace with `out` return VC_ENOMEM and change nothing.
+ * (JSON_COMPACT, key order kept), deflated with a dictionary of Kubernetes' and Volcano's usual
+ * strings when that is shorter (up to 8 KB of JSON; vc_cache_pack.c), and its
+ * metadata.resourceVersion, in one block of exactly the needed size, instead of a jansson tree.
+ * A 1.6 KB pod then costs about 0.8 KB of heap with three indexes (2 KB undeflated) instead of
+ * about 13.7 KB (jansson's per-object hashtables and per-string allocations; test_cache's
+ * test_packed_memory measures both). The price: every write serializes the object (once up to
+ * 8 KB of JSON, twice beyond) and deflates it (~15 us), and every read - vc_cache_get,
+ * vc_cache_list, vc_cache_by_index, upsert's and delete's `old`, replace's old_obj - inflates
+ * (~5 us) and parses it, about 10-20 us per pod, and returns a fresh object the caller owns alone
+ * (still "a new reference"; the caller may even change it). Reads parse under the shared lock, so a
+ * list of everything keeps writers out for the whole parse. Use it for big resources that are read
+ * one object at a time or by small index values (pods, Volcano Jobs), not for ones that are listed
+ * in bulk on every sync. A reader that only needs to know whether a version is cached uses
+ * vc_cache_has_version(), and one that walks everything vc_cache_keys() plus vc_cache_get() per
+ * key, which holds one parsed object at a time instead of all of them. The mutation check does not
+ * apply to packed caches (readers get private copies) and is ignored there. Index values are
+ * computed from the object given to the write, as for unpacked caches. A failed parse can only be a
+ * lack of memory: list and by_index return VC_ENOMEM, get returns NULL (and logs), upsert and
+ * delete with `old` and replace with `out` return VC_ENOMEM and change nothing.
  */
 #ifndef VC_CACHE_H
 #define VC_CACHE_H

@@ -34,12 +34,24 @@ struct entry {
 	/*
 	 * A packed cache: key[] holds the key, its NUL, the resourceVersion ("" for none), its
 	 * NUL, then the object's compact serialization and a NUL (klen, rvlen and len bytes).
+	 * With raw_len set, the len bytes are that serialization deflated (vc_cache_pack.c), and
+	 * it is raw_len bytes long.
 	 */
-	uint32_t klen, rvlen, len;
+	uint32_t klen, rvlen, len, raw_len;
 	bool unchanged; /* vc_cache_replace, staged commits: kept the cached version */
 	bool kept;	/* staged commit: an old entry handed over to the changes */
 	char key[];
 };
+
+/*
+ * vc_cache_pack.c: a packed serialization's compression. vc_cache_pack_deflate writes src's
+ * deflate (n bytes in) into dst and returns its length, or 0 when it does not fit in cap bytes
+ * or cannot be made (memory): the caller then keeps src as it is. vc_cache_pack_inflate writes
+ * the raw bytes of what vc_cache_pack_deflate made (n bytes) into dst: 0, VC_ENOMEM, or
+ * VC_EINVAL when src is not such a deflate of exactly raw bytes.
+ */
+size_t vc_cache_pack_deflate(const char *src, size_t n, char *dst, size_t cap);
+int vc_cache_pack_inflate(const char *src, size_t n, char *dst, size_t raw) VC_WARN_UNUSED;
 
 /* One value of one index, and the set of entries filed under it. */
 struct ivalue {

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
 	# build
 	gcc make pkg-config
-	libmicrohttpd-dev libssl-dev libjansson-dev libyaml-dev libcurl4-openssl-dev libcmocka-dev
+	libmicrohttpd-dev libssl-dev libjansson-dev libyaml-dev libcurl4-openssl-dev libcmocka-dev zlib1g-dev
 	# checks: format, lint, fuzz, sanitizers
 	clang clang-format clang-tidy cppcheck libclang-rt-14-dev
 	# the local cluster: etcd, certificate tools, the Kubernetes build

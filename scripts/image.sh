@@ -43,7 +43,7 @@ SECURITY_MIRROR=${IMAGE_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # The runtime packages of the three programs (their -dev counterparts in scripts/deps.sh);
 # their dependencies come along. libc6 for the loader; busybox-static and curl for the
 # admission layer.
-PKGS=(libc6 libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 ca-certificates busybox-static curl)
+PKGS=(libc6 libmicrohttpd12 libjansson4 libyaml-0-2 libcurl4 libssl3 zlib1g ca-certificates busybox-static curl)
 # The busybox applets the admission layer links in /bin: those gen-admission-secret.sh uses and
 # those of manifests/base/30-webhook.yaml's init container.
 APPLETS=(sh cat cp mkdir mktemp rm base64 ls echo)

@@ -1480,10 +1480,11 @@ static size_t bytes_per_pod(unsigned flags, int n)
 }
 
 /*
- * 1,000 pods of 1.6 KB: a packed cache must grow the heap by less than 3 KB per pod. Measured
- * (gcc -O2, glibc 2.36, jansson 2.14, the 3 pod indexes; table slots and index sets included):
- * unpacked 13,730 bytes per pod, packed 1,991 (the 1,654 bytes of JSON, the key and version,
- * the entry's header and index values, slots).
+ * 1,000 pods of 1.6 KB: a packed cache must grow the heap by less than two thirds of the JSON per
+ * pod. Measured (gcc -O2, glibc 2.36, jansson 2.14, zlib 1.2.13, the 3 pod indexes; table slots
+ * and index sets included): unpacked 13,748 bytes per pod, packed 791 (the 1,654 bytes of JSON
+ * deflated with vc_cache_pack.c's dictionary, the key and version, the entry's header and index
+ * values, slots); 1,991 when the JSON was kept as it is.
  */
 static void test_packed_memory(void **state)
 {
@@ -1504,9 +1505,9 @@ static void test_packed_memory(void **state)
 	packed_bytes = bytes_per_pod(VC_CACHE_PACKED, 1000);
 	print_message("heap per pod: unpacked %zu bytes, packed %zu bytes\n", unpacked,
 		      packed_bytes);
-	assert_true(packed_bytes > 1654); /* at least the JSON itself */
-	assert_true(packed_bytes < 3 * 1024);
-	assert_true(unpacked > 4 * packed_bytes);
+	assert_true(packed_bytes > 300); /* the key, the version, the entry, the indexes */
+	assert_true(packed_bytes < 1654 * 2 / 3);
+	assert_true(unpacked > 10 * packed_bytes);
 #endif
 }
 
