@@ -138,7 +138,8 @@ struct vc_informer_opts {
 	 * The first list asks for resourceVersion "0", as client-go's reflector does: the API
 	 * server answers from its watch cache (no read of etcd; unpaged on servers that do not
 	 * page the watch cache), possibly a moment behind, and the watch from that version
-	 * catches up. For a small resource a first reader waits on (the scheduler's nodes).
+	 * catches up. For a resource a first reader waits on (the scheduler's nodes, the
+	 * controllers' Jobs); the answer is one page, however many objects.
 	 * Relists read etcd as before.
 	 */
 	bool first_list_from_cache;

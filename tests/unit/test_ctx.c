@@ -1,11 +1,13 @@
 /* Unit tests for the controller context: the slim pod transform (claim volumes kept for the
- * scheduler's volume predicates) and the selector transform. */
+ * scheduler's volume predicates), the selector transform, and which informers list first from
+ * the API server's watch cache. */
 #include "vc_prelude.h"
 
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include "ctx.h"
+#include "support/fake_api.h"
 #include "vc_alloc.h"
 
 static const char *full_pod =
@@ -124,12 +126,75 @@ static void test_slim_selector(void **state)
 	json_decref(want);
 }
 
+/* ---- the first lists ------------------------------------------------------------------------ */
+
+static struct fake fk;
+/* The resourceVersion the first list of jobs, nodes and pods asked for ("-" not yet, "" none). */
+static char first_rv[3][8];
+
+static int rv_slot(const char *resource)
+{
+	if (!strcmp(resource, "jobs"))
+		return 0;
+	if (!strcmp(resource, "nodes"))
+		return 1;
+	return !strcmp(resource, "pods") ? 2 : -1;
+}
+
+static int recording_list(void *ctx, const struct vc_gvr *r, const char *ns,
+			  const struct vc_list_opts *opts, json_t **out, struct vc_error *err)
+{
+	int k = rv_slot(r->resource);
+
+	pthread_mutex_lock(&fk.lock);
+	if (k >= 0 && !strcmp(first_rv[k], "-"))
+		snprintf(first_rv[k], sizeof(first_rv[k]), "%s",
+			 opts->resource_version ? opts->resource_version : "");
+	pthread_mutex_unlock(&fk.lock);
+	return fake_ops.list(ctx, r, ns, opts, out, err);
+}
+
+/*
+ * The Jobs and the nodes are listed first from the watch cache (resourceVersion "0"): every
+ * controller waits for the Jobs, the scheduler's first session for the nodes. Pods are listed
+ * from etcd, a page at a time.
+ */
+static void test_first_lists(void **state)
+{
+	static struct vc_kube_ops ops;
+	const struct ctx_opts opts = { .jobs = true, .pods = true, .nodes = true };
+	struct vc_ctrl_ctx ctx;
+	struct vc_kube *kube;
+	struct vc_error err;
+	int k;
+
+	(void)state;
+	fake_init(&fk);
+	for (k = 0; k < 3; k++)
+		snprintf(first_rv[k], sizeof(first_rv[k]), "-");
+	ops = fake_ops;
+	ops.list = recording_list;
+	kube = vc_kube_new_with_ops(&ops, &fk);
+	assert_non_null(kube);
+	assert_int_equal(ctx_init(&ctx, kube, NULL, &opts, &err), 0);
+	assert_int_equal(ctx_start(&ctx), 0);
+	assert_int_equal(ctx_wait_synced(&ctx, 10 * VC_NSEC_PER_SEC), 0);
+	ctx_stop(&ctx);
+	ctx_release(&ctx);
+	vc_kube_free(kube);
+	fake_release(&fk);
+	assert_string_equal(first_rv[0], "0");
+	assert_string_equal(first_rv[1], "0");
+	assert_string_equal(first_rv[2], "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slim_pod),
 		cmocka_unit_test(test_slim_pod_errors),
 		cmocka_unit_test(test_slim_selector),
+		cmocka_unit_test(test_first_lists),
 	};
 
 	vc_alloc_install_json();
