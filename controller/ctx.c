@@ -243,8 +243,9 @@ static int make(struct vc_ctrl_ctx *ctx, bool want, const struct vc_gvr *gvr,
 	 * The first list from the API server's watch cache, not etcd, for what everything waits
 	 * for at the start: the nodes (the scheduler's first session) and the Jobs (every
 	 * controller starts once the caches have synced, and no Job is synced before). The Jobs'
-	 * paged list from etcd took 0.5-1 s of a start on 1,000 Jobs at load 11-15 while every
-	 * other informer had synced in 0.1 s (bench/README.md, "Job controller", fourth pass);
+	 * paged list from etcd took 0.86-0.97 s of a start on 1,000 Jobs at load 14-16 while
+	 * every other informer had synced in 0.15 s (bench/README.md, "Memory after the pod
+	 * storm", fourth pass);
 	 * client-go's reflectors (Volcano's controllers) list everything so. The watch cache
 	 * answers in one page: pods stay paged from etcd, a page at a time, as there can be many.
 	 */
