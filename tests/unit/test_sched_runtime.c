@@ -995,6 +995,113 @@ static void test_snapshot_kept_jobs(void **state)
 	assert_non_null(strstr(snap_text, "task d-0 uid=d-0 role= prio=1 pre=1 be=0 Releasing@n1"));
 }
 
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What the kept jobs save in a stream (issue 18): VC_BENCH_KEPT=N runs N settled one-pod jobs on
+ * 500 nodes, then cycles of the real session (Volcano's default configuration) that each see 20
+ * new one-pod jobs arrive and the last cycle's binds show in the cache, alternating a cycle that
+ * takes the kept jobs with one that builds every job again (srt_kept_release first), and prints
+ * the median wall time of each (sched_runtime_cycle, without running the writes). Skipped
+ * without VC_BENCH_KEPT: `VC_BENCH_KEPT=10000 build/tests/test_sched_runtime`.
+ */
+static void test_bench_kept_jobs(void **state)
+{
+	const char *env = getenv("VC_BENCH_KEPT");
+	enum {
+		REPS = 10,
+		NEW = 20
+	};
+	int64_t n, times[2][REPS];
+	struct vc_error err;
+	json_t *pg, *conds;
+	char name[80], group[64], node[32];
+	int64_t i, k;
+	int rep;
+
+	(void)state;
+	if (!env || vc_parse_int64(env, &n) < 0 || n <= 0)
+		skip();
+	conds = json_loads("[{\"type\":\"Scheduled\",\"status\":\"True\",\"transitionID\":"
+			   "\"uid-1\",\"lastTransitionTime\":\"2023-11-14T22:13:20Z\","
+			   "\"reason\":\"tasks in gang are ready to be scheduled\"}]",
+			   0, NULL);
+	assert_non_null(conds);
+	for (i = 0; i < 500; i++) {
+		snprintf(node, sizeof(node), "n%lld", (long long)i);
+		put(ctx.nodes, node_obj(node, "a", "64"));
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(group, sizeof(group), "s-%lld", (long long)i);
+		snprintf(name, sizeof(name), "s-%lld-0", (long long)i);
+		snprintf(node, sizeof(node), "n%lld", (long long)(i % 500));
+		pg = pg_obj(group, NULL, NULL, "Running", "1");
+		/* The status the session wants: nothing to write for a settled job. */
+		assert_int_equal(vc_json_set_path_new(pg, "status.running", json_integer(1)), 0);
+		assert_int_equal(vc_json_set_path_new(pg, "status.conditions", json_incref(conds)),
+				 0);
+		put(ctx.podgroups, pg);
+		put(ctx.pods, pod_obj(name, "volcano", group, node, "Running", "100m"));
+	}
+	json_decref(conds);
+	cfg.session_run = NULL;
+	new_runtime();
+	cycle();
+	fake_reset_calls(&fk);
+	for (rep = 0; rep < 2 * REPS; rep++) {
+		int64_t t0;
+
+		for (k = 0; k < NEW; k++) {
+			struct srt_assumed *a;
+
+			/* The last cycle's new pods, bound where it sent them. */
+			if (rep > 0) {
+				snprintf(group, sizeof(group), "p-%d-%lld", rep - 1, (long long)k);
+				snprintf(name, sizeof(name), "%s-0", group);
+				a = srt_map_get(&rt->assumed, name);
+				if (a)
+					put(ctx.pods, pod_obj(name, "volcano", group, a->node,
+							      "Running", "100m"));
+			}
+			snprintf(group, sizeof(group), "p-%d-%lld", rep, (long long)k);
+			snprintf(name, sizeof(name), "%s-0", group);
+			put(ctx.podgroups, pg_obj(group, NULL, NULL, "Pending", "1"));
+			put(ctx.pods, pod_obj(name, "volcano", group, NULL, "Pending", "100m"));
+		}
+		if (rep % 2)
+			srt_kept_release(rt);
+		t0 = wall_ns();
+		assert_int_equal(sched_runtime_cycle(rt, &err), 0);
+		times[rep % 2][rep / 2] = wall_ns() - t0;
+		(void)sched_runtime_drain(rt);
+		if (rep == 1)
+			print_message("calls of a stream cycle: %d\n", fk.ncalls);
+		fake_reset_calls(&fk);
+	}
+	qsort(times[0], REPS, sizeof(int64_t), cmp_i64);
+	qsort(times[1], REPS, sizeof(int64_t), cmp_i64);
+	print_message(
+		"settled jobs %lld, %d new per cycle: cycle median %.1f ms with the kept jobs, "
+		"%.1f ms building every job (x%.2f); reused %llu\n",
+		(long long)n, NEW, (double)times[0][REPS / 2] / 1e6,
+		(double)times[1][REPS / 2] / 1e6,
+		(double)times[0][REPS / 2] / (double)times[1][REPS / 2],
+		(unsigned long long)rt->stats.jobs_reused);
+}
+
 /* ---- binds ----------------------------------------------------------------------------------- */
 
 static char seen_status[64];
@@ -3270,6 +3377,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_no_default_priority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_task_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_kept_jobs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bench_kept_jobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_assumption_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_failure, setup, teardown),
