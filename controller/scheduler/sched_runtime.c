@@ -853,9 +853,9 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 	sched_metrics_attempts(s->sched, "unschedulable", (double)unschedulable);
 	series_sweep(s, &sn.snap);
 	VC_LOG(VC_LOG_V(3), "scheduling cycle done",
-	       "session=%s jobs=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f snapshot_ms=%.3f "
-	       "session_ms=%.3f partial=%d",
-	       uid, sn.snap.njobs, sn.snap.nnodes, res.nbinds, res.nevicts,
+	       "session=%s jobs=%zu kept=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f "
+	       "snapshot_ms=%.3f session_ms=%.3f partial=%d",
+	       uid, sn.snap.njobs, sn.reused, sn.snap.nnodes, res.nbinds, res.nevicts,
 	       (double)(loop_now() - t0) / 1e6, (double)snap_ns / 1e6, (double)run_ns / 1e6,
 	       s->pods_partial || s->pgs_partial);
 	sched_result_release(&res);

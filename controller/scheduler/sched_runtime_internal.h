@@ -334,11 +334,12 @@ struct srt_kept {
 };
 
 /*
- * After a cycle whose session ran over sn: move into s->kept the jobs of sn that the session
- * left as a build makes them (the status and node of every task as its pod shows, the phase as
- * its PodGroup shows, no scalar resources; the allocated sum is recomputed and the drf share
- * cleared), and sn's pod view references into s->kept_pods; sn keeps the rest, for
- * srt_snap_release. Nothing is kept after a partial view (srt_prepare).
+ * After a cycle whose session ran over sn: move into s->kept the jobs of sn whose tasks the
+ * session left as a build makes them (the status and node of every task as its pod shows; no
+ * scalar resources), with what the session changes in a job made again as a build makes it (the
+ * phase from the PodGroup, the allocated sum, the drf share cleared), and sn's pod view
+ * references into s->kept_pods; sn keeps the rest, for srt_snap_release. Nothing is kept after
+ * a partial view (srt_prepare).
  */
 void srt_snap_keep(struct sched_runtime *s, struct srt_snap *sn);
 /* Release every kept job and the kept pod view references. */

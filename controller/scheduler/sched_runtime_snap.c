@@ -621,18 +621,19 @@ static void match_kept(struct sched_runtime *s, const struct srt_snap *sn)
 }
 
 /*
- * Whether the session left job j as a build from its views makes it (srt_snap_keep), and then
- * its allocated sum made again as sched_job_add_task sums it (a session that allocated and
- * discarded may leave other roundings). Only jobs without scalar resources are kept: their sums
- * are two numbers.
+ * Whether the session left job j's tasks as a build from their views makes them (srt_snap_keep);
+ * then what the session may change in the job itself is made again as a build makes it: the
+ * phase from the PodGroup's (the close sets the phase it computed: a PodGroup whose status write
+ * has not shown yet differs), the drf share cleared, and the allocated sum as sched_job_add_task
+ * sums it (a session that allocated and discarded may leave other roundings). Only jobs without
+ * scalar resources are kept: their sums are two numbers.
  */
 static bool keepable(struct sched_job_info *j)
 {
 	double cpu = 0, mem = 0;
 	size_t i;
 
-	if (!j->pg || j->phase != j->pg->phase || j->allocated.nscalars || j->request.nscalars ||
-	    j->min_resources.nscalars)
+	if (!j->pg || j->allocated.nscalars || j->request.nscalars || j->min_resources.nscalars)
 		return false;
 	for (i = 0; i < j->ntasks; i++) {
 		const struct sched_task_info *t = j->tasks[i];
@@ -649,6 +650,7 @@ static bool keepable(struct sched_job_info *j)
 	j->allocated.milli_cpu = cpu;
 	j->allocated.memory = mem;
 	j->share = 0;
+	j->phase = j->pg->phase;
 	return true;
 }
 

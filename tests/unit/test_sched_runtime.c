@@ -948,20 +948,22 @@ static void test_snapshot_kept_jobs(void **state)
 	new_runtime();
 	cycle();
 	assert_int_equal(rt->stats.jobs_reused, 0);
-	/* The session bound a-0 (pg-a), moved pg-b's phase, chose a victim in pg-e: those are
-	 * built again; pg-d's share is cleared and pg-f's sum made again, as a build makes them. */
-	assert_int_equal(rt->nkept, 3);
+	/* The session bound a-0 (pg-a), chose a victim in pg-e: those are built again; pg-b's
+	 * phase is the PodGroup's again, pg-d's share cleared, pg-f's sum made again, as a build
+	 * makes them. */
+	assert_int_equal(rt->nkept, 4);
 
-	/* Nothing changed in the caches: pg-c, pg-d, pg-f come whole; pg-a has a bind assumed. */
+	/* Nothing changed in the caches: pg-b, pg-c, pg-d, pg-f come whole; pg-a has a bind
+	 * assumed. */
 	snap_mutate = NULL;
 	cycle();
-	assert_int_equal(rt->stats.jobs_reused, 3);
+	assert_int_equal(rt->stats.jobs_reused, 4);
 	assert_non_null(strstr(snap_text, "task a-0 uid=a-0 role= prio=1 pre=1 be=0 Binding@n1"));
 	assert_int_equal(rt->nkept, 5);
 	/* The informer shows the bind: the assumption is dropped, pg-a is built again. */
 	put(ctx.pods, pod_obj("a-0", "volcano", "pg-a", "n1", "Pending", "1"));
 	cycle();
-	assert_int_equal(rt->stats.jobs_reused, 3 + 5);
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5);
 	assert_as_fresh();
 
 	/* A pod changes, one is deleted, one is added to a kept job; a PodGroup changes, one is
@@ -973,11 +975,11 @@ static void test_snapshot_kept_jobs(void **state)
 	del(ctx.podgroups, "ns/pg-f");
 	put(ctx.priorityclasses, pc_obj("high", 300, false));
 	cycle();
-	assert_int_equal(rt->stats.jobs_reused, 3 + 5 + 1); /* pg-a alone */
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5 + 1); /* pg-a alone */
 	assert_non_null(strstr(snap_text, "job ns/pg-a q=default prio=300"));
 	assert_as_fresh();
 	cycle();
-	assert_int_equal(rt->stats.jobs_reused, 3 + 5 + 1 + 5);
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5 + 1 + 5);
 	assert_as_fresh();
 
 	/* An eviction the runtime assumes: pg-d is built again, its task Releasing. */
@@ -991,7 +993,7 @@ static void test_snapshot_kept_jobs(void **state)
 	}
 	pthread_mutex_unlock(&rt->mu);
 	cycle();
-	assert_int_equal(rt->stats.jobs_reused, 3 + 5 + 1 + 5 + 4);
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5 + 1 + 5 + 4);
 	assert_non_null(strstr(snap_text, "task d-0 uid=d-0 role= prio=1 pre=1 be=0 Releasing@n1"));
 }
 
