@@ -76,6 +76,18 @@ struct sched_task_info {
 	struct sched_job_info *job; /* the owning job, set by sched_job_add_task */
 	const struct vc_pod *pod;   /* borrowed, may be NULL */
 	struct sched_ssn_task *ssn; /* set while a session runs over the task, else NULL */
+	/*
+	 * What a session reads of the pod and the name (sched_session.c: the sched_ssn_task fields
+	 * of the same names), made by the first session over the task and kept with it: pod and
+	 * name do not change while the task lives, and the runtime keeps an unchanged job's tasks
+	 * from one snapshot to the next. nominated is borrowed from the pod (NULL: none).
+	 */
+	struct {
+		bool ok;
+		bool gated, preempt_never, critical, constrained;
+		int64_t created, name_index;
+		const char *nominated;
+	} from_pod;
 };
 
 /*

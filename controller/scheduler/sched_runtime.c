@@ -853,12 +853,13 @@ int sched_runtime_cycle(struct sched_runtime *s, struct vc_error *err)
 	sched_metrics_attempts(s->sched, "unschedulable", (double)unschedulable);
 	series_sweep(s, &sn.snap);
 	VC_LOG(VC_LOG_V(3), "scheduling cycle done",
-	       "session=%s jobs=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f snapshot_ms=%.3f "
-	       "session_ms=%.3f partial=%d",
-	       uid, sn.snap.njobs, sn.snap.nnodes, res.nbinds, res.nevicts,
+	       "session=%s jobs=%zu kept=%zu nodes=%zu binds=%zu evictions=%zu ms=%.3f "
+	       "snapshot_ms=%.3f session_ms=%.3f partial=%d",
+	       uid, sn.snap.njobs, sn.reused, sn.snap.nnodes, res.nbinds, res.nevicts,
 	       (double)(loop_now() - t0) / 1e6, (double)snap_ns / 1e6, (double)run_ns / 1e6,
 	       s->pods_partial || s->pgs_partial);
 	sched_result_release(&res);
+	srt_snap_keep(s, &sn);
 	srt_snap_release(&sn);
 	srt_gc(s);
 	sched_metrics_cycle(s->sched, loop_now() - t0, snap_ns + res.open_ns);
@@ -1021,6 +1022,7 @@ int sched_runtime_new(struct vc_ctrl_ctx *ctx, const struct sched_runtime_config
 	pthread_cond_init(&s->pool_cond, &ca); /* the workers' idle wait */
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&s->idle_cond, NULL);
+	vc_hmap_init(&s->kept, sched_name_hash, sched_name_eq);
 
 	if (srt_map_init(&s->assumed, 64, assumed_free) < 0 ||
 	    srt_map_init(&s->evicted, 16, vc_free) < 0 ||
@@ -1138,6 +1140,8 @@ void sched_runtime_free(struct sched_runtime *s)
 	srt_map_release(&s->series);
 	srt_map_release(&s->vol_assumed);
 	srt_map_release(&s->early_pgs);
+	srt_kept_release(s);
+	vc_hmap_release(&s->kept, NULL);
 	pthread_cond_destroy(&s->cond);
 	pthread_cond_destroy(&s->pool_cond);
 	pthread_cond_destroy(&s->idle_cond);

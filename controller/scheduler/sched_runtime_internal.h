@@ -171,9 +171,12 @@ struct sched_runtime_stats {
 	uint64_t pod_cond_deferred; /* pod conditions left to a later cycle: no budget */
 	uint64_t conf_reloads, conf_errors;
 	uint64_t session_errors;
+	uint64_t jobs_reused; /* jobs a snapshot took whole from the last one (srt_snap_keep) */
 };
 
 /* ---- the runtime ----------------------------------------------------------------------------- */
+
+struct srt_kept; /* a job kept from one snapshot for the next (below) */
 
 struct sched_runtime {
 	struct vc_ctrl_ctx *ctx;
@@ -234,6 +237,17 @@ struct sched_runtime {
 	 * spec and status through `intern`, srt_pg_view_make). */
 	struct srt_map pg_views, node_views;
 	struct sched_objects objs; /* the context's placement caches, for every snapshot */
+	/*
+	 * The jobs of the last cycle's snapshot that the next one may take whole (loop thread
+	 * only; srt_snap_keep), found by uid in `kept`. kept_pods: that snapshot's references to
+	 * the pod views their tasks borrow, held until the next snapshot has matched them, so that
+	 * a view's address is never that of another view while a kept task points at it.
+	 */
+	struct vc_hmap kept; /* job uid (the job's string) -> an element of kept_jobs */
+	struct srt_kept *kept_jobs;
+	size_t nkept;
+	struct srt_view **kept_pods;
+	size_t nkept_pods;
 	struct sched_runtime_stats stats;
 
 	/* Work lists (pool_mu). */
@@ -289,6 +303,7 @@ struct srt_snap {
 	struct srt_view **pods; /* a reference to each pod view the snapshot's tasks borrow */
 	size_t npods;
 	struct sched_vol_catalog *volumes; /* owned (snap.volumes), or NULL */
+	size_t reused; /* jobs taken whole from the last snapshot (struct srt_kept) */
 };
 
 /*
@@ -312,6 +327,32 @@ int srt_vol_apply(struct sched_runtime *s, const struct sched_result *r,
 int srt_snap_build(struct sched_runtime *s, struct srt_snap *out,
 		   struct vc_error *err) VC_WARN_UNUSED;
 void srt_snap_release(struct srt_snap *sn);
+
+/*
+ * A job kept from one snapshot for the next (s->kept). The next srt_snap_build takes it whole,
+ * instead of building it again from its views, when its PodGroup view was not replaced, its
+ * tasks' pod views are the same ones in the same order and none of its pods has an assumed bind
+ * or eviction: the job is then what a fresh build would make of those views, since
+ * srt_snap_keep kept it only when the session left it as built. cursor, broken: the matching of
+ * the snapshot's pod views against job's tasks; reused: the snapshot took job.
+ */
+struct srt_kept {
+	struct sched_job_info *job; /* owned, unless reused */
+	size_t cursor;
+	bool broken, reused;
+};
+
+/*
+ * After a cycle whose session ran over sn: move into s->kept the jobs of sn whose tasks the
+ * session left as a build makes them (the status and node of every task as its pod shows; no
+ * scalar resources), with what the session changes in a job made again as a build makes it (the
+ * phase from the PodGroup, the allocated sum, the drf share cleared), and sn's pod view
+ * references into s->kept_pods; sn keeps the rest, for srt_snap_release. Nothing is kept after
+ * a partial view (srt_prepare).
+ */
+void srt_snap_keep(struct sched_runtime *s, struct srt_snap *sn);
+/* Release every kept job and the kept pod view references. */
+void srt_kept_release(struct sched_runtime *s);
 /* Free functions of the view maps' values (srt_pod_view_free drops the map's reference). */
 void srt_pod_view_free(void *val);
 void srt_intern_free(void *val);

@@ -258,7 +258,7 @@ static int32_t job_priority(const struct vc_objs *pcs, const char *name)
  * the PodGroup is malformed, or gone since the keys were taken), or VC_ENOMEM.
  */
 static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key, json_t *early,
-		   struct srt_view **out)
+		   struct srt_view **out, bool *kept)
 {
 	struct srt_view *v = srt_map_get(&s->pg_views, key);
 	json_t *obj;
@@ -266,6 +266,7 @@ static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key,
 	int rc;
 
 	*out = NULL;
+	*kept = false;
 	if (early) {
 		const char *rv = v ? srt_pg_view_rv(v) : NULL;
 		const char *orv =
@@ -289,6 +290,7 @@ static int pg_view(struct sched_runtime *s, struct vc_cache *c, const char *key,
 		}
 	}
 	v->seen_cycle = s->cycle;
+	*kept = fresh;
 	if (!v->rc)
 		*out = v;
 	return 0;
@@ -410,7 +412,10 @@ static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, struct vc_ca
 		struct vc_podgroup *v;
 		json_t *eo = early && early->items && i < early->count ? early->items[i] : NULL;
 
-		if (pg_view(s, c, pgs->items[i], eo, &sv) < 0)
+		struct srt_kept *k;
+		bool view_kept;
+
+		if (pg_view(s, c, pgs->items[i], eo, &sv, &view_kept) < 0)
 			return VC_ENOMEM;
 		if (!sv)
 			continue;
@@ -420,6 +425,21 @@ static int build_jobs(struct sched_runtime *s, struct srt_snap *sn, struct vc_ca
 		if (!sched_snapshot_queue(&sn->snap, queue)) {
 			VC_LOG(VC_LOG_V(4), "podgroup's queue not found", "podgroup=%s/%s queue=%s",
 			       v->meta.ns, v->meta.name, queue);
+			continue;
+		}
+		/* The job of the last snapshot, when its views are the same (struct srt_kept). */
+		k = s->nkept ? vc_hmap_get(&s->kept, pgs->items[i]) : NULL;
+		if (k && k->job && view_kept && !k->broken && k->cursor == k->job->ntasks &&
+		    k->job->pg == v && strcmp(k->job->queue, queue) == 0) {
+			j = k->job;
+			if (sched_snapshot_add_job(&sn->snap, j) < 0)
+				return VC_ENOMEM; /* j stays the kept entry's */
+			k->job = NULL;
+			k->reused = true;
+			sn->reused++;
+			j->priority = job_priority(pcs, v->priority_class_name);
+			if (srt_map_put(by_key, j->uid, j) < 0)
+				return VC_ENOMEM;
 			continue;
 		}
 		j = vc_malloc(sizeof(*j));
@@ -542,6 +562,126 @@ out:
 	return rc;
 }
 
+/* ---- jobs kept from one snapshot for the next (struct srt_kept) ------------------------------ */
+
+void srt_kept_release(struct sched_runtime *s)
+{
+	size_t i;
+
+	if (s->kept.count)
+		vc_hmap_clear(&s->kept, NULL);
+	for (i = 0; i < s->nkept; i++) {
+		sched_job_release(s->kept_jobs[i].job);
+		vc_free(s->kept_jobs[i].job);
+	}
+	vc_free(s->kept_jobs);
+	s->kept_jobs = NULL;
+	s->nkept = 0;
+	for (i = 0; i < s->nkept_pods; i++)
+		srt_pod_view_free(s->kept_pods[i]);
+	vc_free(s->kept_pods);
+	s->kept_pods = NULL;
+	s->nkept_pods = 0;
+}
+
+/*
+ * Match the snapshot's pod views, in their order, against the tasks of the kept jobs: a kept job
+ * can be taken whole only when the views of its PodGroup's pods are its tasks' views in the same
+ * order, and none of those pods has a bind or an eviction the runtime assumes (apply_assumptions
+ * would change its task). Pointers are compared: the kept tasks' views are alive (kept_pods).
+ */
+static void match_kept(struct sched_runtime *s, const struct srt_snap *sn)
+{
+	char key[VC_CACHE_KEY_MAX];
+	size_t i;
+
+	if (!s->nkept)
+		return;
+	pthread_mutex_lock(&s->mu);
+	for (i = 0; i < sn->npods; i++) {
+		const struct vc_pod *v = &sn->pods[i]->v.pod;
+		const struct sched_task_info *t;
+		struct srt_kept *k;
+
+		if (!v->group_name || !*v->group_name ||
+		    snprintf(key, sizeof(key), "%s/%s", v->meta.ns, v->group_name) >=
+			    (int)sizeof(key))
+			continue;
+		k = vc_hmap_get(&s->kept, key);
+		if (!k || k->broken)
+			continue;
+		t = k->cursor < k->job->ntasks ? k->job->tasks[k->cursor] : NULL;
+		if (!t || t->pod != v || (s->assumed.count && srt_map_get(&s->assumed, t->uid)) ||
+		    (s->evicted.count && srt_map_get(&s->evicted, t->uid)))
+			k->broken = true;
+		else
+			k->cursor++;
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/*
+ * Whether the session left job j's tasks as a build from their views makes them (srt_snap_keep);
+ * then what the session may change in the job itself is made again as a build makes it: the
+ * phase from the PodGroup's (the close sets the phase it computed: a PodGroup whose status write
+ * has not shown yet differs), the drf share cleared, and the allocated sum as sched_job_add_task
+ * sums it (a session that allocated and discarded may leave other roundings). Only jobs without
+ * scalar resources are kept: their sums are two numbers.
+ */
+static bool keepable(struct sched_job_info *j)
+{
+	double cpu = 0, mem = 0;
+	size_t i;
+
+	if (!j->pg || j->allocated.nscalars || j->request.nscalars || j->min_resources.nscalars)
+		return false;
+	for (i = 0; i < j->ntasks; i++) {
+		const struct sched_task_info *t = j->tasks[i];
+		const struct vc_pod *p = t->pod;
+
+		if (!p || t->ssn || t->req.nscalars || t->status != sched_task_status_of_pod(p) ||
+		    !vc_str_eq(t->node_name, p->node_name[0] ? p->node_name : NULL))
+			return false;
+		if (sched_task_status_is_allocated(t->status)) {
+			cpu += t->req.milli_cpu;
+			mem += t->req.memory;
+		}
+	}
+	j->allocated.milli_cpu = cpu;
+	j->allocated.memory = mem;
+	j->share = 0;
+	j->phase = j->pg->phase;
+	return true;
+}
+
+void srt_snap_keep(struct sched_runtime *s, struct srt_snap *sn)
+{
+	size_t i, n = 0;
+
+	srt_kept_release(s);
+	if (s->pods_partial || s->pgs_partial || !sn->snap.njobs)
+		return;
+	s->kept_jobs = vc_calloc(sn->snap.njobs, sizeof(*s->kept_jobs));
+	if (!s->kept_jobs)
+		return;
+	for (i = 0; i < sn->snap.njobs; i++) {
+		struct sched_job_info *j = sn->snap.jobs[i];
+		struct srt_kept *k = &s->kept_jobs[s->nkept];
+
+		if (!keepable(j) || vc_hmap_put(&s->kept, j->uid, k, NULL) < 0) {
+			sn->snap.jobs[n++] = j;
+			continue;
+		}
+		k->job = j;
+		s->nkept++;
+	}
+	sn->snap.njobs = n;
+	s->kept_pods = sn->pods;
+	s->nkept_pods = sn->npods;
+	sn->pods = NULL;
+	sn->npods = 0;
+}
+
 static int build_tasks(struct sched_runtime *s, struct srt_snap *sn, struct srt_map *jobs)
 {
 	struct vc_error verr;
@@ -552,8 +692,17 @@ static int build_tasks(struct sched_runtime *s, struct srt_snap *sn, struct srt_
 		struct sched_job_info *job = NULL;
 		struct sched_task_info *t;
 		struct vc_pod *v = &sn->pods[i]->v.pod;
+		bool grouped = v->group_name && *v->group_name &&
+			       snprintf(key, sizeof(key), "%s/%s", v->meta.ns, v->group_name) <
+				       (int)sizeof(key);
 		int rc;
 
+		if (grouped && sn->reused) {
+			const struct srt_kept *k = vc_hmap_get(&s->kept, key);
+
+			if (k && k->reused)
+				continue; /* its task came with its kept job */
+		}
 		t = vc_malloc(sizeof(*t));
 		if (!t)
 			return VC_ENOMEM;
@@ -570,9 +719,7 @@ static int build_tasks(struct sched_runtime *s, struct srt_snap *sn, struct srt_
 		}
 		if (apply_assumptions(s, t, v) < 0)
 			goto nomem;
-		if (v->group_name && *v->group_name &&
-		    snprintf(key, sizeof(key), "%s/%s", v->meta.ns, v->group_name) <
-			    (int)sizeof(key))
+		if (grouped)
 			job = srt_map_get(jobs, key);
 		if (job) {
 			if (sched_job_add_task(job, t) < 0)
@@ -658,8 +805,12 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	if (!rc)
 		rc = s->pgs_partial ? list_early_pgs(s, &pgs, &early)
 				    : vc_cache_keys(vc_informer_cache(ctx->podgroups), &pgs);
+	if (!rc && (s->pods_partial || s->pgs_partial))
+		srt_kept_release(s); /* a partial view takes nothing from the last snapshot */
 	if (!rc)
 		rc = collect_pod_views(s, out);
+	if (!rc)
+		match_kept(s, out);
 	if (!rc)
 		rc = srt_vol_catalog(s, out);
 	if (!rc)
@@ -677,6 +828,8 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 				s->pgs_partial ? &early : NULL, &pcs, &jobs_by_key);
 	if (!rc)
 		rc = build_tasks(s, out, &jobs_by_key);
+	/* The kept jobs not taken are released; those taken are out's now. */
+	srt_kept_release(s);
 	if (!rc)
 		rc = sched_snapshot_place(&out->snap);
 	for (i = 0; !rc && i < out->nloose; i++) {
@@ -692,9 +845,11 @@ int srt_snap_build(struct sched_runtime *s, struct srt_snap *out, struct vc_erro
 	pthread_mutex_lock(&s->mu);
 	srt_map_sweep(&s->assumed, sweep_assumed, s);
 	srt_map_sweep(&s->evicted, sweep_evicted, s);
+	s->stats.jobs_reused += out->reused;
 	pthread_mutex_unlock(&s->mu);
 	goto out;
 fail:
+	srt_kept_release(s);
 	srt_snap_release(out);
 	rc = vc_error_set(err, rc, "cannot build the scheduling snapshot: %s", vc_strerror(rc));
 out:

@@ -129,31 +129,51 @@ static bool pod_constrained(const json_t *spec)
 	return sched_pod_has_host_ports(spec);
 }
 
-static void task_from_pod(struct sched_session *ssn, struct sched_ssn_task *st,
-			  const struct sched_name_index *nodes)
+/* The task's from_pod fields (sched_api.h), made once per task. */
+static void task_pod_fields(struct sched_task_info *t)
 {
-	const struct vc_pod *pod = st->t->pod;
+	const struct vc_pod *pod = t->pod;
 	const json_t *spec, *status;
 	const char *pc, *pol, *nom;
 
-	st->nominated = SCHED_NONE;
+	if (t->from_pod.ok)
+		return;
+	memset(&t->from_pod, 0, sizeof(t->from_pod));
+	t->from_pod.ok = true;
+	t->from_pod.name_index = name_index(t->name);
 	if (!pod)
 		return;
-	(void)ssn;
 	spec = json_object_get(pod->obj, "spec");
 	status = json_object_get(pod->obj, "status");
-	st->created = parse_time(pod->meta.creation_timestamp);
-	st->gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
+	t->from_pod.created = parse_time(pod->meta.creation_timestamp);
+	t->from_pod.gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
 	pol = json_string_value(json_object_get(spec, "preemptionPolicy"));
-	st->preempt_never = pol && strcmp(pol, "Never") == 0;
+	t->from_pod.preempt_never = pol && strcmp(pol, "Never") == 0;
 	pc = pod->priority_class_name;
-	st->critical = (pc && (strcmp(pc, "system-cluster-critical") == 0 ||
-			       strcmp(pc, "system-node-critical") == 0)) ||
-		       strcmp(st->t->ns, "kube-system") == 0;
-	st->constrained = pod_constrained(spec);
+	t->from_pod.critical = (pc && (strcmp(pc, "system-cluster-critical") == 0 ||
+				       strcmp(pc, "system-node-critical") == 0)) ||
+			       strcmp(t->ns, "kube-system") == 0;
+	t->from_pod.constrained = pod_constrained(spec);
 	nom = json_string_value(json_object_get(status, "nominatedNodeName"));
-	if (nom && nom[0])
-		st->nominated = sched_name_index_get(nodes, nom);
+	t->from_pod.nominated = nom && nom[0] ? nom : NULL;
+}
+
+static void task_from_pod(struct sched_ssn_task *st, const struct sched_name_index *nodes)
+{
+	struct sched_task_info *t = st->t;
+
+	task_pod_fields(t);
+	st->name_index = t->from_pod.name_index;
+	st->nominated = SCHED_NONE;
+	if (!t->pod)
+		return;
+	st->created = t->from_pod.created;
+	st->gated = t->from_pod.gated;
+	st->preempt_never = t->from_pod.preempt_never;
+	st->critical = t->from_pod.critical;
+	st->constrained = t->from_pod.constrained;
+	if (t->from_pod.nominated)
+		st->nominated = sched_name_index_get(nodes, t->from_pod.nominated);
 }
 
 static int open_plugins(struct sched_session *ssn, struct vc_error *err)
@@ -382,8 +402,7 @@ static int open_session(struct sched_session *ssn, struct vc_error *err)
 			t->req = a;
 			sched_ssn_dense(ssn, &t->t->req, a);
 			a += nd;
-			t->name_index = name_index(t->t->name);
-			task_from_pod(ssn, t, &nodes);
+			task_from_pod(t, &nodes);
 			j->count[t->t->status < SCHED_TASK_STATUS_COUNT ? t->t->status
 									: SCHED_TASK_UNKNOWN]++;
 			/*

@@ -549,7 +549,7 @@ static void test_podgroup_memory(void **state)
 {
 	const size_t n = 2000;
 	struct vc_cache *c = vc_informer_cache(ctx.podgroups);
-	size_t before, after, per;
+	size_t before, after, kept, per;
 	char text[1024];
 	json_t *pg;
 	size_t i;
@@ -580,9 +580,15 @@ static void test_podgroup_memory(void **state)
 	assert_int_equal(rt->pg_views.count, n);
 	cycle(); /* unchanged versions: the views stay */
 	assert_int_equal(rt->pg_views.count, n);
+	assert_int_equal(rt->nkept, n);
+	kept = mallinfo2().uordblks;
+	/* The jobs kept for the next snapshot (struct srt_kept) are counted apart: a cycle's
+	 * snapshot holds them anyway, so they add to the heap between cycles, not to its peak. */
+	srt_kept_release(rt);
 	after = mallinfo2().uordblks;
 	per = after > before ? (after - before) / n : 0;
-	print_message("heap per PodGroup (cache and view): %zu bytes\n", per);
+	print_message("heap per PodGroup (cache and view): %zu bytes; kept job: %zu bytes\n", per,
+		      kept > after ? (kept - after) / n : 0);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	/* Sanitizers replace malloc: mallinfo2 does not see their heap. */
 	assert_true(per > 312);
@@ -773,6 +779,331 @@ static void test_snapshot_task_order(void **state)
 	cycle();
 	assert_string_equal(seen.jobs, "b-0,p-0,p-1,p-10,p-2");
 	assert_string_equal(seen.nodes, "b-0,p-10,a-0,x-1");
+}
+
+/* ---- snapshots kept from one cycle to the next (struct srt_kept) ---------------------------- */
+
+static char snap_text[8192];
+static void (*snap_mutate)(struct sched_snapshot *snap, struct sched_result *out);
+
+static void res_text(char *buf, size_t len, size_t *off, const struct vc_resource *r)
+{
+	size_t i;
+
+	*off += (size_t)snprintf(buf + *off, len - *off, "(%.17g,%.17g", r->milli_cpu, r->memory);
+	for (i = 0; i < r->nscalars; i++)
+		*off += (size_t)snprintf(buf + *off, len - *off, ",%s=%.17g", r->scalars[i].name,
+					 r->scalars[i].value);
+	*off += (size_t)snprintf(buf + *off, len - *off, ")");
+}
+
+/* Everything of the snapshot the session reads, in its order, into snap_text; then snap_mutate. */
+static void dump_snapshot(struct sched_snapshot *snap, struct sched_result *out)
+{
+	const size_t len = sizeof(snap_text);
+	size_t i, k, off = 0;
+
+	snap_text[0] = '\0';
+	for (i = 0; i < snap->njobs; i++) {
+		const struct sched_job_info *j = snap->jobs[i];
+
+		off += (size_t)snprintf(snap_text + off, len - off,
+					"job %s q=%s prio=%d min=%d phase=%d share=%g pg=%d alloc=",
+					j->uid, j->queue, j->priority, j->min_member, (int)j->phase,
+					j->share, j->pg != NULL);
+		res_text(snap_text, len, &off, &j->allocated);
+		off += (size_t)snprintf(snap_text + off, len - off, " req=");
+		res_text(snap_text, len, &off, &j->request);
+		for (k = 0; k < j->ntasks; k++) {
+			const struct sched_task_info *t = j->tasks[k];
+
+			assert_ptr_equal(t->job, j);
+			assert_null(t->ssn);
+			off += (size_t)snprintf(
+				snap_text + off, len - off,
+				"\n  task %s uid=%s role=%s prio=%d pre=%d be=%d %s@%s "
+				"pod=%s req=",
+				t->name, t->uid, t->role, t->priority, t->preemptable,
+				t->best_effort, sched_task_status_name(t->status),
+				t->node_name ? t->node_name : "-",
+				t->pod ? t->pod->meta.resource_version : "-");
+			res_text(snap_text, len, &off, &t->req);
+		}
+		off += (size_t)snprintf(snap_text + off, len - off, "\n");
+	}
+	for (i = 0; i < snap->nnodes; i++) {
+		const struct sched_node_info *n = snap->nodes[i];
+
+		off += (size_t)snprintf(snap_text + off, len - off, "node %s used=", n->name);
+		res_text(snap_text, len, &off, &n->used);
+		off += (size_t)snprintf(snap_text + off, len - off, " idle=");
+		res_text(snap_text, len, &off, &n->idle);
+		off += (size_t)snprintf(snap_text + off, len - off, " releasing=");
+		res_text(snap_text, len, &off, &n->releasing);
+		for (k = 0; k < n->ntasks; k++)
+			off += (size_t)snprintf(snap_text + off, len - off, " %s",
+						n->tasks[k]->name);
+		off += (size_t)snprintf(snap_text + off, len - off, "\n");
+	}
+	assert_true(off < len);
+	if (snap_mutate)
+		snap_mutate(snap, out);
+}
+
+static void bind_if_pending(struct sched_snapshot *snap, struct sched_result *out, const char *name)
+{
+	struct sched_task_info *t = task_named(snap, name);
+
+	if (t && t->status == SCHED_TASK_PENDING)
+		add_bind(out, t, "n1");
+}
+
+/* What a session does to a snapshot's model: binds a pending task, moves phases, evicts. */
+static void session_like(struct sched_snapshot *snap, struct sched_result *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < snap->njobs; i++) {
+		struct sched_job_info *j = snap->jobs[i];
+
+		if (strcmp(j->name, "pg-b") == 0)
+			j->phase = VC_PG_UNKNOWN; /* as the close does */
+		if (strcmp(j->name, "pg-d") == 0)
+			j->share = 0.5; /* as drf's close does */
+		for (k = 0; k < j->ntasks; k++) {
+			struct sched_task_info *t = j->tasks[k];
+
+			if (strcmp(t->name, "e-0") == 0 && t->status == SCHED_TASK_RUNNING)
+				t->status = SCHED_TASK_RELEASING; /* a victim, never evicted */
+			if (strcmp(t->name, "f-0") == 0 && t->status == SCHED_TASK_RUNNING) {
+				/* allocated and discarded: rounding left in the sum */
+				j->allocated.milli_cpu += 0.1;
+				j->allocated.milli_cpu -= 0.1;
+				j->allocated.milli_cpu += 1e-9;
+			}
+		}
+	}
+	bind_if_pending(snap, out, "a-0");
+}
+
+/* The snapshot a runtime started on the caches as they are now makes (a fresh build). */
+static void fresh_snapshot(char *buf, size_t len)
+{
+	struct sched_runtime *kept_rt = rt;
+
+	rt = NULL;
+	snap_mutate = NULL;
+	new_runtime();
+	cycle();
+	snprintf(buf, len, "%s", snap_text);
+	assert_int_equal(rt->stats.jobs_reused, 0);
+	sched_runtime_free(rt);
+	rt = kept_rt;
+}
+
+static void settled_cluster(void)
+{
+	static const char *const groups[] = { "pg-a", "pg-b", "pg-c", "pg-d", "pg-e", "pg-f" };
+	char name[32];
+	size_t i;
+
+	put(ctx.nodes, node_obj("n1", "a", "8"));
+	put(ctx.nodes, node_obj("n2", "b", "8"));
+	put(ctx.queues, queue_obj("q1", "1"));
+	put(ctx.priorityclasses, pc_obj("high", 200, false));
+	for (i = 0; i < VC_ARRAY_SIZE(groups); i++)
+		put(ctx.podgroups, pg_obj(groups[i], i % 2 ? "q1" : NULL, i % 2 ? NULL : "high",
+					  i == 0 ? "Inqueue" : "Running", "1"));
+	put(ctx.pods, pod_obj("a-0", "volcano", "pg-a", NULL, "Pending", "1"));
+	for (i = 1; i < VC_ARRAY_SIZE(groups); i++) {
+		snprintf(name, sizeof(name), "%c-0", (char)('a' + i));
+		put(ctx.pods, pod_obj(name, "volcano", groups[i], i % 2 ? "n1" : "n2", "Running",
+				      i == 3 ? "1500m" : "500m"));
+	}
+	put(ctx.pods, pod_obj("c-1", "volcano", "pg-c", "n1", "Running", "250m"));
+	put(ctx.pods, pod_obj("x-0", NULL, NULL, "n1", "Running", "100m"));
+}
+
+/* The snapshot of the cycle just run is the one a fresh build of the same caches makes. */
+static void assert_as_fresh(void)
+{
+	static char got[sizeof(snap_text)], fresh[sizeof(snap_text)];
+
+	snprintf(got, sizeof(got), "%s", snap_text);
+	fresh_snapshot(fresh, sizeof(fresh));
+	assert_string_equal(got, fresh);
+}
+
+/*
+ * A cycle takes whole the jobs of the last snapshot whose PodGroup and pods did not change and
+ * that its session left as built; each snapshot is the one a fresh build of the same caches
+ * makes, byte for byte in everything the session reads.
+ */
+static void test_snapshot_kept_jobs(void **state)
+{
+	(void)state;
+	settled_cluster();
+	script = dump_snapshot;
+	snap_mutate = session_like;
+	new_runtime();
+	cycle();
+	assert_int_equal(rt->stats.jobs_reused, 0);
+	/* The session bound a-0 (pg-a), chose a victim in pg-e: those are built again; pg-b's
+	 * phase is the PodGroup's again, pg-d's share cleared, pg-f's sum made again, as a build
+	 * makes them. */
+	assert_int_equal(rt->nkept, 4);
+
+	/* Nothing changed in the caches: pg-b, pg-c, pg-d, pg-f come whole; pg-a has a bind
+	 * assumed. */
+	snap_mutate = NULL;
+	cycle();
+	assert_int_equal(rt->stats.jobs_reused, 4);
+	assert_non_null(strstr(snap_text, "task a-0 uid=a-0 role= prio=1 pre=1 be=0 Binding@n1"));
+	assert_int_equal(rt->nkept, 5);
+	/* The informer shows the bind: the assumption is dropped, pg-a is built again. */
+	put(ctx.pods, pod_obj("a-0", "volcano", "pg-a", "n1", "Pending", "1"));
+	cycle();
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5);
+	assert_as_fresh();
+
+	/* A pod changes, one is deleted, one is added to a kept job; a PodGroup changes, one is
+	 * deleted; a PriorityClass changes (pg-a's, kept: its priority follows). */
+	put(ctx.pods, pod_obj("b-0", "volcano", "pg-b", "n1", "Running", "700m"));
+	del(ctx.pods, "ns/c-1");
+	put(ctx.pods, pod_obj("d-1", "volcano", "pg-d", "n2", "Running", "100m"));
+	put(ctx.podgroups, pg_obj("pg-e", "q1", NULL, "Unknown", "2"));
+	del(ctx.podgroups, "ns/pg-f");
+	put(ctx.priorityclasses, pc_obj("high", 300, false));
+	cycle();
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5 + 1); /* pg-a alone */
+	assert_non_null(strstr(snap_text, "job ns/pg-a q=default prio=300"));
+	assert_as_fresh();
+	cycle();
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5 + 1 + 5);
+	assert_as_fresh();
+
+	/* An eviction the runtime assumes: pg-d is built again, its task Releasing. */
+	pthread_mutex_lock(&rt->mu);
+	{
+		struct srt_evicted *e = vc_calloc(1, sizeof(*e));
+
+		assert_non_null(e);
+		e->in_flight = true;
+		assert_int_equal(srt_map_put(&rt->evicted, "d-0", e), 0);
+	}
+	pthread_mutex_unlock(&rt->mu);
+	cycle();
+	assert_int_equal(rt->stats.jobs_reused, 4 + 5 + 1 + 5 + 4);
+	assert_non_null(strstr(snap_text, "task d-0 uid=d-0 role= prio=1 pre=1 be=0 Releasing@n1"));
+}
+
+/* The calling thread's CPU time: the cycle runs on it (no workers), and a shared machine's
+ * load moves wall times far more than the differences measured here. */
+static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What the kept jobs save in a stream (issue 18): VC_BENCH_KEPT=N runs N settled one-pod jobs on
+ * 500 nodes, then cycles of the real session (Volcano's default configuration) that each see 20
+ * new one-pod jobs arrive and the last cycle's binds show in the cache, alternating a cycle that
+ * takes the kept jobs with one that builds every job again (srt_kept_release first), and prints
+ * the median CPU time of each (sched_runtime_cycle, without running the writes). Skipped
+ * without VC_BENCH_KEPT: `VC_BENCH_KEPT=10000 build/tests/test_sched_runtime`.
+ */
+static void test_bench_kept_jobs(void **state)
+{
+	const char *env = getenv("VC_BENCH_KEPT");
+	enum {
+		REPS = 10,
+		NEW = 20
+	};
+	int64_t n, times[2][REPS];
+	struct vc_error err;
+	json_t *pg, *conds;
+	char name[80], group[64], node[32];
+	int64_t i, k;
+	int rep;
+
+	(void)state;
+	if (!env || vc_parse_int64(env, &n) < 0 || n <= 0)
+		skip();
+	conds = json_loads("[{\"type\":\"Scheduled\",\"status\":\"True\",\"transitionID\":"
+			   "\"uid-1\",\"lastTransitionTime\":\"2023-11-14T22:13:20Z\","
+			   "\"reason\":\"tasks in gang are ready to be scheduled\"}]",
+			   0, NULL);
+	assert_non_null(conds);
+	for (i = 0; i < 500; i++) {
+		snprintf(node, sizeof(node), "n%lld", (long long)i);
+		put(ctx.nodes, node_obj(node, "a", "64"));
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(group, sizeof(group), "s-%lld", (long long)i);
+		snprintf(name, sizeof(name), "s-%lld-0", (long long)i);
+		snprintf(node, sizeof(node), "n%lld", (long long)(i % 500));
+		pg = pg_obj(group, NULL, NULL, "Running", "1");
+		/* The status the session wants: nothing to write for a settled job. */
+		assert_int_equal(vc_json_set_path_new(pg, "status.running", json_integer(1)), 0);
+		assert_int_equal(vc_json_set_path_new(pg, "status.conditions", json_incref(conds)),
+				 0);
+		put(ctx.podgroups, pg);
+		put(ctx.pods, pod_obj(name, "volcano", group, node, "Running", "100m"));
+	}
+	json_decref(conds);
+	cfg.session_run = NULL;
+	new_runtime();
+	cycle();
+	fake_reset_calls(&fk);
+	for (rep = 0; rep < 2 * REPS; rep++) {
+		int64_t t0;
+
+		for (k = 0; k < NEW; k++) {
+			struct srt_assumed *a;
+
+			/* The last cycle's new pods, bound where it sent them. */
+			if (rep > 0) {
+				snprintf(group, sizeof(group), "p-%d-%lld", rep - 1, (long long)k);
+				snprintf(name, sizeof(name), "%s-0", group);
+				a = srt_map_get(&rt->assumed, name);
+				if (a)
+					put(ctx.pods, pod_obj(name, "volcano", group, a->node,
+							      "Running", "100m"));
+			}
+			snprintf(group, sizeof(group), "p-%d-%lld", rep, (long long)k);
+			snprintf(name, sizeof(name), "%s-0", group);
+			put(ctx.podgroups, pg_obj(group, NULL, NULL, "Pending", "1"));
+			put(ctx.pods, pod_obj(name, "volcano", group, NULL, "Pending", "100m"));
+		}
+		if (rep % 2)
+			srt_kept_release(rt);
+		t0 = cpu_ns();
+		assert_int_equal(sched_runtime_cycle(rt, &err), 0);
+		times[rep % 2][rep / 2] = cpu_ns() - t0;
+		(void)sched_runtime_drain(rt);
+		if (rep == 1)
+			print_message("calls of a stream cycle: %d\n", fk.ncalls);
+		fake_reset_calls(&fk);
+	}
+	qsort(times[0], REPS, sizeof(int64_t), cmp_i64);
+	qsort(times[1], REPS, sizeof(int64_t), cmp_i64);
+	print_message(
+		"settled jobs %lld, %d new per cycle: cycle CPU median %.1f ms with the kept jobs, "
+		"%.1f ms building every job (x%.2f); reused %llu\n",
+		(long long)n, NEW, (double)times[0][REPS / 2] / 1e6,
+		(double)times[1][REPS / 2] / 1e6,
+		(double)times[0][REPS / 2] / (double)times[1][REPS / 2],
+		(unsigned long long)rt->stats.jobs_reused);
 }
 
 /* ---- binds ----------------------------------------------------------------------------------- */
@@ -3118,6 +3449,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_no_default_priority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_task_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_kept_jobs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bench_kept_jobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_assumption_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_failure, setup, teardown),
