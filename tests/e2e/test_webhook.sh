@@ -106,6 +106,28 @@ wait_for "the default queue to be Open" 10 queue_state_seen default Open
 	fail "/queues/mutate did not default spec.reclaimable"
 pass "default queue Open; /queues/mutate set reclaimable: true"
 
+# --- PodGroups ---------------------------------------------------------------------------------
+
+# /podgroups/mutate moves a PodGroup left in the default queue to its Namespace's
+# scheduling.volcano.sh/queue-name (docs/volcano/webhooks.md §10.1). vc-webhook reads the
+# Namespace from an informer (no GET per review), so a PodGroup created right after its
+# Namespace may still miss the annotation: each try creates a new PodGroup.
+pg_moved() {
+	local q
+	q=$(printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {generateName: pg-, namespace: team-pg}\nspec: {minMember: 1}\n' |
+		kube create -f - -o jsonpath='{.spec.queue}') || return 1
+	[ "$q" = team-q ] || { echo "spec.queue is $q"; return 1; }
+}
+step "a PodGroup in the default queue moves to its Namespace's queue"
+printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: team-q}\nspec: {weight: 1}\n' |
+	kube apply -f - >/dev/null || fail "cannot create queue team-q"
+set_queue_state team-q Open || fail "cannot set queue team-q's status"
+wait_for "queue team-q to be Open" 10 queue_state_seen team-q Open
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-pg, annotations: {scheduling.volcano.sh/queue-name: team-q}}\n' |
+	kube apply -f - >/dev/null || fail "cannot create namespace team-pg"
+wait_for "a PodGroup in namespace team-pg to land in queue team-q" 10 pg_moved
+pass "/podgroups/mutate moved a PodGroup from the default queue to team-q"
+
 # --- Jobs --------------------------------------------------------------------------------------
 
 TEMPLATE='    template:
