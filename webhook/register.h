@@ -1,7 +1,7 @@
 /*
  * register.h - what vc-webhook does with the API server: it registers its webhook
  * configurations (docs/volcano/webhooks.md §12.1, §12.2), and backs the admission handlers' view of
- * the cluster (struct admission_state) with a Queue informer and the client.
+ * the cluster (struct admission_state) with a Queue and a Namespace informer.
  *
  * Registration. Volcano's Helm chart creates one configuration object per enabled path and
  * the binary only injects the caBundle into them. vc-webhook creates or updates the objects
@@ -19,7 +19,9 @@
  * State. Volcano's handlers read Queues from an informer whose indexer files each Queue under
  * its spec.parent; so do ours (WEBHOOK_QUEUE_PARENT_INDEX). Queues without a parent are filed
  * under "", which is how the handlers walk every Queue (queues.c). The Namespace lookup of
- * /podgroups/mutate is a GET through the client, as in Volcano.
+ * /podgroups/mutate reads a Namespace informer's cache (managedFields stripped) where Volcano
+ * GETs it through the client: the same answer once the cache has seen the Namespace, without an
+ * API request per review.
  */
 #ifndef WEBHOOK_REGISTER_H
 #define WEBHOOK_REGISTER_H
@@ -98,23 +100,24 @@ int webhook_queue_parent_index(const void *arg, const json_t *obj,
 			       struct vc_index_values *vals) VC_WARN_UNUSED;
 
 /*
- * The cluster as the handlers see it: a Queue informer (all Queues, the parent index) and the
- * client for Namespaces.
+ * The cluster as the handlers see it: a Queue informer (all Queues, the parent index) and a
+ * Namespace informer.
  */
 struct webhook_cluster;
 
 /*
- * Make the informer through kube (borrowed; it must outlive the cluster); nothing runs until
+ * Make the informers through kube (borrowed; it must outlive the cluster); nothing runs until
  * webhook_cluster_start. Returns 0, VC_EINVAL or VC_ENOMEM with err set.
  */
 int webhook_cluster_new(struct vc_kube *kube, struct webhook_cluster **out,
 			struct vc_error *err) VC_WARN_UNUSED;
 
-/* Start the informer. 0 or the informer's error. */
+/* Start the informers. 0 or an informer's error. */
 int webhook_cluster_start(struct webhook_cluster *c, struct vc_error *err) VC_WARN_UNUSED;
 
 /*
- * Wait until the first list of Queues is in the cache (Volcano serves nothing before): 0,
+ * Wait until the first lists of Queues (Volcano serves nothing before) and of Namespaces
+ * are in the caches: 0,
  * VC_ETIMEDOUT after timeout_ns (< 0 = forever), VC_ESHUTDOWN when stopped.
  */
 int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
@@ -123,15 +126,15 @@ int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
  * Fill state with the callbacks over c (valid while c lives): get_queue reads the cache by
  * name (VC_ENOTFOUND when absent, err left empty so the handler prints the lister's text);
  * queue_children returns the Queues filed under name in the parent index, sorted by name, as a
- * new JSON array; get_namespace GETs the Namespace (VC_ENOTFOUND when absent, other client
- * errors with the server's message in err).
+ * new JSON array; get_namespace reads the Namespace cache by name (VC_ENOTFOUND when
+ * absent).
  */
 void webhook_cluster_state(struct webhook_cluster *c, struct admission_state *state);
 
-/* The informer's cache (borrowed; valid while c lives). */
+/* The Queue informer's cache (borrowed; valid while c lives). */
 struct vc_cache *webhook_cluster_cache(struct webhook_cluster *c);
 
-/* Stop the informer and free c. NULL is allowed. */
+/* Stop the informers and free c. NULL is allowed. */
 void webhook_cluster_free(struct webhook_cluster *c);
 
 #endif /* WEBHOOK_REGISTER_H */

@@ -545,7 +545,7 @@ struct fake_kube {
 	int conflicts;	  /* updates to refuse with 409 before accepting */
 	int create_races; /* creates to refuse with AlreadyExists */
 	int fail_code;	  /* when set, every write fails with it */
-	int gets, creates, updates;
+	int gets, creates, updates, lists;
 };
 
 static void fake_init(struct fake_kube *f)
@@ -618,11 +618,32 @@ static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
 {
 	struct fake_kube *f = ctx;
 
+	const char *key;
+	json_t *obj, *items;
+
 	(void)ns;
 	(void)opts;
+	if (strcmp(r->resource, "namespaces") == 0) {
+		/* The Namespaces stored under "namespaces/<name>". */
+		pthread_mutex_lock(&f->lock);
+		f->lists++;
+		items = json_array();
+		json_object_foreach (f->objects, key, obj)
+			if (items && strncmp(key, "namespaces/", 11) == 0 &&
+			    json_array_append(items, obj)) {
+				json_decref(items);
+				items = NULL;
+			}
+		*out = items ? json_pack("{s:s, s:{s:s}, s:o}", "kind", "NamespaceList", "metadata",
+					 "resourceVersion", "10", "items", items)
+			     : NULL;
+		pthread_mutex_unlock(&f->lock);
+		return *out ? 0 : VC_ENOMEM;
+	}
 	if (strcmp(r->resource, "queues") != 0)
 		return vc_error_set(err, VC_EINVAL, "unexpected list");
 	pthread_mutex_lock(&f->lock);
+	f->lists++;
 	*out = json_pack("{s:s, s:{s:s}, s:O}", "kind", "QueueList", "metadata", "resourceVersion",
 			 "10", "items", f->queues);
 	pthread_mutex_unlock(&f->lock);
@@ -1910,9 +1931,13 @@ static void test_cluster_state(void **state)
 	assert_int_equal(json_object_set_new(json_object_get(json_array_get(f.queues, 6), "spec"),
 					     "parent", json_integer(3)),
 			 0);
-	assert_int_equal(json_object_set_new(f.objects, "namespaces/team-a",
-					     json_pack("{s:{s:s}}", "metadata", "name", "team-a")),
-			 0);
+	assert_int_equal(
+		json_object_set_new(f.objects, "namespaces/team-a",
+				    json_pack("{s:{s:s, s:s, s:{s:s}, s:[{s:s}]}}", "metadata",
+					      "name", "team-a", "resourceVersion", "3",
+					      "annotations", "scheduling.volcano.sh/queue-name",
+					      "q1", "managedFields", "manager", "kubectl")),
+		0);
 	k = vc_kube_new_with_ops(&fake_ops, &f);
 	assert_non_null(k);
 	assert_int_equal(webhook_cluster_new(NULL, &c, &err), VC_EINVAL);
@@ -1950,13 +1975,24 @@ static void test_cluster_state(void **state)
 	assert_int_equal(json_array_size(out), 0);
 	json_decref(out);
 
-	/* Namespaces through the client. */
+	/*
+	 * Namespaces from the informer's cache (docs/volcano/webhooks.md §10.1), managedFields
+	 * stripped, and no GET per review: the webhook listed Queues and Namespaces once each.
+	 */
 	assert_int_equal(st.get_namespace(st.ctx, "team-a", &out, &err), 0);
 	assert_string_equal(vc_json_get_str(json_object_get(out, "metadata"), "name"), "team-a");
+	assert_string_equal(vc_json_get_str(vc_json_path(out, "metadata.annotations"),
+					    "scheduling.volcano.sh/queue-name"),
+			    "q1");
+	assert_null(vc_json_path(out, "metadata.managedFields"));
 	json_decref(out);
+	vc_error_clear(&err);
 	assert_int_equal(st.get_namespace(st.ctx, "team-b", &out, &err), VC_ENOTFOUND);
-	assert_string_equal(err.text, "namespaces \"team-b\" not found");
 	assert_null(out);
+	assert_int_equal(st.get_namespace(st.ctx, "", &out, &err), VC_ENOTFOUND);
+	assert_null(out);
+	assert_int_equal(f.gets, 0);
+	assert_int_equal(f.lists, 2);
 
 	webhook_cluster_free(c);
 	webhook_cluster_free(NULL);
