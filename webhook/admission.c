@@ -46,6 +46,18 @@ const char *const admission_paths[] = {
 	"/pods/mutate",	    "/pods/validate",	 NULL,
 };
 
+bool admission_paths_has(const char *const *paths, const char *path)
+{
+	size_t k;
+
+	if (!paths)
+		return true;
+	for (k = 0; paths[k]; k++)
+		if (!strcmp(paths[k], path))
+			return true;
+	return false;
+}
+
 void admission_config_init(struct admission_config *c)
 {
 	memset(c, 0, sizeof(*c));

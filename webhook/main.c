@@ -231,8 +231,8 @@ static int generate(const struct config *c)
 	return 0;
 }
 
-/* Wait for the Queue cache, as Volcano does before serving, and the Namespace cache; false when a
- * signal came first. */
+/* Wait for the Queue cache, as Volcano does before serving, and the Namespace cache when started;
+ * false when a signal came first. */
 static bool wait_synced(struct webhook_cluster *cluster)
 {
 	int waited = 0;
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 
 	vc_daemon_catch_stop(on_signal);
 
-	rc = webhook_cluster_start(cluster, &err);
+	rc = webhook_cluster_start(cluster, admission_paths_has(paths, "/podgroups/mutate"), &err);
 	if (rc) {
 		VC_ERROR("cannot start the informers", "err=\"%s\"", err.text);
 		goto out;

@@ -21,7 +21,8 @@
  * under "", which is how the handlers walk every Queue (queues.c). The Namespace lookup of
  * /podgroups/mutate reads a Namespace informer's cache (managedFields stripped) where Volcano
  * GETs it through the client: the same answer once the cache has seen the Namespace, without an
- * API request per review.
+ * API request per review. A Namespace the cache has not seen is still GET; where the webhook
+ * may not list Namespaces (Volcano's install), every lookup is a GET, as in Volcano.
  */
 #ifndef WEBHOOK_REGISTER_H
 #define WEBHOOK_REGISTER_H
@@ -100,8 +101,8 @@ int webhook_queue_parent_index(const void *arg, const json_t *obj,
 			       struct vc_index_values *vals) VC_WARN_UNUSED;
 
 /*
- * The cluster as the handlers see it: a Queue informer (all Queues, the parent index) and a
- * Namespace informer.
+ * The cluster as the handlers see it: a Queue informer (all Queues, the parent index), a
+ * Namespace informer and the client for Namespaces that informer does not have.
  */
 struct webhook_cluster;
 
@@ -112,12 +113,21 @@ struct webhook_cluster;
 int webhook_cluster_new(struct vc_kube *kube, struct webhook_cluster **out,
 			struct vc_error *err) VC_WARN_UNUSED;
 
-/* Start the informers. 0 or an informer's error. */
-int webhook_cluster_start(struct webhook_cluster *c, struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * Start the Queue informer and, with namespaces (the server serves /podgroups/mutate), the
+ * Namespace informer, unless the API server answers 403 to a list of Namespaces (Volcano's own
+ * install grants its webhook no right on them): then it is not started (logged), and
+ * get_namespace GETs each Namespace as before. 0 or an informer's error.
+ */
+int webhook_cluster_start(struct webhook_cluster *c, bool namespaces,
+			  struct vc_error *err) VC_WARN_UNUSED;
+
+/* Whether get_namespace reads the Namespace informer's cache (started and allowed to list). */
+bool webhook_cluster_namespaces_cached(const struct webhook_cluster *c);
 
 /*
- * Wait until the first lists of Queues (Volcano serves nothing before) and of Namespaces
- * are in the caches: 0,
+ * Wait until the first lists of Queues (Volcano serves nothing before) and, when started, of
+ * Namespaces are in the caches: 0,
  * VC_ETIMEDOUT after timeout_ns (< 0 = forever), VC_ESHUTDOWN when stopped.
  */
 int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
@@ -126,8 +136,9 @@ int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
  * Fill state with the callbacks over c (valid while c lives): get_queue reads the cache by
  * name (VC_ENOTFOUND when absent, err left empty so the handler prints the lister's text);
  * queue_children returns the Queues filed under name in the parent index, sorted by name, as a
- * new JSON array; get_namespace reads the Namespace cache by name (VC_ENOTFOUND when
- * absent).
+ * new JSON array; get_namespace reads the Namespace cache by name and GETs a Namespace it
+ * has not seen, or every Namespace when the cache is not started (VC_ENOTFOUND when absent,
+ * other client errors with the server's message in err).
  */
 void webhook_cluster_state(struct webhook_cluster *c, struct admission_state *state);
 

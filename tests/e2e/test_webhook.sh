@@ -110,8 +110,8 @@ pass "default queue Open; /queues/mutate set reclaimable: true"
 
 # /podgroups/mutate moves a PodGroup left in the default queue to its Namespace's
 # scheduling.volcano.sh/queue-name (docs/volcano/webhooks.md §10.1). vc-webhook reads the
-# Namespace from an informer (no GET per review), so a PodGroup created right after its
-# Namespace may still miss the annotation: each try creates a new PodGroup.
+# Namespace from an informer (no GET per review) and GETs one the informer has not seen yet, so
+# the first PodGroup created right after its Namespace lands in the queue too.
 pg_moved() {
 	local q
 	q=$(printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {generateName: pg-, namespace: team-pg}\nspec: {minMember: 1}\n' |
@@ -125,7 +125,9 @@ set_queue_state team-q Open || fail "cannot set queue team-q's status"
 wait_for "queue team-q to be Open" 10 queue_state_seen team-q Open
 printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-pg, annotations: {scheduling.volcano.sh/queue-name: team-q}}\n' |
 	kube apply -f - >/dev/null || fail "cannot create namespace team-pg"
-wait_for "a PodGroup in namespace team-pg to land in queue team-q" 10 pg_moved
+out=$(pg_moved) || fail "the first PodGroup in namespace team-pg did not land in queue team-q" "$out"
+grep -qF 'msg="cannot list namespaces' "$E2E_DIR/daemons/webhook.log" 2>/dev/null &&
+	fail "vc-webhook did not start its Namespace informer" "$(grep -F namespaces "$E2E_DIR/daemons/webhook.log")"
 pass "/podgroups/mutate moved a PodGroup from the default queue to team-q"
 
 # --- Jobs --------------------------------------------------------------------------------------
