@@ -582,6 +582,8 @@ static int st_queue_children(void *ctx, const char *name, json_t **out, struct v
 static int st_get_namespace(void *ctx, const char *name, json_t **out, struct vc_error *err)
 {
 	struct webhook_cluster *c = ctx;
+	struct vc_json_arena *arena;
+	int rc;
 
 	*out = NULL;
 	if (c->ns_cached) {
@@ -591,7 +593,11 @@ static int st_get_namespace(void *ctx, const char *name, json_t **out, struct vc
 		if (*out)
 			return 0;
 	}
-	return vc_kube_get(c->kube, &vc_gvr_namespaces, NULL, name, NULL, out, err);
+	/* The client may keep what it parses (tokens, credentials): not in a review's arena. */
+	arena = vc_json_arena_pause();
+	rc = vc_kube_get(c->kube, &vc_gvr_namespaces, NULL, name, NULL, out, err);
+	vc_json_arena_resume(arena);
+	return rc;
 }
 
 void webhook_cluster_state(struct webhook_cluster *c, struct admission_state *state)
