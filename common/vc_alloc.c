@@ -5,6 +5,27 @@
 
 #include <jansson.h>
 
+/*
+ * Under ASan a pooled chunk is poisoned until it is taken again, so that a node kept past its
+ * review's arena is reported as a use after free (a freed malloc'd chunk is ASan's own, an
+ * unmapped one faults).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define ARENA_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
+#define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define ARENA_POISON(p, n)   ((void)(p), (void)(n))
+#define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* -1: injection off. Otherwise the number of allocations still allowed to succeed. */
 static long fail_budget = -1;
 static long fail_count;
@@ -160,6 +181,7 @@ static struct arena_chunk *chunk_new(size_t size)
 		pthread_mutex_lock(&pool_lock);
 		c = pool[k];
 		if (c) {
+			ARENA_UNPOISON(c->data, (size_t)(c->end - c->data));
 			pool[k] = c->next;
 			pool_bytes -= size;
 		}
@@ -193,6 +215,7 @@ static void chunk_free(struct arena_chunk *c)
 			c->next = pool[k];
 			pool[k] = c;
 			pool_bytes += c->size;
+			ARENA_POISON(c->data, (size_t)(c->end - c->data));
 			c = NULL;
 		}
 		pthread_mutex_unlock(&pool_lock);
