@@ -20,8 +20,38 @@ char *vc_strndup(const char *s, size_t n) VC_WARN_UNUSED;
 /* Format into a new string (free with vc_free); NULL on failure. */
 char *vc_asprintf(const char *fmt, ...) VC_PRINTF(1, 2) VC_WARN_UNUSED;
 
-/* Route jansson's allocations through vc_malloc/vc_free. Call once at startup. */
+/*
+ * Route jansson's allocations through vc_malloc/vc_free, or the calling thread's arena while it
+ * has one (below). Call once at startup.
+ */
 void vc_alloc_install_json(void);
+
+/*
+ * A per-request arena for jansson. Between vc_json_arena_begin() and vc_json_arena_end() on
+ * one thread, every jansson allocation of that thread is carved from a few large chunks and
+ * freeing one is a range check: no malloc or free per JSON node, and the whole tree goes at
+ * once at the end (a 3 MiB admission review is some 10^5 nodes). Only with
+ * vc_alloc_install_json() installed; other threads, and the thread outside the bracket, use
+ * vc_malloc as before, and freeing a node made outside the arena (an informer cache's object)
+ * inside the bracket frees it for real.
+ *
+ * The rule that makes it safe: every json_t (and jansson string) made on the thread inside the
+ * bracket must be dead by vc_json_arena_end(); nothing made there may be kept by a cache, a
+ * client or another thread. Calls that can keep what they make (the API client) go between
+ * vc_json_arena_pause() and vc_json_arena_resume(). Allocation failure injection
+ * (vc_alloc_fail_after) counts arena allocations as it counts vc_malloc's.
+ *
+ * begin returns the new arena, or NULL when the thread already has one (brackets do not nest:
+ * the outer one goes on serving) or memory ran out (then jansson uses vc_malloc as usual); end
+ * takes that value (NULL: nothing to do), releases every chunk and returns the bytes the arena
+ * had reserved. pause returns the thread's arena (or NULL) and leaves the thread without one
+ * until resume.
+ */
+struct vc_json_arena;
+struct vc_json_arena *vc_json_arena_begin(void);
+size_t vc_json_arena_end(struct vc_json_arena *a);
+struct vc_json_arena *vc_json_arena_pause(void);
+void vc_json_arena_resume(struct vc_json_arena *a);
 
 /*
  * Failure injection for tests: after `n` more successful allocations, every allocation fails

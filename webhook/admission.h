@@ -74,6 +74,12 @@ struct admission_ctx {
 extern const char *const admission_paths[];
 
 /*
+ * Whether the enabled paths (NULL-terminated, as webhook_parse_paths makes them; NULL = all of
+ * admission_paths) include path.
+ */
+bool admission_paths_has(const char *const *paths, const char *path);
+
+/*
  * Handle one review: path is the HTTP path ("/jobs/validate"), review the decoded request body
  * (borrowed). On success returns 0 and a new reference to the AdmissionReview to send in
  * *response: {"kind":"AdmissionReview","apiVersion":<the request's, admission.k8s.io/v1 or

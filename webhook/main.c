@@ -231,7 +231,8 @@ static int generate(const struct config *c)
 	return 0;
 }
 
-/* Wait for the Queue cache, as Volcano does before serving; false when a signal came first. */
+/* Wait for the Queue cache, as Volcano does before serving, and the Namespace cache when started;
+ * false when a signal came first. */
 static bool wait_synced(struct webhook_cluster *cluster)
 {
 	int waited = 0;
@@ -244,7 +245,8 @@ static bool wait_synced(struct webhook_cluster *cluster)
 		if (rc != VC_ETIMEDOUT)
 			return false;
 		if (++waited % 10 == 0)
-			VC_WARN("still waiting for the queue cache to sync", "seconds=%d", waited);
+			VC_WARN("still waiting for the queue and namespace caches to sync",
+				"seconds=%d", waited);
 	}
 	return false;
 }
@@ -374,9 +376,9 @@ int main(int argc, char **argv)
 
 	vc_daemon_catch_stop(on_signal);
 
-	rc = webhook_cluster_start(cluster, &err);
+	rc = webhook_cluster_start(cluster, admission_paths_has(paths, "/podgroups/mutate"), &err);
 	if (rc) {
-		VC_ERROR("cannot start the queue informer", "err=\"%s\"", err.text);
+		VC_ERROR("cannot start the informers", "err=\"%s\"", err.text);
 		goto out;
 	}
 	if (!wait_synced(cluster))

@@ -1,7 +1,7 @@
 /*
  * register.h - what vc-webhook does with the API server: it registers its webhook
  * configurations (docs/volcano/webhooks.md §12.1, §12.2), and backs the admission handlers' view of
- * the cluster (struct admission_state) with a Queue informer and the client.
+ * the cluster (struct admission_state) with a Queue and a Namespace informer.
  *
  * Registration. Volcano's Helm chart creates one configuration object per enabled path and
  * the binary only injects the caBundle into them. vc-webhook creates or updates the objects
@@ -19,7 +19,10 @@
  * State. Volcano's handlers read Queues from an informer whose indexer files each Queue under
  * its spec.parent; so do ours (WEBHOOK_QUEUE_PARENT_INDEX). Queues without a parent are filed
  * under "", which is how the handlers walk every Queue (queues.c). The Namespace lookup of
- * /podgroups/mutate is a GET through the client, as in Volcano.
+ * /podgroups/mutate reads a Namespace informer's cache (managedFields stripped) where Volcano
+ * GETs it through the client: the same answer once the cache has seen the Namespace, without an
+ * API request per review. A Namespace the cache has not seen is still GET; where the webhook
+ * may not list Namespaces (Volcano's install), every lookup is a GET, as in Volcano.
  */
 #ifndef WEBHOOK_REGISTER_H
 #define WEBHOOK_REGISTER_H
@@ -98,23 +101,33 @@ int webhook_queue_parent_index(const void *arg, const json_t *obj,
 			       struct vc_index_values *vals) VC_WARN_UNUSED;
 
 /*
- * The cluster as the handlers see it: a Queue informer (all Queues, the parent index) and the
- * client for Namespaces.
+ * The cluster as the handlers see it: a Queue informer (all Queues, the parent index), a
+ * Namespace informer and the client for Namespaces that informer does not have.
  */
 struct webhook_cluster;
 
 /*
- * Make the informer through kube (borrowed; it must outlive the cluster); nothing runs until
+ * Make the informers through kube (borrowed; it must outlive the cluster); nothing runs until
  * webhook_cluster_start. Returns 0, VC_EINVAL or VC_ENOMEM with err set.
  */
 int webhook_cluster_new(struct vc_kube *kube, struct webhook_cluster **out,
 			struct vc_error *err) VC_WARN_UNUSED;
 
-/* Start the informer. 0 or the informer's error. */
-int webhook_cluster_start(struct webhook_cluster *c, struct vc_error *err) VC_WARN_UNUSED;
+/*
+ * Start the Queue informer and, with namespaces (the server serves /podgroups/mutate), the
+ * Namespace informer, unless the API server answers 403 to a list of Namespaces (Volcano's own
+ * install grants its webhook no right on them): then it is not started (logged), and
+ * get_namespace GETs each Namespace as before. 0 or an informer's error.
+ */
+int webhook_cluster_start(struct webhook_cluster *c, bool namespaces,
+			  struct vc_error *err) VC_WARN_UNUSED;
+
+/* Whether get_namespace reads the Namespace informer's cache (started and allowed to list). */
+bool webhook_cluster_namespaces_cached(const struct webhook_cluster *c);
 
 /*
- * Wait until the first list of Queues is in the cache (Volcano serves nothing before): 0,
+ * Wait until the first lists of Queues (Volcano serves nothing before) and, when started, of
+ * Namespaces are in the caches: 0,
  * VC_ETIMEDOUT after timeout_ns (< 0 = forever), VC_ESHUTDOWN when stopped.
  */
 int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
@@ -123,15 +136,16 @@ int webhook_cluster_wait_synced(struct webhook_cluster *c, int64_t timeout_ns);
  * Fill state with the callbacks over c (valid while c lives): get_queue reads the cache by
  * name (VC_ENOTFOUND when absent, err left empty so the handler prints the lister's text);
  * queue_children returns the Queues filed under name in the parent index, sorted by name, as a
- * new JSON array; get_namespace GETs the Namespace (VC_ENOTFOUND when absent, other client
- * errors with the server's message in err).
+ * new JSON array; get_namespace reads the Namespace cache by name and GETs a Namespace it
+ * has not seen, or every Namespace when the cache is not started (VC_ENOTFOUND when absent,
+ * other client errors with the server's message in err).
  */
 void webhook_cluster_state(struct webhook_cluster *c, struct admission_state *state);
 
-/* The informer's cache (borrowed; valid while c lives). */
+/* The Queue informer's cache (borrowed; valid while c lives). */
 struct vc_cache *webhook_cluster_cache(struct webhook_cluster *c);
 
-/* Stop the informer and free c. NULL is allowed. */
+/* Stop the informers and free c. NULL is allowed. */
 void webhook_cluster_free(struct webhook_cluster *c);
 
 #endif /* WEBHOOK_REGISTER_H */

@@ -593,12 +593,8 @@ int webhook_server_new(const struct webhook_server_opts *opts, struct webhook_se
 	}
 	for (i = 0; admission_paths[i] && srv->npaths < NPATHS; i++) {
 		const char *p = admission_paths[i];
-		bool on = !opts->paths;
-		size_t k;
 
-		for (k = 0; !on && opts->paths[k]; k++)
-			on = !strcmp(opts->paths[k], p);
-		if (!on)
+		if (!admission_paths_has(opts->paths, p))
 			continue;
 		srv->routes[srv->npaths].srv = srv;
 		srv->routes[srv->npaths].path = p;

@@ -276,6 +276,7 @@ webhook_rights() {
 	can "$w" create validatingwebhookconfigurations.admissionregistration.k8s.io
 	can "$w" watch queues.scheduling.volcano.sh
 	can "$w" get namespaces
+	can "$w" watch namespaces
 	cannot "$w" delete validatingwebhookconfigurations.admissionregistration.k8s.io
 	cannot "$w" create pods -n team-a
 	cannot "$w" update queues.scheduling.volcano.sh

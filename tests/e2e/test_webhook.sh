@@ -15,7 +15,7 @@ HOOK=${VC_WEBHOOK:-$E2E_ROOT/build/vc-webhook}
 [ -x "$HOOK" ] || fail "$HOOK is missing: run make build (or set VC_WEBHOOK)"
 command -v curl >/dev/null || fail "curl is missing"
 
-e2e_cluster_up
+e2e_cluster_up --rbac # RBAC: the step without rights on namespaces needs it
 CERTS=$E2E_DIR/certs
 JOBS=$E2E_DIR/jobs
 mkdir -p "$JOBS"
@@ -105,6 +105,82 @@ wait_for "the default queue to be Open" 10 queue_state_seen default Open
 [ "$(kube get queue default -o jsonpath='{.spec.reclaimable}')" = true ] ||
 	fail "/queues/mutate did not default spec.reclaimable"
 pass "default queue Open; /queues/mutate set reclaimable: true"
+
+# --- PodGroups ---------------------------------------------------------------------------------
+
+# /podgroups/mutate moves a PodGroup left in the default queue to its Namespace's
+# scheduling.volcano.sh/queue-name (docs/volcano/webhooks.md §10.1). vc-webhook reads the
+# Namespace from an informer (no GET per review) and GETs one the informer has not seen yet, so
+# the first PodGroup created right after its Namespace lands in the queue too.
+pg_moved() {
+	local q
+	q=$(printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {generateName: pg-, namespace: team-pg}\nspec: {minMember: 1}\n' |
+		kube create -f - -o jsonpath='{.spec.queue}') || return 1
+	[ "$q" = team-q ] || { echo "spec.queue is $q"; return 1; }
+}
+step "a PodGroup in the default queue moves to its Namespace's queue"
+printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: team-q}\nspec: {weight: 1}\n' |
+	kube apply -f - >/dev/null || fail "cannot create queue team-q"
+set_queue_state team-q Open || fail "cannot set queue team-q's status"
+wait_for "queue team-q to be Open" 10 queue_state_seen team-q Open
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: team-pg, annotations: {scheduling.volcano.sh/queue-name: team-q}}\n' |
+	kube apply -f - >/dev/null || fail "cannot create namespace team-pg"
+out=$(pg_moved) || fail "the first PodGroup in namespace team-pg did not land in queue team-q" "$out"
+grep -qF 'msg="cannot list namespaces' "$E2E_DIR/daemons/webhook.log" 2>/dev/null &&
+	fail "vc-webhook did not start its Namespace informer" "$(grep -F namespaces "$E2E_DIR/daemons/webhook.log")"
+pass "/podgroups/mutate moved a PodGroup from the default queue to team-q"
+
+# Under Volcano's own RBAC the admission ServiceAccount has no right on namespaces: vc-webhook
+# must not start the Namespace informer (its list would fail forever) but keep serving, with a
+# GET per PodGroup review that is forbidden too, so no patch (Volcano's behaviour there). A
+# second vc-webhook, as a ServiceAccount allowed only Queues, answers the same review as the
+# first one, sent directly.
+step "without rights on namespaces: no informer, a GET per review, no patch"
+PG_REVIEW='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"e2e-pg",
+"kind":{"group":"scheduling.volcano.sh","version":"v1beta1","kind":"PodGroup"},
+"resource":{"group":"scheduling.volcano.sh","version":"v1beta1","resource":"podgroups"},
+"namespace":"team-pg","operation":"CREATE","userInfo":{"username":"e2e"},
+"object":{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup",
+"metadata":{"name":"pg-direct","namespace":"team-pg"},"spec":{"minMember":1,"queue":"default"}}}}'
+pg_review() { # PORT: the answer to PG_REVIEW
+	curl -sS --cacert "$CERTS/ca.crt" -H "Content-Type: application/json" --data-binary "$PG_REVIEW" \
+		"https://127.0.0.1:$1/podgroups/mutate"
+}
+out=$(pg_review "$PORT")
+grep -qF '"patch":' <<<"$out" || fail "the first vc-webhook made no patch for the direct review" "$out"
+kube -n default create serviceaccount hook-queues-only >/dev/null || fail "cannot create the ServiceAccount"
+kube create clusterrole hook-queues-only --verb=get,list,watch --resource=queues.scheduling.volcano.sh >/dev/null ||
+	fail "cannot create the ClusterRole"
+kube create clusterrolebinding hook-queues-only --clusterrole=hook-queues-only \
+	--serviceaccount=default:hook-queues-only >/dev/null || fail "cannot create the ClusterRoleBinding"
+sa_token() {
+	local secret
+	secret=$(kube -n default get serviceaccount hook-queues-only -o jsonpath='{.secrets[0].name}') &&
+		[ -n "$secret" ] && kube -n default get secret "$secret" -o jsonpath='{.data.token}' | base64 -d
+}
+wait_for "the ServiceAccount's token" 30 sa_token
+NR_KUBECONFIG=$E2E_DIR/queues-only.kubeconfig
+kube config view --raw --minify >"$NR_KUBECONFIG"
+kubectl --kubeconfig "$NR_KUBECONFIG" config set-credentials queues-only --token="$(sa_token)" >/dev/null
+kubectl --kubeconfig "$NR_KUBECONFIG" config set-context --current --user=queues-only >/dev/null
+wait_for "the ClusterRole to take effect" 30 kubectl --kubeconfig "$NR_KUBECONFIG" get queues
+! kubectl --kubeconfig "$NR_KUBECONFIG" get namespaces >/dev/null 2>&1 ||
+	fail "the ServiceAccount may list namespaces"
+NR_PORT=$(free_port)
+start_daemon webhook-nr "$HOOK" --kubeconfig "$NR_KUBECONFIG" --listen-address 127.0.0.1 \
+	--port "$NR_PORT" --tls-cert-file "$CERTS/tls.crt" --tls-private-key-file "$CERTS/tls.key" \
+	--ca-cert-file "$CERTS/ca.crt" --webhook-url "https://127.0.0.1:$NR_PORT" --register=false \
+	--enabled-admission=/podgroups/mutate --logtostderr -v=4
+wait_for "the second vc-webhook serving" 30 healthy "$NR_PORT"
+grep -qF 'msg="cannot list namespaces, reading each PodGroup'"'"'s Namespace from the API server"' \
+	"$E2E_DIR/daemons/webhook-nr.log" || fail "the second vc-webhook did not say it cannot list namespaces" \
+	"$(tail -20 "$E2E_DIR/daemons/webhook-nr.log")"
+out=$(pg_review "$NR_PORT")
+if ! grep -qF '"allowed":true' <<<"$out" || grep -qF '"patch":' <<<"$out"; then
+	fail "the second vc-webhook's answer" "$out"
+fi
+stop_daemon webhook-nr
+pass "listing namespaces refused: no informer; the review allowed without a patch, as Volcano"
 
 # --- Jobs --------------------------------------------------------------------------------------
 

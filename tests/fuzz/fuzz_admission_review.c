@@ -114,6 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int status, rc;
 
 	if (!state_doc) {
+		/* As vc-webhook runs: jansson through vc_alloc, each review in an arena. */
+		vc_alloc_install_json();
 		state_doc = json_loads(state_json, 0, NULL);
 		if (!state_doc)
 			abort();

@@ -508,5 +508,7 @@ int main(void)
 		cmocka_unit_test(test_allocation_failures),
 	};
 
+	/* As vc-webhook runs: jansson through vc_alloc, each review's trees in an arena. */
+	vc_alloc_install_json();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "vc_alloc.h"
 #include "vc_buf.h"
 #include "vc_err.h"
@@ -165,11 +167,90 @@ static void test_log_levels_and_format(void **state)
 	vc_log_set_verbosity(0);
 }
 
+/*
+ * The jansson arena: a tree made inside the bracket comes from it (end reports the bytes
+ * reserved; a large tree crosses several chunks, mmap'd ones included) and dumps as the same
+ * text; a node made outside and freed inside is freed for real (ASan's leak check in make
+ * asan); what is made while paused is the client's and outlives the arena; brackets do not nest;
+ * failure injection counts arena allocations.
+ */
+static void test_json_arena(void **state)
+{
+	struct vc_json_arena *a, *p;
+	json_free_t jfree;
+	json_t *outside, *arr, *kept, *o;
+	char *text;
+	size_t i, reserved;
+	int n;
+
+	(void)state;
+	vc_alloc_install_json();
+	outside = json_pack("{s:s}", "made", "outside");
+	assert_non_null(outside);
+
+	a = vc_json_arena_begin();
+	assert_non_null(a);
+	assert_null(vc_json_arena_begin());
+	arr = json_array();
+	assert_non_null(arr);
+	for (i = 0; i < 100000; i++)
+		assert_int_equal(json_array_append_new(arr, json_pack("{s:i}", "i", (int)i)), 0);
+	assert_int_equal(json_array_size(arr), 100000);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(arr, 99999), "i")),
+			 99999);
+	/* json_dumps' text comes from jansson's allocator: the arena's, freed through jansson. */
+	text = json_dumps(json_array_get(arr, 12345), JSON_COMPACT);
+	assert_string_equal(text, "{\"i\":12345}");
+	json_get_alloc_funcs(NULL, &jfree);
+	jfree(text);
+	json_decref(arr);
+	json_decref(outside);
+	p = vc_json_arena_pause();
+	assert_ptr_equal(p, a);
+	kept = json_pack("{s:s}", "made", "paused");
+	assert_non_null(kept);
+	vc_json_arena_resume(p);
+	reserved = vc_json_arena_end(a);
+	assert_true(reserved >= ((size_t)4 << 20));
+	assert_string_equal(json_string_value(json_object_get(kept, "made")), "paused");
+	json_decref(kept);
+	assert_int_equal(vc_json_arena_end(NULL), 0);
+
+	/* Nothing made: nothing reserved; made while paused: nothing either. */
+	a = vc_json_arena_begin();
+	assert_non_null(a);
+	assert_int_equal(vc_json_arena_end(a), 0);
+	a = vc_json_arena_begin();
+	p = vc_json_arena_pause();
+	kept = json_object();
+	vc_json_arena_resume(p);
+	assert_int_equal(vc_json_arena_end(a), 0);
+	json_decref(kept);
+
+	/* Failure injection: the Nth allocation fails in the arena as outside it. */
+	for (n = 0; n < 4; n++) {
+		a = vc_json_arena_begin();
+		assert_non_null(a);
+		vc_alloc_fail_after(n);
+		o = json_pack("{s:s, s:[i, i]}", "a", "b", "c", 1, 2);
+		vc_alloc_fail_reset();
+		json_decref(o);
+		vc_json_arena_end(a);
+	}
+	a = vc_json_arena_begin();
+	vc_alloc_fail_after(0);
+	assert_null(json_object());
+	vc_alloc_fail_reset();
+	vc_json_arena_end(a);
+	json_set_alloc_funcs(malloc, free);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_set_and_prefix),
 		cmocka_unit_test(test_alloc_failure_injection),
+		cmocka_unit_test(test_json_arena),
 		cmocka_unit_test(test_buf_grow_cap_consume),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_log_levels_and_format),

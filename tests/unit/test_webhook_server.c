@@ -545,7 +545,8 @@ struct fake_kube {
 	int conflicts;	  /* updates to refuse with 409 before accepting */
 	int create_races; /* creates to refuse with AlreadyExists */
 	int fail_code;	  /* when set, every write fails with it */
-	int gets, creates, updates;
+	bool forbid_ns;	  /* a list of Namespaces fails with 403, as under Volcano's RBAC */
+	int gets, creates, updates, lists;
 };
 
 static void fake_init(struct fake_kube *f)
@@ -618,11 +619,41 @@ static int fake_list(void *ctx, const struct vc_gvr *r, const char *ns,
 {
 	struct fake_kube *f = ctx;
 
+	const char *key;
+	json_t *obj, *items;
+
 	(void)ns;
 	(void)opts;
+	if (strcmp(r->resource, "namespaces") == 0) {
+		/* The Namespaces stored under "namespaces/<name>". */
+		pthread_mutex_lock(&f->lock);
+		f->lists++;
+		if (f->forbid_ns) {
+			pthread_mutex_unlock(&f->lock);
+			return vc_error_set(
+				err, VC_EFORBIDDEN,
+				"namespaces is forbidden: User "
+				"\"system:serviceaccount:volcano-system:volcano-admission\" "
+				"cannot list resource \"namespaces\" in API group \"\" at the "
+				"cluster scope");
+		}
+		items = json_array();
+		json_object_foreach (f->objects, key, obj)
+			if (items && strncmp(key, "namespaces/", 11) == 0 &&
+			    json_array_append(items, obj)) {
+				json_decref(items);
+				items = NULL;
+			}
+		*out = items ? json_pack("{s:s, s:{s:s}, s:o}", "kind", "NamespaceList", "metadata",
+					 "resourceVersion", "10", "items", items)
+			     : NULL;
+		pthread_mutex_unlock(&f->lock);
+		return *out ? 0 : VC_ENOMEM;
+	}
 	if (strcmp(r->resource, "queues") != 0)
 		return vc_error_set(err, VC_EINVAL, "unexpected list");
 	pthread_mutex_lock(&f->lock);
+	f->lists++;
 	*out = json_pack("{s:s, s:{s:s}, s:O}", "kind", "QueueList", "metadata", "resourceVersion",
 			 "10", "items", f->queues);
 	pthread_mutex_unlock(&f->lock);
@@ -942,7 +973,7 @@ static void serve(struct served *s, struct webhook_server_opts *o)
 	s->client = vc_kube_new_with_ops(&fake_ops, &s->kube);
 	assert_non_null(s->client);
 	assert_int_equal(webhook_cluster_new(s->client, &s->cluster, &err), 0);
-	assert_int_equal(webhook_cluster_start(s->cluster, &err), 0);
+	assert_int_equal(webhook_cluster_start(s->cluster, true, &err), 0);
 	assert_int_equal(webhook_cluster_wait_synced(s->cluster, 5 * INT64_C(1000000000)), 0);
 	webhook_cluster_state(s->cluster, &s->state);
 	admission_config_init(&s->config);
@@ -1910,16 +1941,21 @@ static void test_cluster_state(void **state)
 	assert_int_equal(json_object_set_new(json_object_get(json_array_get(f.queues, 6), "spec"),
 					     "parent", json_integer(3)),
 			 0);
-	assert_int_equal(json_object_set_new(f.objects, "namespaces/team-a",
-					     json_pack("{s:{s:s}}", "metadata", "name", "team-a")),
-			 0);
+	assert_int_equal(
+		json_object_set_new(f.objects, "namespaces/team-a",
+				    json_pack("{s:{s:s, s:s, s:{s:s}, s:[{s:s}]}}", "metadata",
+					      "name", "team-a", "resourceVersion", "3",
+					      "annotations", "scheduling.volcano.sh/queue-name",
+					      "q1", "managedFields", "manager", "kubectl")),
+		0);
 	k = vc_kube_new_with_ops(&fake_ops, &f);
 	assert_non_null(k);
 	assert_int_equal(webhook_cluster_new(NULL, &c, &err), VC_EINVAL);
 	assert_int_equal(webhook_cluster_new(k, &c, &err), 0);
 	assert_int_equal(webhook_cluster_wait_synced(c, 0), VC_ESHUTDOWN);
-	assert_int_equal(webhook_cluster_start(c, &err), 0);
+	assert_int_equal(webhook_cluster_start(c, true, &err), 0);
 	assert_int_equal(webhook_cluster_wait_synced(c, 5 * INT64_C(1000000000)), 0);
+	assert_true(webhook_cluster_namespaces_cached(c));
 	assert_int_equal(vc_cache_count(webhook_cluster_cache(c)), 7);
 	webhook_cluster_state(c, &st);
 
@@ -1950,16 +1986,97 @@ static void test_cluster_state(void **state)
 	assert_int_equal(json_array_size(out), 0);
 	json_decref(out);
 
-	/* Namespaces through the client. */
+	/*
+	 * Namespaces from the informer's cache (docs/volcano/webhooks.md §10.1), managedFields
+	 * stripped, and no GET per review: the webhook listed Queues once and Namespaces twice (the
+	 * probe of one item, then the informer's list).
+	 */
 	assert_int_equal(st.get_namespace(st.ctx, "team-a", &out, &err), 0);
 	assert_string_equal(vc_json_get_str(json_object_get(out, "metadata"), "name"), "team-a");
+	assert_string_equal(vc_json_get_str(vc_json_path(out, "metadata.annotations"),
+					    "scheduling.volcano.sh/queue-name"),
+			    "q1");
+	assert_null(vc_json_path(out, "metadata.managedFields"));
+	json_decref(out);
+	assert_int_equal(st.get_namespace(st.ctx, "team-a", &out, &err), 0);
+	json_decref(out);
+	vc_error_clear(&err);
+	assert_int_equal(st.get_namespace(st.ctx, "", &out, &err), VC_ENOTFOUND);
+	assert_null(out);
+	assert_int_equal(f.gets, 0);
+	assert_int_equal(f.lists, 3);
+	/* A Namespace the cache has not seen (created moments ago) is read from the server. */
+	assert_int_equal(st.get_namespace(st.ctx, "team-b", &out, &err), VC_ENOTFOUND);
+	assert_string_equal(err.text, "namespaces \"team-b\" not found");
+	assert_null(out);
+	assert_int_equal(f.gets, 1);
+	assert_int_equal(json_object_set_new(f.objects, "namespaces/team-c",
+					     json_pack("{s:{s:s}}", "metadata", "name", "team-c")),
+			 0);
+	assert_int_equal(st.get_namespace(st.ctx, "team-c", &out, &err), 0);
+	assert_string_equal(vc_json_get_str(json_object_get(out, "metadata"), "name"), "team-c");
+	json_decref(out);
+	assert_int_equal(f.gets, 2);
+
+	webhook_cluster_free(c);
+	webhook_cluster_free(NULL);
+	vc_kube_free(k);
+	fake_release(&f);
+}
+
+/*
+ * Under Volcano's own RBAC (no right on namespaces) the Namespace informer is not started: the
+ * webhook still syncs and serves, and each PodGroup mutate GETs its Namespace, as before (the
+ * GET is forbidden there too, and the handler then makes no patch). Without /podgroups/mutate
+ * served, namespaces are not even listed.
+ */
+static void test_cluster_namespaces_forbidden(void **state)
+{
+	struct fake_kube f;
+	struct vc_kube *k;
+	struct webhook_cluster *c;
+	struct admission_state st;
+	struct vc_error err;
+	json_t *out;
+
+	(void)state;
+	fake_init(&f);
+	f.forbid_ns = true;
+	fake_add_queue(&f, "default", NULL, "Open");
+	assert_int_equal(json_object_set_new(f.objects, "namespaces/team-a",
+					     json_pack("{s:{s:s}}", "metadata", "name", "team-a")),
+			 0);
+	k = vc_kube_new_with_ops(&fake_ops, &f);
+	assert_non_null(k);
+	assert_int_equal(webhook_cluster_new(k, &c, &err), 0);
+	assert_int_equal(webhook_cluster_start(c, true, &err), 0);
+	assert_int_equal(webhook_cluster_wait_synced(c, 5 * INT64_C(1000000000)), 0);
+	assert_false(webhook_cluster_namespaces_cached(c));
+	assert_int_equal(vc_cache_count(webhook_cluster_cache(c)), 1);
+	webhook_cluster_state(c, &st);
+	vc_error_clear(&err);
+	assert_int_equal(st.get_namespace(st.ctx, "team-a", &out, &err), 0);
+	assert_string_equal(vc_json_get_str(json_object_get(out, "metadata"), "name"), "team-a");
+	json_decref(out);
+	assert_int_equal(st.get_namespace(st.ctx, "team-a", &out, &err), 0);
 	json_decref(out);
 	assert_int_equal(st.get_namespace(st.ctx, "team-b", &out, &err), VC_ENOTFOUND);
 	assert_string_equal(err.text, "namespaces \"team-b\" not found");
 	assert_null(out);
-
+	assert_int_equal(f.gets, 3);
+	/* One list of Queues, one probe of Namespaces (refused), no informer list. */
+	assert_int_equal(f.lists, 2);
 	webhook_cluster_free(c);
-	webhook_cluster_free(NULL);
+
+	/* /podgroups/mutate not served: Namespaces are neither listed nor cached. */
+	f.forbid_ns = false;
+	f.lists = f.gets = 0;
+	assert_int_equal(webhook_cluster_new(k, &c, &err), 0);
+	assert_int_equal(webhook_cluster_start(c, false, &err), 0);
+	assert_int_equal(webhook_cluster_wait_synced(c, 5 * INT64_C(1000000000)), 0);
+	assert_false(webhook_cluster_namespaces_cached(c));
+	assert_int_equal(f.lists, 1);
+	webhook_cluster_free(c);
 	vc_kube_free(k);
 	fake_release(&f);
 }
@@ -1986,6 +2103,7 @@ int main(void)
 		cmocka_unit_test(test_register),
 		cmocka_unit_test(test_register_alloc_failure),
 		cmocka_unit_test(test_cluster_state),
+		cmocka_unit_test(test_cluster_namespaces_forbidden),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
