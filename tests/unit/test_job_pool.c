@@ -12,21 +12,7 @@
 
 #include "job_internal.h"
 #include "vc_alloc.h"
-
-/* The process's thread count, from /proc/self/status. */
-static int threads_now(void)
-{
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
+#include "support/threads.h"
 
 static void nap_ms(long ms)
 {
@@ -87,18 +73,6 @@ static void test_every_call_once(void **state)
 	job_pool_free(p);
 }
 
-/* Wait up to 10 s for the thread count to come down to want. */
-static int settle(int want)
-{
-	int k, n = threads_now();
-
-	for (k = 0; k < 200 && n != want; k++) {
-		nap_ms(50);
-		n = threads_now();
-	}
-	return n;
-}
-
 static void test_idle_threads_end(void **state)
 {
 	int before = threads_now();
@@ -108,7 +82,7 @@ static void test_idle_threads_end(void **state)
 	assert_non_null(p);
 	run_batch(p, 8, 8);
 	/* Idle threads end: none is left a while after the batch. */
-	assert_int_equal(settle(before), before);
+	assert_int_equal(threads_settle(before), before);
 	/* and come back for the next batch. */
 	run_batch(p, 8, 8);
 	job_pool_free(p);

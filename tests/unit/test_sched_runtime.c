@@ -22,6 +22,7 @@
 #include "scheduler/sched_framework.h"
 #include "scheduler/sched_runtime_internal.h"
 #include "support/fake_api.h"
+#include "support/threads.h"
 #include "vc_alloc.h"
 #include "vc_cache.h"
 #include "vc_events.h"
@@ -3242,33 +3243,6 @@ static void test_bind_not_behind_pod_conditions(void **state)
 	(void)sched_runtime_drain(rt);
 	assert_int_equal(pod_status_patches(buf, sizeof(buf)), 7);
 	srt_pool_stop(rt);
-}
-
-/* The process's thread count, from /proc/self/status. */
-static int threads_now(void)
-{
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
-/* Wait up to 10 s (twice SRT_WORKER_IDLE_NS and more) for the thread count to be want. */
-static int threads_settle(int want)
-{
-	int k, n = threads_now();
-
-	for (k = 0; k < 200 && n != want; k++) {
-		usleep(50 * 1000);
-		n = threads_now();
-	}
-	return n;
 }
 
 /*
