@@ -19,7 +19,11 @@
  *                 [--qps Q] [--burst B]
  *       List the namespace's unbound pods and POST pods/<name>/binding for each, round robin
  *       over NP-0 … NP-(M-1), with T threads and a client-side limit of Q qps / burst B: what
- *       any scheduler's binder can at best achieve against this server.
+ *       any scheduler's binder can at best achieve against this server. With --follow N:
+ *       list the unbound pods, print "following ..." (the caller may start creating now), then
+ *       watch the namespace and POST the binding of each unbound pod as soon as its ADDED event
+ *       arrives (the same threads, round robin and limit); exit after N binds, or after
+ *       --timeout-seconds (non-zero). No decisions: the best any scheduler can do for a stream.
  *
  * Every mode prints one line of results on stdout and exits non-zero when a request failed.
  */
@@ -52,6 +56,7 @@ struct config {
 	double qps;
 	int burst;
 	double rate;
+	int follow;
 };
 
 #define F(name, type, def, min, max, field, help)                               \
@@ -78,6 +83,8 @@ static const struct vc_flag flags[] = {
 	F("qps", VC_FLAG_DOUBLE, "2000", 0, 1e6, qps, "client-side limit, 0: none (bind)"),
 	F("burst", VC_FLAG_INT, "2000", 1, 1000000, burst, "client-side burst (bind)"),
 	F("rate", VC_FLAG_DOUBLE, "0", 0, 1e6, rate, "pods/s, 0: as fast as possible (create)"),
+	F("follow", VC_FLAG_INT, "0", 0, 1000000, follow,
+	  "bind the pods the watch sees ADDED, exit after this many; 0: list once (bind)"),
 };
 #undef F
 
@@ -91,14 +98,22 @@ struct shared {
 	char **names; /* bind: the pods to bind */
 	int phase;    /* create: 0 PodGroups, 1 pods */
 	int64_t t0;   /* create: monotonic start of the pods (pacing) */
+	/* bind --follow: names[0 .. avail) have been seen; done: no more will come */
+	bool follow;
+	int avail;
+	bool done;
+	pthread_cond_t more;
 };
 
+/* The next work item, or -1. With follow, waits until the watch has seen the item. */
 static int take(struct shared *sh)
 {
 	int i;
 
 	pthread_mutex_lock(&sh->lock);
-	i = sh->next < sh->total ? sh->next++ : -1;
+	while (sh->follow && sh->next < sh->total && sh->next >= sh->avail && !sh->done)
+		pthread_cond_wait(&sh->more, &sh->lock);
+	i = sh->next < sh->total && (!sh->follow || sh->next < sh->avail) ? sh->next++ : -1;
 	pthread_mutex_unlock(&sh->lock);
 	return i;
 }
@@ -278,6 +293,7 @@ struct watch_state {
 	char rv[64];
 	volatile int stop;
 	int64_t deadline_ns; /* monotonic */
+	struct shared *sh;   /* bind --follow: where the unbound pods go */
 };
 
 /* Index i of a pod named <prefix>-<i>, or -1. */
@@ -500,6 +516,144 @@ static int do_bind(struct shared *sh)
 	return sh->failed ? 1 : 0;
 }
 
+/* ---- bind --follow ------------------------------------------------------------------------ */
+
+/* Queue the unbound pod for the binders (once); whether all cfg->follow are queued. */
+static bool follow_pod(struct shared *sh, const json_t *pod)
+{
+	const char *name = pod_name(pod);
+	bool full;
+	int k;
+
+	pthread_mutex_lock(&sh->lock);
+	if (name && !pod_bound(pod) && sh->avail < sh->total) {
+		for (k = 0; k < sh->avail && strcmp(sh->names[k], name) != 0; k++)
+			;
+		if (k == sh->avail && (sh->names[sh->avail] = vc_strdup(name)) != NULL) {
+			sh->avail++;
+			pthread_cond_broadcast(&sh->more);
+		}
+	}
+	full = sh->avail >= sh->total;
+	pthread_mutex_unlock(&sh->lock);
+	return full;
+}
+
+static int on_follow_event(void *ctx, enum vc_watch_event_type type, json_t *obj)
+{
+	struct watch_state *ws = ctx;
+	const char *rv = json_string_value(
+		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+
+	if (type == VC_WATCH_ERROR)
+		return VC_EGONE; /* relist */
+	if (rv)
+		snprintf(ws->rv, sizeof(ws->rv), "%s", rv);
+	return type == VC_WATCH_ADDED && follow_pod(ws->sh, obj) ? 1 : 0;
+}
+
+/* (Re)list the unbound pods, queue them and take the list's resourceVersion. */
+static int follow_relist(struct watch_state *ws)
+{
+	json_t *list = list_pods(ws->sh, "spec.nodeName="), *items;
+	const char *rv;
+	size_t k;
+
+	if (!list)
+		return -1;
+	items = json_object_get(list, "items");
+	for (k = 0; k < json_array_size(items); k++)
+		follow_pod(ws->sh, json_array_get(items, k));
+	rv = json_string_value(
+		json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
+	snprintf(ws->rv, sizeof(ws->rv), "%s", rv ? rv : "");
+	json_decref(list);
+	return 0;
+}
+
+/* The watch that feeds the binders (a thread). */
+static void *follower(void *arg)
+{
+	struct watch_state *ws = arg;
+	struct shared *sh = ws->sh;
+	struct vc_error err;
+	int rc;
+
+	while (!ws->stop) {
+		struct vc_watch_opts wo = { .resource_version = ws->rv, .allow_bookmarks = true };
+
+		pthread_mutex_lock(&sh->lock);
+		rc = sh->avail >= sh->total;
+		pthread_mutex_unlock(&sh->lock);
+		if (rc)
+			break;
+		vc_error_clear(&err);
+		rc = vc_kube_watch(sh->kube, &vc_gvr_pods, sh->cfg->ns, &wo, on_follow_event, ws,
+				   &ws->stop, &err);
+		if (rc == 1 || rc == VC_ESHUTDOWN)
+			break;
+		if (rc == VC_EGONE) {
+			if (follow_relist(ws))
+				break;
+		} else if (rc) {
+			fprintf(stderr, "bind_raw: watch: %s (retrying)\n", err.text);
+			sleep(1);
+		}
+	}
+	pthread_mutex_lock(&sh->lock);
+	sh->done = true;
+	pthread_cond_broadcast(&sh->more);
+	pthread_mutex_unlock(&sh->lock);
+	return NULL;
+}
+
+static int do_follow(struct shared *sh)
+{
+	const struct config *cfg = sh->cfg;
+	struct watch_state ws = { .cfg = cfg, .sh = sh };
+	pthread_t timer, watcher;
+	bool timed_out, watching;
+	double secs;
+	int i;
+
+	sh->names = vc_calloc((size_t)cfg->follow, sizeof(char *));
+	if (!sh->names)
+		return 1;
+	sh->follow = true;
+	sh->total = cfg->follow;
+	pthread_cond_init(&sh->more, NULL);
+	if (follow_relist(&ws)) {
+		vc_free(sh->names);
+		return 1;
+	}
+	printf("following namespace %s from resourceVersion %s: %d of %d pods unbound\n", cfg->ns,
+	       ws.rv, sh->avail, cfg->follow);
+	fflush(stdout);
+	ws.deadline_ns = vc_time_mono_ns() + (int64_t)cfg->timeout_s * 1000000000;
+	if (pthread_create(&timer, NULL, watch_timer, &ws)) {
+		vc_free(sh->names);
+		return 1;
+	}
+	watching = pthread_create(&watcher, NULL, follower, &ws) == 0;
+	if (!watching)
+		sh->done = true;
+	secs = run_threads(sh, binder);
+	if (watching)
+		pthread_join(watcher, NULL);
+	timed_out = sh->next < sh->total;
+	ws.stop = 1;
+	pthread_join(timer, NULL);
+	printf("bound %d pods in %.3f s (%.0f pods/s) with %d threads (qps %.0f, burst %d) "
+	       "following the watch, timeout=%d, %d failed\n",
+	       sh->next, secs, secs > 0 ? sh->next / secs : 0.0, cfg->threads, cfg->qps, cfg->burst,
+	       timed_out, sh->failed);
+	for (i = 0; i < sh->avail; i++)
+		vc_free(sh->names[i]);
+	vc_free(sh->names);
+	pthread_cond_destroy(&sh->more);
+	return sh->failed || timed_out ? 1 : 0;
+}
+
 /* ---- main --------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -544,6 +698,8 @@ int main(int argc, char **argv)
 		rc = do_create(&sh);
 	else if (vc_str_eq(mode, "watch"))
 		rc = do_watch(&sh);
+	else if (cfg.follow > 0)
+		rc = do_follow(&sh);
 	else
 		rc = do_bind(&sh);
 	vc_kube_free(sh.kube);
