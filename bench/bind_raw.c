@@ -328,16 +328,25 @@ static void note_pod(struct watch_state *ws, const json_t *pod, double t, bool a
 	ws->last = t;
 }
 
-static int on_event(void *ctx, enum vc_watch_event_type type, json_t *obj)
+/* What both watches do first with an event: an error relists (false), else its version is kept. */
+static bool watch_note_rv(struct watch_state *ws, enum vc_watch_event_type type, const json_t *obj)
 {
-	struct watch_state *ws = ctx;
 	const char *rv = json_string_value(
 		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
 
 	if (type == VC_WATCH_ERROR)
-		return VC_EGONE; /* relist */
+		return false;
 	if (rv)
 		snprintf(ws->rv, sizeof(ws->rv), "%s", rv);
+	return true;
+}
+
+static int on_event(void *ctx, enum vc_watch_event_type type, json_t *obj)
+{
+	struct watch_state *ws = ctx;
+
+	if (!watch_note_rv(ws, type, obj))
+		return VC_EGONE; /* relist */
 	if (type == VC_WATCH_ADDED || type == VC_WATCH_MODIFIED)
 		note_pod(ws, obj, now_s(), type == VC_WATCH_ADDED);
 	return ws->nbound >= ws->cfg->count ? 1 : 0;
@@ -542,13 +551,9 @@ static bool follow_pod(struct shared *sh, const json_t *pod)
 static int on_follow_event(void *ctx, enum vc_watch_event_type type, json_t *obj)
 {
 	struct watch_state *ws = ctx;
-	const char *rv = json_string_value(
-		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
 
-	if (type == VC_WATCH_ERROR)
+	if (!watch_note_rv(ws, type, obj))
 		return VC_EGONE; /* relist */
-	if (rv)
-		snprintf(ws->rv, sizeof(ws->rv), "%s", rv);
 	return type == VC_WATCH_ADDED && follow_pod(ws->sh, obj) ? 1 : 0;
 }
 
