@@ -79,6 +79,11 @@ image-programs: $(BUILD)/vc-controller $(BUILD)/vc-webhook $(BUILD)/vcctl $(VCCT
 deps:
 	@scripts/deps.sh
 
+# The pkg-config packages the programs link: the bench scripts that build their own tools ask here.
+.PHONY: print-pkgs
+print-pkgs:
+	@echo $(PKGS)
+
 help:
 	@echo "make            build everything into build/ (installs missing Debian packages first)"
 	@echo "make test       build, run every unit test and every end-to-end test"

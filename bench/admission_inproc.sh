@@ -17,7 +17,7 @@ for s in admission jobs jobs_gotypes jobs_podtemplate podgroups pods queues; do
 done
 make --no-print-directory -j"$(nproc)" build/libcaldera.a "${HOOK_OBJS[@]}" >/dev/null
 mkdir -p build/bench
-PKGS=(libmicrohttpd jansson yaml-0.1 libcurl openssl)
+read -r -a PKGS <<<"$(make -s --no-print-directory print-pkgs)" # the Makefile's list
 # shellcheck disable=SC2046 # pkg-config prints several words
 cc -std=c11 -O2 -g -D_GNU_SOURCE -Icommon -Iwebhook -Wall -Wextra -Werror \
 	$(pkg-config --cflags "${PKGS[@]}") bench/admission_inproc.c "${HOOK_OBJS[@]}" \

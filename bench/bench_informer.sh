@@ -40,7 +40,7 @@ WORK=build/bench/informer
 BIN=build/bench/bench_informer
 mkdir -p "$WORK"
 [ -f "$LIB" ] || { echo "bench: $LIB is missing: run make build (or set BENCH_LIB)" >&2; exit 1; }
-PKGS=(libmicrohttpd jansson yaml-0.1 libcurl openssl)
+read -r -a PKGS <<<"$(make -s --no-print-directory print-pkgs)" # the Makefile's list
 # shellcheck disable=SC2046 # pkg-config prints several words
 cc -std=c11 -O2 -g -D_GNU_SOURCE -Icommon -Wall -Wextra -Werror \
 	$(pkg-config --cflags "${PKGS[@]}") bench/bench_informer.c "$LIB" \

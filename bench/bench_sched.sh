@@ -41,7 +41,8 @@ build() { # build DIR [OPT]: objects through the Makefile's rules, then one link
 	local mk=(make --no-print-directory -j"$(nproc)" BUILD="$dir" CTRL_SRC="${SRCS[*]}" HOOK_SRC= SIM_SRC= VCCTL_SRC=)
 	[ -z "$opt" ] || mk+=(OPT="$opt")
 	"${mk[@]}" "$dir/libcaldera.a" "${objs[@]}" "$dir/obj/bench/bench_sched.o" >/dev/null
-	local PKGS=(libmicrohttpd jansson yaml-0.1 libcurl openssl)
+	local PKGS
+	read -r -a PKGS <<<"$(make -s --no-print-directory print-pkgs)" # the Makefile's list
 	# shellcheck disable=SC2046 # pkg-config prints several words
 	cc ${opt:+-pg} "$dir/obj/bench/bench_sched.o" "${objs[@]}" "$dir/libcaldera.a" \
 		$(pkg-config --libs "${PKGS[@]}") -lpthread -lm -o "$dir/bench_sched"

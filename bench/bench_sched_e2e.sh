@@ -114,7 +114,7 @@ if [ "$ONLY" != deadlock ] && [[ " $VARIANTS " == *" volcano "* ]]; then
 		exit 1
 	fi
 fi
-PKGS=(libmicrohttpd jansson yaml-0.1 libcurl openssl)
+read -r -a PKGS <<<"$(make -s --no-print-directory print-pkgs)" # the Makefile's list
 # shellcheck disable=SC2046 # pkg-config prints several words
 cc -std=c11 -O2 -g -D_GNU_SOURCE -Icommon -Wall -Wextra -Werror \
 	$(pkg-config --cflags "${PKGS[@]}") bench/bind_raw.c "$LIB" \
