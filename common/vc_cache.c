@@ -102,7 +102,7 @@ json_t *vc_cache_entry_load(const struct entry *e)
 	int rc;
 
 	if (!e->raw_len)
-		return json_loadb(ent_data(e), e->len, UNPACK_FLAGS, &err);
+		return vc_json_loadb(ent_data(e), e->len, UNPACK_FLAGS, &err);
 	/* Only serializations that fit the scratch buffer are deflated (vc_cache_entry_new). */
 	rc = vc_cache_pack_inflate(ent_data(e), e->len, raw, e->raw_len);
 	if (rc) {
@@ -110,7 +110,7 @@ json_t *vc_cache_entry_load(const struct entry *e)
 			VC_ERROR("cannot inflate cached object", "key=%s", e->key);
 		return NULL;
 	}
-	return json_loadb(raw, e->raw_len, UNPACK_FLAGS, &err);
+	return vc_json_loadb(raw, e->raw_len, UNPACK_FLAGS, &err);
 }
 
 static void json_free_str(char *s)

@@ -53,30 +53,8 @@ static int cmp_part(const void *a, const void *b)
 static int add_rune(struct vc_buf *b, int32_t r)
 {
 	char tmp[4];
-	size_t n;
 
-	if (r < 0)
-		r = 0xFFFD;
-	if (r < 0x80) {
-		tmp[0] = (char)r;
-		n = 1;
-	} else if (r < 0x800) {
-		tmp[0] = (char)(0xC0 | (r >> 6));
-		tmp[1] = (char)(0x80 | (r & 0x3F));
-		n = 2;
-	} else if (r < 0x10000) {
-		tmp[0] = (char)(0xE0 | (r >> 12));
-		tmp[1] = (char)(0x80 | ((r >> 6) & 0x3F));
-		tmp[2] = (char)(0x80 | (r & 0x3F));
-		n = 3;
-	} else {
-		tmp[0] = (char)(0xF0 | (r >> 18));
-		tmp[1] = (char)(0x80 | ((r >> 12) & 0x3F));
-		tmp[2] = (char)(0x80 | ((r >> 6) & 0x3F));
-		tmp[3] = (char)(0x80 | (r & 0x3F));
-		n = 4;
-	}
-	return vc_buf_add(b, tmp, n);
+	return vc_buf_add(b, tmp, vc_utf8_encode(r, tmp));
 }
 
 /*

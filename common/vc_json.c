@@ -28,7 +28,7 @@ int vc_json_parse_flags(const char *buf, size_t len, size_t cap, unsigned flags,
 				    cap);
 	if (flags & VC_JSON_PARSE_ANY)
 		jflags |= JSON_DECODE_ANY;
-	v = json_loadb(buf ? buf : "", len, jflags, &jerr);
+	v = vc_json_loadb(buf ? buf : "", len, jflags, &jerr);
 	if (!v) {
 		/* jansson leaves the text empty when it fails before reading (an allocation). */
 		if (json_error_code(&jerr) == json_error_out_of_memory || jerr.text[0] == '\0')

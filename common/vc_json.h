@@ -45,6 +45,22 @@
 int vc_json_parse(const char *buf, size_t len, size_t cap, json_t **out,
 		  struct vc_error *err) VC_WARN_UNUSED;
 
+/*
+ * json_loadb() with the same result, faster (common/vc_json_load.c): the same tree for the same
+ * bytes, and for input jansson refuses its own error (the bytes are then parsed again by
+ * json_loadb, so error, message and position are jansson's). flags as json_loadb's; the fast
+ * path takes JSON_REJECT_DUPLICATES, JSON_DECODE_ANY and JSON_ALLOW_NUL, any other flag leaves
+ * the whole parse to jansson. Parse untrusted bodies with vc_json_parse(), which also caps them.
+ */
+json_t *vc_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *error);
+
+/*
+ * vc_json_loadb()'s own parser alone: the tree json_loadb() would give, or NULL for input jansson
+ * refuses, for any flag outside the three above, and when memory runs out. For the tests, which
+ * hold it to jansson's verdicts and trees.
+ */
+json_t *vc_json_loadb_fast(const char *buf, size_t len, size_t flags);
+
 /* As vc_json_parse(), with flags: VC_JSON_PARSE_ANY also accepts a scalar at the top level. */
 int vc_json_parse_flags(const char *buf, size_t len, size_t cap, unsigned flags, json_t **out,
 			struct vc_error *err) VC_WARN_UNUSED;

@@ -556,6 +556,32 @@ bool vc_utf8_valid(const char *s, size_t n)
 	return true;
 }
 
+size_t vc_utf8_encode(int32_t r, char *out)
+{
+	if (r < 0 || r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF))
+		r = 0xFFFD;
+	if (r < 0x80) {
+		out[0] = (char)r;
+		return 1;
+	}
+	if (r < 0x800) {
+		out[0] = (char)(0xC0 | (r >> 6));
+		out[1] = (char)(0x80 | (r & 0x3F));
+		return 2;
+	}
+	if (r < 0x10000) {
+		out[0] = (char)(0xE0 | (r >> 12));
+		out[1] = (char)(0x80 | ((r >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (r & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (r >> 18));
+	out[1] = (char)(0x80 | ((r >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((r >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (r & 0x3F));
+	return 4;
+}
+
 static bool rune_is_print(int32_t r)
 {
 	size_t lo = 0, hi = VC_ARRAY_SIZE(print_ranges);

@@ -100,6 +100,12 @@ int32_t vc_utf8_decode(const char *s, size_t n, size_t *width);
 bool vc_utf8_valid(const char *s, size_t n);
 
 /*
+ * Write the UTF-8 encoding of rune r to out (room for 4 bytes) and return its length (1-4). As
+ * Go's utf8.EncodeRune, a negative rune, a surrogate or one past U+10FFFF is written as U+FFFD.
+ */
+size_t vc_utf8_encode(int32_t r, char *out);
+
+/*
  * Append Go's encoding/json.Marshal of a JSON value (borrowed; NULL prints "null") to out:
  * compact, strings escaped as Go does (<, > and & as \u003c \u003e \u0026, U+2028/U+2029 escaped,
  * invalid UTF-8 as \ufffd), reals in Go's shortest form, and object keys sorted, as Go marshals a

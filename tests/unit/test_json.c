@@ -662,10 +662,229 @@ static int setup(void **state)
 	return 0;
 }
 
+/* ---- vc_json_loadb: jansson's verdicts and trees from its own parser ----------------------- */
+
+struct load_case {
+	const char *text;
+	size_t len;
+};
+
+/* Inputs with a NUL byte inside, so with their length. */
+static const struct load_case load_nul_cases[] = {
+	{ "[\"a\0b\"]", 7 },
+	{ "[1]\0", 4 },
+};
+
+static const char *const load_cases[] = {
+	"{}",
+	"[]",
+	" \t\r\n{ \"a\" : [ 1 , 2 ] } \n",
+	k8s_job,
+	"{\"a\":1,\"a\":2}",
+	"{\"a\":{\"b\":1},\"c\":{\"b\":2}}",
+	"[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]",
+	"[\"\\u0041\\u00e9\\u20AC\\ud83d\\ude00\"]",
+	"[\"\\ud83d\"]",
+	"[\"\\ude00\"]",
+	"[\"\\ud83d\\u0041\"]",
+	"[\"\\ud83dx\"]",
+	"[\"\\u00\"]",
+	"[\"\\u00g0\"]",
+	"[\"\\x\"]",
+	"[\"\\\"]",
+	"[\"\\u0000\"]",
+	"{\"\\u0000\":1}",
+	"{\"a\\u0000b\":1}",
+	"[\"a\\u0000b\"]",
+	"[\"a\nb\"]",
+	"[\"a\tb\"]",
+	"[\"\x1f\"]",
+	"[\"\x7f\"]",
+	"[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]",
+	"[\"\xc0\x80\"]",
+	"[\"\xc3\"]",
+	"[\"\xed\xa0\x80\"]",
+	"[\"\xf4\x90\x80\x80\"]",
+	"[\"\xf5\x80\x80\x80\"]",
+	"[\"\x80\"]",
+	"{\"\xc3\xa9\":\"\xe2\x82\"}",
+	"[\xc3\xa9]",
+	"[0,-0,1,-1,123456789]",
+	"[9223372036854775807]",
+	"[-9223372036854775808]",
+	"[9223372036854775808]",
+	"[-9223372036854775809]",
+	"[99999999999999999999999]",
+	"[0.5,-0.0,1e3,1E-3,2.5e+10,1e308]",
+	"[1e309]",
+	"[-1e309]",
+	"[1e-400]",
+	"[01]",
+	"[1.]",
+	"[.5]",
+	"[1e]",
+	"[1e+]",
+	"[-]",
+	"[-a]",
+	"[+1]",
+	"[0x10]",
+	"[1.5.2]",
+	"[0.1000000000000000000000000000000000000000000000000000000000000000000000000001]",
+	"[true,false,null]",
+	"[tru]",
+	"[truex]",
+	"[nul]",
+	"[True]",
+	"[truefalse]",
+	"[1,]",
+	"[,1]",
+	"{\"a\":1,}",
+	"{\"a\" 1}",
+	"{a:1}",
+	"{\"a\":}",
+	"{\"a\"}",
+	"[1 2]",
+	"[1",
+	"{\"a\":1",
+	"[\"abc",
+	"[]]",
+	"[] x",
+	"",
+	"   ",
+	"1",
+	"\"s\"",
+	"true",
+	" null ",
+	"-1.5",
+	"[\"\\u00e9\",\"\\u00E9\"]",
+	"{\"k\\\"ey\":\"v\",\"k\\u00e9\":[{}]}",
+};
+
+static const size_t load_flags[] = {
+	0,
+	JSON_REJECT_DUPLICATES,
+	JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+	JSON_ALLOW_NUL,
+	JSON_DECODE_ANY | JSON_ALLOW_NUL,
+};
+
+/* Both NULL, or the same tree: equal, same member order, same number types. Releases both. */
+static void assert_same_tree(json_t *want, json_t *got, const char *text)
+{
+	char *dw, *dg;
+
+	if (!want || !got) {
+		if (!want != !got)
+			fail_msg("%s: jansson %s, vc_json %s", text, want ? "parses" : "refuses",
+				 got ? "parses" : "refuses");
+		json_decref(want);
+		json_decref(got);
+		return;
+	}
+	assert_true(json_equal(want, got));
+	dw = json_dumps(want, JSON_COMPACT | JSON_ENCODE_ANY);
+	dg = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+	assert_non_null(dw);
+	assert_non_null(dg);
+	assert_string_equal(dg, dw);
+	free(dw);
+	free(dg);
+	json_decref(want);
+	json_decref(got);
+}
+
+static void test_loadb_same_as_jansson(void **state)
+{
+	size_t taken = 0, refused = 0;
+
+	(void)state;
+	size_t nplain = sizeof(load_cases) / sizeof(load_cases[0]);
+	size_t nnul = sizeof(load_nul_cases) / sizeof(load_nul_cases[0]);
+
+	for (size_t i = 0; i < nplain + nnul; i++) {
+		const char *t = i < nplain ? load_cases[i] : load_nul_cases[i - nplain].text;
+		size_t len = i < nplain ? strlen(t) : load_nul_cases[i - nplain].len;
+
+		for (size_t f = 0; f < sizeof(load_flags) / sizeof(load_flags[0]); f++) {
+			json_error_t ej, ev;
+			json_t *j = json_loadb(t, len, load_flags[f], &ej);
+			json_t *v = vc_json_loadb(t, len, load_flags[f], &ev);
+			json_t *fast = vc_json_loadb_fast(t, len, load_flags[f]);
+
+			if (!j) {
+				refused++;
+				assert_null(v);
+				assert_string_equal(ev.text, ej.text);
+				assert_int_equal(ev.position, ej.position);
+				assert_int_equal(ev.line, ej.line);
+				assert_int_equal(ev.column, ej.column);
+			} else {
+				taken++;
+			}
+			/* The fast path itself takes exactly what jansson takes. */
+			assert_same_tree(j ? json_deep_copy(j) : NULL, fast, t);
+			assert_same_tree(j, v, t);
+		}
+	}
+	/* Both kinds are exercised. */
+	assert_true(taken > 100);
+	assert_true(refused > 200);
+}
+
+/* jansson's depth limit counts every value: 2048 nested arrays parse, 2049 do not. */
+static void test_loadb_depth(void **state)
+{
+	char buf[2 * 2049 + 1];
+
+	(void)state;
+	for (size_t depth = 2047; depth <= 2049; depth++) {
+		json_t *j, *fast;
+
+		memset(buf, '[', depth);
+		memset(buf + depth, ']', depth);
+		j = json_loadb(buf, 2 * depth, 0, NULL);
+		fast = vc_json_loadb_fast(buf, 2 * depth, 0);
+		assert_int_equal(!!j, depth <= 2048);
+		assert_same_tree(j, fast, "deep");
+	}
+	/* A scalar counts as one more level. */
+	memset(buf, '[', 2048);
+	buf[2048] = '1';
+	memset(buf + 2049, ']', 2048);
+	assert_null(json_loadb(buf, 4097, 0, NULL));
+	assert_null(vc_json_loadb_fast(buf, 4097, 0));
+}
+
+/* Strings with escapes are unescaped in a scratch buffer: keys stay right across values. */
+static void test_loadb_escaped_keys_and_values(void **state)
+{
+	const char *t = "{\"k\\u00e91\":{\"k\\n2\":\"v\\t2\",\"x\":[\"\\\"\",\"\\\\\"]},"
+			"\"k\\/3\":\"v\\r3\"}";
+	json_t *v = vc_json_loadb_fast(t, strlen(t), JSON_REJECT_DUPLICATES);
+
+	(void)state;
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(v, "k\xc3\xa9"
+										 "1"),
+							      "k\n2")),
+			    "v\t2");
+	assert_string_equal(json_string_value(json_object_get(v, "k/3")), "v\r3");
+	assert_string_equal(
+		json_string_value(json_array_get(json_object_get(json_object_get(v, "k\xc3\xa9"
+										    "1"),
+								 "x"),
+						 1)),
+		"\\");
+	json_decref(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_object_and_array),
+		cmocka_unit_test(test_loadb_same_as_jansson),
+		cmocka_unit_test(test_loadb_depth),
+		cmocka_unit_test(test_loadb_escaped_keys_and_values),
 		cmocka_unit_test(test_parse_rejects_scalar_top_level),
 		cmocka_unit_test(test_parse_cap),
 		cmocka_unit_test(test_parse_duplicate_keys),
