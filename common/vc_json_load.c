@@ -434,6 +434,13 @@ static json_t *parse_value(struct lp *lp)
 			v = parse_number(lp);
 		break;
 	}
+	/*
+	 * jansson's quirk, kept: its lexer reads the byte after a number or a literal and puts it
+	 * back; a NUL byte put back reads as "nothing buffered", so it is skipped ("[1\0]" is [1]).
+	 */
+	if (v && !json_is_object(v) && !json_is_array(v) && !json_is_string(v) && lp->p < lp->end &&
+	    *lp->p == '\0')
+		lp->p++;
 	lp->depth--;
 	return v;
 }

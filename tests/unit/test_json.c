@@ -671,8 +671,9 @@ struct load_case {
 
 /* Inputs with a NUL byte inside, so with their length. */
 static const struct load_case load_nul_cases[] = {
-	{ "[\"a\0b\"]", 7 },
-	{ "[1]\0", 4 },
+	{ "0\0", 2 },	  { "[1\0]", 4 },      { "[true\0,null\0]", 13 },
+	{ "[1\0\0]", 5 }, { "[\"a\"\0]", 6 },  { "{\"a\":1.5e3\0}", 12 },
+	{ "[-\0]", 4 },	  { "[\"a\0b\"]", 7 }, { "[1]\0", 4 },
 };
 
 static const char *const load_cases[] = {
