@@ -249,8 +249,8 @@ int main(int argc, char **argv)
 				if (!rc)
 					rc = vc_buf_adds(&b, "]}");
 			} else {
-				rc = add_job_review(&b,
-						    i == 2 ? (size_t)100 << 10 : (size_t)3 << 20);
+				rc = add_job_review(&b, i == 2 ? (size_t)100 << 10
+							       : ((size_t)3 << 20) - 4096);
 			}
 			docs[ndocs].name = names[i];
 			docs[ndocs].len = b.len;

@@ -209,7 +209,7 @@ static int parse_string(struct lp *lp, const char **s, size_t *n, bool *has_nul)
 static json_t *parse_number(struct lp *lp)
 {
 	const unsigned char *start = lp->p, *p = start, *end = lp->end;
-	bool neg = false;
+	bool neg = false, big = false;
 	uint64_t v = 0;
 
 	if (*p == '-') {
@@ -224,14 +224,13 @@ static json_t *parse_number(struct lp *lp)
 			return NULL;
 	} else if (*p >= '1' && *p <= '9') {
 		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			unsigned d = *p - '0';
-
-			/* Past 2^63 either way is jansson's "too big integer": let it say so. */
-			if (v > (UINT64_C(1) << 63) / 10)
-				return NULL;
-			v = v * 10 + d;
+			/* Past 2^63 either way: a real's digits, or jansson's "too big integer". */
+			if (big || v > (UINT64_C(1) << 63) / 10)
+				big = true;
+			else
+				v = v * 10 + (unsigned)(*p - '0');
 			if (v > (UINT64_C(1) << 63))
-				return NULL;
+				big = true;
 		}
 	} else {
 		return NULL;
@@ -274,7 +273,7 @@ static json_t *parse_number(struct lp *lp)
 		lp->p = p;
 		return json_real(d);
 	}
-	if (!neg && v > (uint64_t)INT64_MAX)
+	if (big || (!neg && v > (uint64_t)INT64_MAX))
 		return NULL;
 	lp->p = p;
 	if (neg)
