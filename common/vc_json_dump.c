@@ -207,6 +207,8 @@ static int dump_object_sorted(struct dumper *d, const json_t *v, const struct pa
 	void *it;
 	int rc = 0;
 
+	if (!n)
+		return 0;
 	if (n > d->cap - base) {
 		size_t cap = d->cap ? d->cap : 64;
 		struct sort_key *keys;
@@ -227,7 +229,8 @@ static int dump_object_sorted(struct dumper *d, const json_t *v, const struct pa
 	}
 	n = i;
 	d->nkeys = base + n;
-	qsort(d->keys + base, n, sizeof(*d->keys), compare_keys);
+	if (n > 1)
+		qsort(d->keys + base, n, sizeof(*d->keys), compare_keys);
 	/* d->keys may move while a member's value is written: index it afresh each time. */
 	for (i = 0; i < n && !rc; i++) {
 		if (i)
