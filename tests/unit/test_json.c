@@ -804,7 +804,7 @@ static void test_dump_invalid_utf8(void **state)
 		check_string_everywhere(bad[i], strlen(bad[i]));
 	}
 	obj = json_object();
-	assert_int_equal(json_object_setn_nocheck(obj, "a\nb\x80", 4, json_integer(7)), 0);
+	assert_int_equal(json_object_setn_new_nocheck(obj, "a\nb\x80", 4, json_integer(7)), 0);
 	check_dump_is(obj, "{\"a\\n:7}");
 	json_decref(obj);
 }
@@ -815,7 +815,7 @@ static void test_dump_embedded_nul(void **state)
 
 	(void)state;
 	check_dump_is(v, "\"a\\u0000b\"");
-	assert_int_equal(json_object_setn(obj, "k\0ey", 4, json_incref(v)), 0);
+	assert_int_equal(json_object_setn_new(obj, "k\0ey", 4, json_incref(v)), 0);
 	assert_int_equal(json_object_setn(obj, "k", 1, json_false()), 0);
 	check_dump_is(obj, "{\"k\":false,\"k\\u0000ey\":\"a\\u0000b\"}");
 	check_dump(obj, DUMP_ANY);
@@ -853,8 +853,8 @@ static void test_dump_sort_order(void **state)
 
 	(void)state;
 	for (i = 0; i < VC_ARRAY_SIZE(keys); i++)
-		assert_int_equal(json_object_setn(obj, keys[i].key, keys[i].len,
-						  json_integer((json_int_t)i)),
+		assert_int_equal(json_object_setn_new(obj, keys[i].key, keys[i].len,
+						      json_integer((json_int_t)i)),
 				 0);
 	/* by bytes, a prefix first: "a" < "a\0" < "a\0b" < "aa" < "ab" */
 	check_dump_is(obj, "{\"\":4,\"\\u0000\":5,\"B\":7,\"a\":3,\"a\\u0000\":8,\"a\\u0000b\":2,"
