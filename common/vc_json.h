@@ -166,8 +166,10 @@ char *vc_json_dumps_sorted(const json_t *v) VC_WARN_UNUSED;
  * scalar without JSON_ENCODE_ANY, a string (not a key) that is not valid UTF-8 (jansson checks
  * the bytes of strings made with json_stringn_nocheck when it writes them), a container that
  * contains itself. A key that is not valid UTF-8 is written as jansson writes it: the opening
- * quote and the text up to its last escape before the bad byte, and no error. On failure out
- * is truncated back to its length at entry. v is borrowed.
+ * quote and the text up to its last escape before the bad byte, and no error. A buffer error
+ * is never ignored: jansson also ignores a failed write of a key (its callback failing at a
+ * cap, say) and carries on without it; here that is VC_E2BIG or VC_ENOMEM. On failure out is
+ * truncated back to its length at entry. v is borrowed.
  */
 int vc_json_dump(const json_t *v, size_t flags, struct vc_buf *out) VC_WARN_UNUSED;
 
