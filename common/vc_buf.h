@@ -25,6 +25,21 @@ void vc_buf_release(struct vc_buf *b);
 /* Empty the buffer but keep its memory. */
 void vc_buf_reset(struct vc_buf *b);
 int vc_buf_add(struct vc_buf *b, const void *mem, size_t len) VC_WARN_UNUSED;
+/*
+ * vc_buf_add() with its common case inlined: the bytes fit in the memory the buffer has. For
+ * callers that append many short pieces (the JSON serialiser, vc_json_dump); same contract.
+ */
+static inline int vc_buf_add_inline(struct vc_buf *b, const void *mem, size_t len)
+{
+	/* alloc never exceeds toobig, so this also keeps len below the cap */
+	if (b->data && len < b->alloc - b->len) {
+		memcpy(b->data + b->len, mem, len);
+		b->len += len;
+		b->data[b->len] = '\0';
+		return 0;
+	}
+	return vc_buf_add(b, mem, len);
+}
 int vc_buf_adds(struct vc_buf *b, const char *s) VC_WARN_UNUSED;
 int vc_buf_addc(struct vc_buf *b, char c) VC_WARN_UNUSED;
 int vc_buf_addf(struct vc_buf *b, const char *fmt, ...) VC_PRINTF(2, 3) VC_WARN_UNUSED;

@@ -239,14 +239,16 @@ out_release:
 /*
  * A new entry for obj, with its key, index values and snapshot: unpacked, obj gets a reference;
  * packed, the entry's one block also holds obj's resourceVersion and serialization, and is
- * exactly as large as it must be. The object is serialized once into a stack buffer and copied;
- * one larger than the buffer is serialized a second time, straight into the block.
+ * exactly as large as it must be. The object is serialized once, into a growing buffer that the
+ * block copies (it used to be json_dumpb twice for an object past the stack scratch: once for
+ * the size, once into the block).
  */
 int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out)
 {
 	const char *ns, *name, *rv = NULL;
-	char scratch[PACK_SCRATCH], zipped[PACK_SCRATCH];
-	struct entry *e;
+	char zipped[PACK_SCRATCH];
+	struct vc_buf dumped;
+	struct entry *e = NULL;
 	size_t nslen, namelen, klen, rvlen = 0, len = 0, zlen = 0, extra = 0;
 	int rc;
 
@@ -259,24 +261,31 @@ int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out
 	nslen = ns ? strlen(ns) : 0;
 	namelen = strlen(name);
 	klen = ns ? nslen + 1 + namelen : namelen;
+	/* The buffer's cap keeps len within the entry's 32-bit length. */
+	vc_buf_init(&dumped, (size_t)UINT32_MAX + 1);
 	if (c->packed) {
 		rv = json_string_value(
 			json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
 		rvlen = rv ? strlen(rv) : 0;
-		len = json_dumpb(obj, scratch, sizeof(scratch), PACK_FLAGS);
-		if (!len)
-			return VC_ENOMEM; /* an object serializes to at least "{}" */
-		if (klen > UINT32_MAX || rvlen > UINT32_MAX || len > UINT32_MAX)
-			return VC_E2BIG;
+		rc = vc_json_dump(obj, PACK_FLAGS, &dumped);
+		if (rc)
+			goto out_release;
+		len = dumped.len;
+		if (klen > UINT32_MAX || rvlen > UINT32_MAX) {
+			rc = VC_E2BIG;
+			goto out_release;
+		}
 		/* Deflated when that is shorter (vc_cache_pack.c); larger objects stay as they are.
 		 */
-		if (len <= sizeof(scratch))
-			zlen = vc_cache_pack_deflate(scratch, len, zipped, len - 1);
+		if (len <= sizeof(zipped))
+			zlen = vc_cache_pack_deflate(vc_buf_str(&dumped), len, zipped, len - 1);
 		extra = rvlen + 1 + (zlen ? zlen : len) + 1;
 	}
 	e = vc_calloc(1, sizeof(*e) + klen + 1 + extra);
-	if (!e)
-		return VC_ENOMEM;
+	if (!e) {
+		rc = VC_ENOMEM;
+		goto out_release;
+	}
 	if (ns) {
 		memcpy(e->key, ns, nslen);
 		e->key[nslen] = '/';
@@ -294,17 +303,13 @@ int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out
 		e->len = (uint32_t)len;
 		if (rvlen)
 			memcpy(p, rv, rvlen);
-		/* calloc wrote the NULs. A failed second pass (its loop check allocates): ENOMEM.
-		 */
+		/* calloc wrote the NULs. */
 		if (zlen) {
 			e->len = (uint32_t)zlen;
 			e->raw_len = (uint32_t)len;
 			memcpy(p + rvlen + 1, zipped, zlen);
-		} else if (len <= sizeof(scratch))
-			memcpy(p + rvlen + 1, scratch, len);
-		else if (json_dumpb(obj, p + rvlen + 1, len, PACK_FLAGS) != len) {
-			rc = VC_ENOMEM;
-			goto out_free;
+		} else {
+			memcpy(p + rvlen + 1, vc_buf_str(&dumped), len);
 		}
 	}
 	rc = entry_index_values(c, obj, e);
@@ -323,9 +328,12 @@ int vc_cache_entry_new(const struct vc_cache *c, json_t *obj, struct entry **out
 	if (!c->packed)
 		e->obj = json_incref(obj);
 	*out = e;
+	vc_buf_release(&dumped);
 	return 0;
 out_free:
 	vc_cache_entry_free(e);
+out_release:
+	vc_buf_release(&dumped);
 	return rc;
 }
 

@@ -19,7 +19,7 @@
 #define SNAPSHOT_FLAGS	 (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
 #define PACK_FLAGS	 JSON_COMPACT
 #define UNPACK_FLAGS	 JSON_ALLOW_NUL
-#define PACK_SCRATCH	 8192 /* bytes of stack a packed write serializes into first */
+#define PACK_SCRATCH	 8192 /* the largest serialization deflated: stack for it and its inflation */
 
 struct entry {
 	json_t *obj;	/* the cache's reference; NULL in a packed cache */

@@ -538,11 +538,6 @@ bool vc_json_equal(const json_t *a, const json_t *b)
 	}
 }
 
-static int dump_to_buf(const char *buffer, size_t size, void *data)
-{
-	return vc_buf_add(data, buffer, size) ? -1 : 0;
-}
-
 char *vc_json_dumps_sorted(const json_t *v)
 {
 	struct vc_buf buf;
@@ -551,8 +546,7 @@ char *vc_json_dumps_sorted(const json_t *v)
 	if (!v)
 		return NULL;
 	vc_buf_init(&buf, 0);
-	if (json_dump_callback(v, dump_to_buf, &buf,
-			       JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)) {
+	if (vc_json_dump(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY, &buf)) {
 		vc_buf_release(&buf);
 		return NULL;
 	}

@@ -166,4 +166,27 @@ bool vc_json_equal(const json_t *a, const json_t *b);
  */
 char *vc_json_dumps_sorted(const json_t *v) VC_WARN_UNUSED;
 
+/* vc_json_dump(): the flags it serialises itself; any other flag goes through jansson. */
+#define VC_JSON_DUMP_OWN_FLAGS (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+
+/*
+ * Append the serialisation of v to out, byte for byte what json_dump_callback(v, ..., flags)
+ * writes (common/vc_json_dump.c; tests/unit/test_json.c and tests/fuzz/fuzz_json_dump.c compare
+ * the two): members in insertion order, or sorted by key bytes (memcmp, then the shorter first)
+ * with JSON_SORT_KEYS; '"', '\\' and control characters escaped (\b \f \n \r \t, others as
+ * \u00XX with upper-case hex), '/', DEL and UTF-8 copied as they are; integers as "%lld"; reals
+ * as jansson formats them. Flags other than JSON_COMPACT, JSON_SORT_KEYS and JSON_ENCODE_ANY, or a
+ * call without JSON_COMPACT, go through json_dump_callback, so the output is right either way.
+ *
+ * Returns 0; VC_ENOMEM or VC_E2BIG from the buffer; VC_EINVAL where jansson fails: v NULL, a
+ * scalar without JSON_ENCODE_ANY, a string (not a key) that is not valid UTF-8 (jansson checks
+ * the bytes of strings made with json_stringn_nocheck when it writes them), a container that
+ * contains itself. A key that is not valid UTF-8 is written as jansson writes it: the opening
+ * quote and the text up to its last escape before the bad byte, and no error. A buffer error
+ * is never ignored: jansson also ignores a failed write of a key (its callback failing at a
+ * cap, say) and carries on without it; here that is VC_E2BIG or VC_ENOMEM. On failure out is
+ * truncated back to its length at entry. v is borrowed.
+ */
+int vc_json_dump(const json_t *v, size_t flags, struct vc_buf *out) VC_WARN_UNUSED;
+
 #endif /* VC_JSON_H */

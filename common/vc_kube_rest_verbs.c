@@ -17,20 +17,18 @@ static size_t rest_cap(const struct rest *r)
 	return r->max_body;
 }
 
-static int dump_cb(const char *buf, size_t size, void *data)
-{
-	return vc_buf_add(data, buf, size) ? -1 : 0;
-}
-
 /* Serialise obj into b (compact). */
 static int encode_body(struct rest *r, const json_t *obj, struct vc_buf *b, struct vc_error *err)
 {
+	int rc;
+
 	vc_buf_init(b, rest_cap(r));
 	if (!obj)
 		return vc_error_set(err, VC_EINVAL, "no object to send");
-	if (json_dump_callback(obj, dump_cb, b, JSON_COMPACT)) {
+	rc = vc_json_dump(obj, JSON_COMPACT, b);
+	if (rc) {
 		vc_buf_release(b);
-		return vc_error_set(err, VC_ENOMEM, "cannot encode the request body");
+		return vc_error_set(err, rc, "cannot encode the request body");
 	}
 	return 0;
 }

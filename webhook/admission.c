@@ -232,11 +232,6 @@ static int decode_request(const json_t *request, struct admission_request *req,
 
 /* ---- encoding the answer ----------------------------------------------------------------- */
 
-static int dump_to_buf(const char *buffer, size_t size, void *data)
-{
-	return vc_buf_add(data, buffer, size) ? -1 : 0;
-}
-
 /*
  * Serialise any JSON value compactly into a new vc_malloc string; NULL when out of memory. One
  * pass into a growing buffer: asking json_dumpb for the size first serialises the value twice,
@@ -249,7 +244,7 @@ static char *dump_compact(const json_t *v, size_t *len)
 	char *s = NULL;
 
 	vc_buf_init(&buf, VC_BUF_DEFAULT_MAX);
-	if (!json_dump_callback(v, dump_to_buf, &buf, JSON_COMPACT | JSON_ENCODE_ANY)) {
+	if (!vc_json_dump(v, JSON_COMPACT | JSON_ENCODE_ANY, &buf)) {
 		if (len)
 			*len = buf.len;
 		s = vc_buf_take(&buf);

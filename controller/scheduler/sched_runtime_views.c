@@ -180,36 +180,28 @@ static void view_unref(struct srt_view *v)
  * srt_intern_sweep drops entries nothing else holds. NULL for NULL or on VC_ENOMEM.
  * Under views_mu.
  */
-/* Free what json_dumps returned: jansson's allocator, which need not be free(). */
-static void free_dumped(char *p)
-{
-	json_malloc_t jmalloc;
-	json_free_t jfree;
-
-	json_get_alloc_funcs(&jmalloc, &jfree);
-	jfree(p);
-}
-
 static json_t *intern(struct sched_runtime *s, json_t *v)
 {
+	struct vc_buf k;
 	json_t *hit;
-	char *k;
 
 	if (!v)
 		return NULL;
-	k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	if (!k)
+	vc_buf_init(&k, 0);
+	if (vc_json_dump(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY, &k)) {
+		vc_buf_release(&k);
 		return NULL;
-	hit = srt_map_get(&s->intern, k);
+	}
+	hit = srt_map_get(&s->intern, vc_buf_str(&k));
 	if (!hit) {
-		if (srt_map_put(&s->intern, k, json_incref(v)) < 0) {
+		if (srt_map_put(&s->intern, vc_buf_str(&k), json_incref(v)) < 0) {
 			json_decref(v);
-			free_dumped(k);
+			vc_buf_release(&k);
 			return NULL;
 		}
 		hit = v;
 	}
-	free_dumped(k);
+	vc_buf_release(&k);
 	return json_incref(hit);
 }
 

@@ -323,7 +323,7 @@ static char *pg_status_norm(const json_t *st)
 				goto out;
 		}
 	}
-	out = json_dumps(n, JSON_SORT_KEYS | JSON_COMPACT);
+	out = vc_json_dumps_sorted(n);
 out:
 	json_decref(n);
 	return out;
@@ -641,7 +641,7 @@ static void apply_queue(struct sched_runtime *s, const struct sched_queue_result
 	}
 	if (vc_resource_to_list(&qr->allocated, &list) < 0)
 		return;
-	want = json_dumps(list, JSON_SORT_KEYS | JSON_COMPACT);
+	want = vc_json_dumps_sorted(list);
 	if (!want || !track_begin(s, key, want, rv_of(q)))
 		goto out;
 	/* A merge patch merges maps: resources no longer allocated are removed with null. */

@@ -1,6 +1,7 @@
 /* Unit tests for vc_json: bounded parsing, typed getters, paths, pointers, equality, dumps. */
 #include "vc_prelude.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -655,6 +656,364 @@ static void test_dumps_sorted_alloc_failures(void **state)
 	json_decref(job);
 }
 
+/* ---- vc_json_dump: differential against jansson's json_dump_callback ---------------------- */
+
+#define DUMP_ANY    (JSON_COMPACT | JSON_ENCODE_ANY)
+#define DUMP_SORTED (JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS)
+
+static int jansson_sink(const char *buffer, size_t size, void *data)
+{
+	return vc_buf_add(data, buffer, size) ? -1 : 0;
+}
+
+/*
+ * vc_json_dump(v, flags) appended after a prefix must give the prefix and jansson's bytes, or,
+ * where jansson fails, VC_EINVAL and the prefix alone. Returns vc_json_dump's result.
+ */
+static int check_dump(const json_t *v, size_t flags)
+{
+	static const char prefix[] = "pre:";
+	struct vc_buf want, got;
+	int jrc, rc;
+
+	vc_buf_init(&want, 0);
+	vc_buf_init(&got, 0);
+	jrc = json_dump_callback(v, jansson_sink, &want, flags);
+	assert_int_equal(vc_buf_add(&got, prefix, 4), 0);
+	rc = vc_json_dump(v, flags, &got);
+	if (jrc) {
+		assert_int_equal(rc, VC_EINVAL);
+		assert_int_equal(got.len, 4);
+		assert_string_equal(vc_buf_str(&got), prefix);
+	} else {
+		assert_int_equal(rc, 0);
+		assert_int_equal(got.len, 4 + want.len);
+		assert_memory_equal(got.data + 4, want.data, want.len);
+		assert_int_equal(got.data[got.len], '\0');
+	}
+	vc_buf_release(&want);
+	vc_buf_release(&got);
+	return rc;
+}
+
+/* check_dump for both flag sets, and the output of the sorted one is expected (NULL: fails). */
+static void check_dump_is(const json_t *v, const char *expected)
+{
+	struct vc_buf got;
+	int rc;
+
+	rc = check_dump(v, DUMP_ANY);
+	assert_int_equal(check_dump(v, DUMP_SORTED), rc);
+	vc_buf_init(&got, 0);
+	rc = vc_json_dump(v, DUMP_SORTED, &got);
+	if (!expected) {
+		assert_int_equal(rc, VC_EINVAL);
+	} else {
+		assert_int_equal(rc, 0);
+		assert_string_equal(vc_buf_str(&got), expected);
+	}
+	vc_buf_release(&got);
+}
+
+/* The string s[0..n) as a value, as a key, and as a key among others (both orders). */
+static void check_string_everywhere(const char *s, size_t n)
+{
+	json_t *str = json_stringn_nocheck(s, n), *obj = json_object(), *arr = json_array();
+
+	assert_non_null(str);
+	assert_non_null(obj);
+	assert_non_null(arr);
+	check_dump(str, DUMP_ANY);
+	assert_int_equal(json_object_set_new_nocheck(obj, "m", json_integer(1)), 0);
+	assert_int_equal(json_object_setn_nocheck(obj, s, n, json_true()), 0);
+	assert_int_equal(json_object_set_new_nocheck(obj, "a", json_null()), 0);
+	check_dump(obj, DUMP_ANY);
+	check_dump(obj, DUMP_SORTED);
+	assert_int_equal(json_array_append(arr, str), 0);
+	assert_int_equal(json_array_append(arr, obj), 0);
+	check_dump(arr, DUMP_ANY);
+	check_dump(arr, DUMP_SORTED);
+	json_decref(arr);
+	json_decref(obj);
+	json_decref(str);
+}
+
+static void test_dump_escapes(void **state)
+{
+	static const char *const texts[] = {
+		"",
+		"plain",
+		"q\"uote",
+		"back\\slash",
+		"sl/ash",
+		"</script>",
+		"\b\f\n\r\t",
+		"del\x7f",
+		"mix \"a\\b\"\n\x01\x1f end",
+		"\xc3\xa9t\xc3\xa9",
+		"\xe2\x82\xac 3-byte",
+		"\xf0\x9f\x98\x80 4-byte",
+		"\xef\xbf\xbf\xf4\x8f\xbf\xbf",
+		"\xc2\x80\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80",
+	};
+	json_t *v;
+	char c[4];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(texts); i++)
+		check_string_everywhere(texts[i], strlen(texts[i]));
+	/* every control character alone, after text and before text */
+	for (i = 0; i < 0x20; i++) {
+		c[0] = 'x';
+		c[1] = (char)i;
+		c[2] = 'y';
+		check_string_everywhere(c + 1, 1);
+		check_string_everywhere(c, 3);
+	}
+	/* what jansson writes, spelled out: upper-case \u00XX, '/' and DEL as they are */
+	v = json_stringn("\x01\x1f\x7f/\"\\\b\f\n\r\t\xc3\xa9", 13);
+	check_dump_is(v, "\"\\u0001\\u001F\x7f/\\\"\\\\\\b\\f\\n\\r\\t\xc3\xa9\"");
+	json_decref(v);
+}
+
+static void test_dump_invalid_utf8(void **state)
+{
+	static const char *const bad[] = {
+		"\x80",		    /* a continuation byte first */
+		"ok\xc0\x80",	    /* overlong NUL */
+		"\xc1\xbf",	    /* overlong */
+		"\xe0\x9f\xbf",	    /* overlong 3-byte */
+		"\xed\xa0\x80",	    /* a surrogate */
+		"\xf4\x90\x80\x80", /* past U+10FFFF */
+		"\xf5\x80\x80\x80", /* a lead byte that never starts UTF-8 */
+		"abc\xe2\x82",	    /* truncated */
+		"\xff",
+		"a\nb\x80", /* after an escape: the key keeps "a\n */
+		"x\"y\xc3", /* truncated after an escape */
+	};
+	json_t *v, *obj;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(bad); i++) {
+		/* a value fails; a key is written in part and the dump goes on, as jansson does */
+		v = json_stringn_nocheck(bad[i], strlen(bad[i]));
+		check_dump_is(v, NULL);
+		json_decref(v);
+		check_string_everywhere(bad[i], strlen(bad[i]));
+	}
+	obj = json_object();
+	assert_int_equal(json_object_setn_new_nocheck(obj, "a\nb\x80", 4, json_integer(7)), 0);
+	check_dump_is(obj, "{\"a\\n:7}");
+	json_decref(obj);
+}
+
+static void test_dump_embedded_nul(void **state)
+{
+	json_t *v = json_stringn("a\0b", 3), *obj = json_object();
+
+	(void)state;
+	check_dump_is(v, "\"a\\u0000b\"");
+	assert_int_equal(json_object_setn_new(obj, "k\0ey", 4, json_incref(v)), 0);
+	assert_int_equal(json_object_setn(obj, "k", 1, json_false()), 0);
+	check_dump_is(obj, "{\"k\":false,\"k\\u0000ey\":\"a\\u0000b\"}");
+	check_dump(obj, DUMP_ANY);
+	check_string_everywhere("\0", 1);
+	json_decref(obj);
+	json_decref(v);
+}
+
+static void test_dump_containers(void **state)
+{
+	json_t *job = parse(k8s_job);
+	json_t *v = parse("[{},[],{\"a\":{\"b\":{\"c\":[[[]],{}]}}},[1,[2,[3]]],\"\",0]");
+
+	(void)state;
+	check_dump_is(v, "[{},[],{\"a\":{\"b\":{\"c\":[[[]],{}]}}},[1,[2,[3]]],\"\",0]");
+	check_dump(job, DUMP_ANY);
+	check_dump(job, DUMP_SORTED);
+	check_dump(job, JSON_COMPACT);
+	check_dump(job, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(job);
+	json_decref(v);
+}
+
+static void test_dump_sort_order(void **state)
+{
+	static const struct {
+		const char *key;
+		size_t len;
+	} keys[] = {
+		{ "b", 1 },	   { "ab", 2 }, { "a\0b", 3 }, { "a", 1 },  { "", 0 },	{ "\0", 1 },
+		{ "\xc3\xa9", 2 }, { "B", 1 },	{ "a\0", 2 },  { "aa", 2 }, { "~", 1 },
+	};
+	json_t *obj = json_object();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(keys); i++)
+		assert_int_equal(json_object_setn_new(obj, keys[i].key, keys[i].len,
+						      json_integer((json_int_t)i)),
+				 0);
+	/* by bytes, a prefix first: "a" < "a\0" < "a\0b" < "aa" < "ab" */
+	check_dump_is(obj, "{\"\":4,\"\\u0000\":5,\"B\":7,\"a\":3,\"a\\u0000\":8,\"a\\u0000b\":2,"
+			   "\"aa\":9,\"ab\":1,\"b\":0,\"~\":10,\"\xc3\xa9\":6}");
+	/* without JSON_SORT_KEYS: insertion order */
+	check_dump(obj, DUMP_ANY);
+	json_decref(obj);
+}
+
+static void test_dump_numbers(void **state)
+{
+	static const double reals[] = { 1.0,	1e300,	       -0.0,	  0.1,
+					1e-7,	123456789.125, -2.5e-300, 1.7976931348623157e308,
+					5e-324, 100.0,	       1e21 };
+	static const json_int_t ints[] = {
+		0, 1, -1, 9, 10, -10, 1234567890123LL, LLONG_MAX, LLONG_MIN, LLONG_MIN + 1
+	};
+	char want[64];
+	json_t *v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < VC_ARRAY_SIZE(reals); i++) {
+		v = json_real(reals[i]);
+		check_dump(v, DUMP_ANY);
+		json_decref(v);
+	}
+	for (i = 0; i < VC_ARRAY_SIZE(ints); i++) {
+		v = json_integer(ints[i]);
+		snprintf(want, sizeof(want), "%lld", (long long)ints[i]);
+		check_dump_is(v, want);
+		json_decref(v);
+	}
+	v = json_real(1.0);
+	check_dump_is(v, "1.0");
+	json_decref(v);
+	v = json_real(-0.0);
+	check_dump_is(v, "-0.0");
+	json_decref(v);
+	v = json_real(1e-7);
+	check_dump_is(v, "9.9999999999999995e-8");
+	json_decref(v);
+	/* jansson makes no real of NaN or infinity, so no tree holds one */
+	assert_null(json_real(NAN));
+	assert_null(json_real(INFINITY));
+	v = json_real(2.0);
+	assert_int_equal(json_real_set(v, -INFINITY), -1);
+	check_dump_is(v, "2.0");
+	json_decref(v);
+}
+
+static void test_dump_scalars_and_flags(void **state)
+{
+	json_t *s = json_string("x"), *t = json_true(),
+	       *obj = parse("{\"b\":[1,\"/\xc3\xa9\"],\"a\":{}}");
+	struct vc_buf b;
+
+	(void)state;
+	/* a scalar needs JSON_ENCODE_ANY, as with jansson */
+	assert_int_equal(check_dump(s, JSON_COMPACT), VC_EINVAL);
+	assert_int_equal(check_dump(t, JSON_COMPACT | JSON_SORT_KEYS), VC_EINVAL);
+	check_dump_is(s, "\"x\"");
+	check_dump_is(t, "true");
+	check_dump_is(json_false(), "false");
+	check_dump_is(json_null(), "null");
+	check_dump_is(NULL, NULL);
+	assert_int_equal(check_dump(NULL, JSON_COMPACT), VC_EINVAL);
+	/* flags jansson handles: the same bytes */
+	check_dump(obj, 0);
+	check_dump(obj, JSON_INDENT(2) | JSON_SORT_KEYS);
+	check_dump(obj, JSON_COMPACT | JSON_ESCAPE_SLASH);
+	check_dump(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+	check_dump(obj, JSON_COMPACT | JSON_REAL_PRECISION(3));
+	check_dump(obj, JSON_COMPACT | JSON_EMBED);
+	check_dump(s, JSON_ENCODE_ANY);
+	/* a capped buffer: E2BIG, the contents as they were */
+	vc_buf_init(&b, 8);
+	assert_int_equal(vc_buf_add(&b, "ab", 2), 0);
+	assert_int_equal(vc_json_dump(obj, DUMP_ANY, &b), VC_E2BIG);
+	assert_string_equal(vc_buf_str(&b), "ab");
+	assert_int_equal(vc_json_dump(obj, JSON_INDENT(1), &b), VC_E2BIG);
+	assert_string_equal(vc_buf_str(&b), "ab");
+	assert_int_equal(vc_json_dump(s, DUMP_ANY, &b), 0);
+	assert_string_equal(vc_buf_str(&b), "ab\"x\"");
+	vc_buf_release(&b);
+	json_decref(obj);
+	json_decref(s);
+}
+
+static void test_dump_cycles(void **state)
+{
+	json_t *a = json_object(), *b = json_array(), *root = json_array(),
+	       *shared = parse("{\"k\":[1]}");
+
+	(void)state;
+	/* a container met twice but not inside itself is written twice */
+	assert_int_equal(json_array_append(root, shared), 0);
+	assert_int_equal(json_array_append(root, shared), 0);
+	assert_int_equal(json_object_set(a, "s", shared), 0);
+	assert_int_equal(json_array_append(root, a), 0);
+	check_dump_is(root, "[{\"k\":[1]},{\"k\":[1]},{\"s\":{\"k\":[1]}}]");
+	/* below the root: root -> a -> b -> a */
+	assert_int_equal(json_object_set(a, "b", b), 0);
+	assert_int_equal(json_array_append(b, a), 0);
+	assert_int_equal(check_dump(root, DUMP_ANY), VC_EINVAL);
+	assert_int_equal(check_dump(root, DUMP_SORTED), VC_EINVAL);
+	assert_int_equal(check_dump(b, DUMP_SORTED), VC_EINVAL);
+	json_array_clear(b);
+	check_dump(root, DUMP_ANY);
+	/* a root held only by its own cycle, through a borrowed pointer: a -> b -> a, one reference
+	 * each */
+	json_decref(root);
+	json_decref(b);
+	assert_int_equal(a->refcount, 1);
+	b = json_array();
+	assert_int_equal(json_object_set_new(a, "b", b), 0);
+	assert_int_equal(json_array_append_new(b, a), 0); /* a's one reference is b's now */
+	assert_int_equal(a->refcount, 1);
+	assert_int_equal(b->refcount, 1);
+	assert_int_equal(check_dump(a, DUMP_ANY), VC_EINVAL);
+	assert_int_equal(check_dump(b, DUMP_SORTED), VC_EINVAL);
+	json_incref(a);
+	json_object_clear(a);
+	json_decref(a);
+	json_decref(shared);
+}
+
+static void test_dump_alloc_failures(void **state)
+{
+	json_t *job = parse(k8s_job);
+	struct vc_buf want, got;
+	long n, failures;
+	int rc;
+
+	(void)state;
+	vc_buf_init(&want, 0);
+	assert_int_equal(vc_json_dump(job, DUMP_SORTED, &want), 0);
+	for (n = 0;; n++) {
+		vc_buf_init(&got, 0);
+		assert_int_equal(vc_buf_add(&got, "x", 1), 0);
+		vc_alloc_fail_after(n);
+		rc = vc_json_dump(job, DUMP_SORTED, &got);
+		failures = vc_alloc_failures();
+		vc_alloc_fail_reset();
+		if (rc) {
+			assert_int_equal(rc, VC_ENOMEM);
+			assert_string_equal(vc_buf_str(&got), "x");
+		} else {
+			assert_string_equal(vc_buf_str(&got) + 1, vc_buf_str(&want));
+		}
+		vc_buf_release(&got);
+		if (!rc && failures == 0)
+			break;
+	}
+	assert_true(n > 0);
+	vc_buf_release(&want);
+	json_decref(job);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -912,6 +1271,15 @@ int main(void)
 		cmocka_unit_test(test_equal_structures),
 		cmocka_unit_test(test_dumps_sorted),
 		cmocka_unit_test(test_dumps_sorted_alloc_failures),
+		cmocka_unit_test(test_dump_escapes),
+		cmocka_unit_test(test_dump_invalid_utf8),
+		cmocka_unit_test(test_dump_embedded_nul),
+		cmocka_unit_test(test_dump_containers),
+		cmocka_unit_test(test_dump_sort_order),
+		cmocka_unit_test(test_dump_numbers),
+		cmocka_unit_test(test_dump_scalars_and_flags),
+		cmocka_unit_test(test_dump_cycles),
+		cmocka_unit_test(test_dump_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
