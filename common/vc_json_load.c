@@ -281,6 +281,29 @@ static json_t *parse_number(struct lp *lp)
 	return json_integer((json_int_t)v);
 }
 
+/*
+ * After a container's opening bracket or one of its members: whitespace, then the closing
+ * bracket (1, consumed), or for a member a ',' and the whitespace after it (0). -1 otherwise:
+ * also a ',' right after the opening bracket, or a closing one after a ','.
+ */
+static int after_member(struct lp *lp, unsigned char close, bool first)
+{
+	skip_ws(lp);
+	if (lp->p >= lp->end)
+		return -1;
+	if (*lp->p == close) {
+		lp->p++;
+		return 1;
+	}
+	if (first)
+		return 0;
+	if (*lp->p != ',')
+		return -1;
+	lp->p++;
+	skip_ws(lp);
+	return 0;
+}
+
 static json_t *parse_object(struct lp *lp)
 {
 	json_t *obj = json_object();
@@ -288,12 +311,7 @@ static json_t *parse_object(struct lp *lp)
 	if (!obj)
 		return NULL;
 	lp->p++;
-	skip_ws(lp);
-	if (lp->p < lp->end && *lp->p == '}') {
-		lp->p++;
-		return obj;
-	}
-	for (;;) {
+	for (int next = after_member(lp, '}', true); next != 1;) {
 		const char *key;
 		char *copy = NULL;
 		size_t klen, size;
@@ -301,7 +319,7 @@ static json_t *parse_object(struct lp *lp)
 		json_t *v;
 		int rc;
 
-		if (lp->p >= lp->end || *lp->p != '"')
+		if (next < 0 || lp->p >= lp->end || *lp->p != '"')
 			goto fail;
 		lp->p++;
 		if (parse_string(lp, &key, &klen, &nul) || nul)
@@ -334,18 +352,9 @@ static json_t *parse_object(struct lp *lp)
 		/* The same size after a set: the key was there already, and the last one won. */
 		if ((lp->flags & JSON_REJECT_DUPLICATES) && json_object_size(obj) == size)
 			goto fail;
-		skip_ws(lp);
-		if (lp->p >= lp->end)
-			goto fail;
-		if (*lp->p == '}') {
-			lp->p++;
-			return obj;
-		}
-		if (*lp->p != ',')
-			goto fail;
-		lp->p++;
-		skip_ws(lp);
+		next = after_member(lp, '}', false);
 	}
+	return obj;
 fail:
 	json_decref(obj);
 	return NULL;
@@ -358,28 +367,14 @@ static json_t *parse_array(struct lp *lp)
 	if (!arr)
 		return NULL;
 	lp->p++;
-	skip_ws(lp);
-	if (lp->p < lp->end && *lp->p == ']') {
-		lp->p++;
-		return arr;
-	}
-	for (;;) {
-		json_t *v = parse_value(lp);
+	for (int next = after_member(lp, ']', true); next != 1;) {
+		json_t *v = next < 0 ? NULL : parse_value(lp);
 
 		if (!v || json_array_append_new(arr, v))
 			goto fail;
-		skip_ws(lp);
-		if (lp->p >= lp->end)
-			goto fail;
-		if (*lp->p == ']') {
-			lp->p++;
-			return arr;
-		}
-		if (*lp->p != ',')
-			goto fail;
-		lp->p++;
-		skip_ws(lp);
+		next = after_member(lp, ']', false);
 	}
+	return arr;
 fail:
 	json_decref(arr);
 	return NULL;
@@ -397,6 +392,7 @@ static bool literal(struct lp *lp, const char *word, size_t n)
 static json_t *parse_value(struct lp *lp)
 {
 	json_t *v = NULL;
+	bool token = true; /* a number or a literal */
 
 	/* jansson counts every value, scalars too, against its depth limit. */
 	if (++lp->depth > JSON_PARSER_MAX_DEPTH || lp->p >= lp->end)
@@ -404,9 +400,11 @@ static json_t *parse_value(struct lp *lp)
 	switch (*lp->p) {
 	case '{':
 		v = parse_object(lp);
+		token = false;
 		break;
 	case '[':
 		v = parse_array(lp);
+		token = false;
 		break;
 	case '"': {
 		const char *s;
@@ -417,6 +415,7 @@ static json_t *parse_value(struct lp *lp)
 		if (parse_string(lp, &s, &n, &nul) || (nul && !(lp->flags & JSON_ALLOW_NUL)))
 			return NULL;
 		v = json_stringn_nocheck(s, n);
+		token = false;
 		break;
 	}
 	case 't':
@@ -437,8 +436,7 @@ static json_t *parse_value(struct lp *lp)
 	 * jansson's quirk, kept: its lexer reads the byte after a number or a literal and puts it
 	 * back; a NUL byte put back reads as "nothing buffered", so it is skipped ("[1\0]" is [1]).
 	 */
-	if (v && !json_is_object(v) && !json_is_array(v) && !json_is_string(v) && lp->p < lp->end &&
-	    *lp->p == '\0')
+	if (v && token && lp->p < lp->end && *lp->p == '\0')
 		lp->p++;
 	lp->depth--;
 	return v;
@@ -474,11 +472,15 @@ json_t *vc_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *e
 		if (error) {
 			/* What json_loadb leaves in a successful call's error: its source and the
 			 * bytes read. */
-			memset(error, 0, sizeof(*error));
+			static const char source[] = "<buffer>";
+
 			error->line = -1;
 			error->column = -1;
 			error->position = (int)len;
-			snprintf(error->source, sizeof(error->source), "%s", "<buffer>");
+			memcpy(error->source, source, sizeof(source));
+			error->text[0] = '\0';
+			error->text[JSON_ERROR_TEXT_LENGTH - 1] =
+				'\0'; /* jansson's code: unknown */
 		}
 		return v;
 	}
