@@ -100,38 +100,8 @@ count_pods() {
 	r=$(sed -n 's/.*"remainingItemCount":\([0-9]*\).*/\1/p' <<<"$out")
 	if grep -q '"items":\[\]' <<<"$out"; then echo 0; else echo $((${r:-0} + 1)); fi
 }
-cpu_seconds() { # PID: user + system time
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"
-}
-# Start the clock when the process starts, stop it when NS has TOTAL pods.
-# CPU seconds of the API server and etcd so far ("apiserver etcd").
-server_cpu() {
-	echo "$(cpu_seconds "$(cat "$cluster/run/kube-apiserver.pid")") $(cpu_seconds "$(cat "$cluster/run/etcd.pid")")"
-}
-# The API server's request counters (apiserver_request_total by verb and resource) into FILE.
-requests() { k get --raw /metrics | grep '^apiserver_request_total{' >"$1" || true; }
-# The requests made between two snapshots of requests(), most first.
-request_diff() { # BEFORE AFTER
-	python3 - "$1" "$2" <<'PY'
-import re, sys
-def load(path):
-    out = {}
-    for line in open(path):
-        m = re.match(r'apiserver_request_total\{(.*)\} (\S+)', line)
-        if not m:
-            continue
-        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
-        res = labels.get("resource", "")
-        if labels.get("subresource"):
-            res += "/" + labels["subresource"]
-        key = (labels.get("verb", ""), res)
-        out[key] = out.get(key, 0) + float(m.group(2))
-    return out
-a, b = load(sys.argv[1]), load(sys.argv[2])
-d = sorted(((v - a.get(k, 0), k) for k, v in b.items() if v - a.get(k, 0) >= 10), reverse=True)
-print("  ".join("%s %s %d" % (k[0], k[1], n) for n, k in d))
-PY
-}
+# shellcheck source=bench/lib_server.sh
+. "$ROOT/bench/lib_server.sh"
 # The controller of namespace NS exited before its pods were made: keep its log (and a core
 # file, if the system wrote one into the scratch directory) for a post-mortem.
 died() {
@@ -203,20 +173,20 @@ proc_list() { # FN: "name value, ..." for every process of the run
 # after they started, then measure RUN NS.
 begin() {
 	load[$1]=$(cut -d' ' -f1 /proc/loadavg)
-	read -r a0 e0 < <(server_cpu)
-	requests "$scratch/req0.$1"
+	read -r a0 e0 < <(server_cpu "$cluster")
+	server_requests "$scratch/req0.$1"
 }
 measure() { # RUN NS
 	local a1 e1 i s
 	s=$(time_until_all "$2")
-	read -r a1 e1 < <(server_cpu)
-	requests "$scratch/req1.$1"
+	read -r a1 e1 < <(server_cpu "$cluster")
+	server_requests "$scratch/req1.$1"
 	secs[$1]=$s
 	load[$1]+=" -> $(cut -d' ' -f1 /proc/loadavg)"
-	cpu[$1]=$(proc_list cpu_seconds)
+	cpu[$1]=$(proc_list proc_cpu_s)
 	cpusum[$1]=0
 	for i in "${pids[@]}"; do
-		cpusum[$1]=$(awk -v a="${cpusum[$1]}" -v b="$(cpu_seconds "$i")" 'BEGIN { print a + b }')
+		cpusum[$1]=$(awk -v a="${cpusum[$1]}" -v b="$(proc_cpu_s "$i")" 'BEGIN { print a + b }')
 	done
 	api[$1]=$(awk -v a="$a0" -v b="$a1" 'BEGIN { print b - a }')
 	etcd[$1]=$(awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }')
@@ -350,7 +320,7 @@ done
 for r in kcm volcano vc; do
 	[ -n "${secs[$r]:-}" ] || continue
 	echo "$r: load ${load[$r]}; CPU s ${cpu[$r]}; RSS MiB 3 s after the last pod: ${rss3[$r]}; 15 s after: ${rss15[$r]}"
-	echo "$r: API requests: $(request_diff "$scratch/req0.$r" "$scratch/req1.$r")"
+	echo "$r: API requests: $(server_request_diff "$scratch/req0.$r" "$scratch/req1.$r")"
 done
 # The floors (issue 18), each PASS or FAIL; a floor whose run was skipped is not printed.
 floor() { # TEXT CONDITION(awk expression true = PASS)
@@ -369,7 +339,7 @@ fi
 if [ "${BENCH_BOUND:-}" = 1 ] && want kcm && [ -n "${secs[kcm]:-}" ]; then
 	"$ROOT/bench/bench_api_cost.sh" 2000 8 >"$scratch/prices" 2>&1 ||
 		{ cat "$scratch/prices" >&2; exit 1; }
-	kcm_events=$(request_diff "$scratch/req0.kcm" "$scratch/req1.kcm" | grep -o 'POST events [0-9]*' | awk '{ print $3 }')
+	kcm_events=$(server_request_diff "$scratch/req0.kcm" "$scratch/req1.kcm" | grep -o 'POST events [0-9]*' | awk '{ print $3 }')
 	awk -v jobs="$JOBS" -v per="$PER" -v ks="${secs[kcm]}" -v kc="${cpusum[kcm]}" -v n="$(nproc)" -v ev="${kcm_events:-0}" \
 		-v kserver="$(awk -v a="${api[kcm]}" -v b="${etcd[kcm]}" 'BEGIN { print a + b }')" '
 	$2 ~ /^[0-9.]+$/ && $3 == "ms" { price[$1] = $6 }

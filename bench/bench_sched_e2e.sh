@@ -41,11 +41,13 @@
 #
 # The report gives pods/s, the ratio to raw and to Volcano, the time from the binder's start to
 # its first bind, p50/p99 creation -> bind of the stream, the binder's peak RSS (over both
-# phases) and its CPU seconds (throughput phase), then checks the floors (PASS/FAIL): Caldera's
-# start -> first bind <= 1 s, stream p99 <= 2 s with pods created at >= 0.95 x the raw bind
-# rate, stream p99 <= 2 s with pods created at >= 0.95 x the rate the raw stream's pods were
-# created at, >= 0.95 x raw, >= 10 x Volcano, peak RSS <= 128 MiB. With --runs R each variant is measured R times (medians; ratios of medians of the
-# same invocation).
+# phases) and its CPU seconds (throughput phase), the API server's and etcd's CPU seconds in
+# the throughput phase ("server s"; the log also gives the requests by verb and resource and
+# per pod bound), then checks the floors (PASS/FAIL): Caldera's start -> first bind <= 1 s,
+# stream p99 <= 2 s with pods created at >= 0.95 x the raw bind rate, stream p99 <= 2 s with
+# pods created at >= 0.95 x the rate the raw stream's pods were created at, >= 0.95 x raw,
+# >= 10 x Volcano, peak RSS <= 128 MiB. With --runs R each variant is measured R times
+# (medians; ratios of medians of the same invocation).
 #
 # Gang deadlock (--deadlock-rounds K, default 10): one cluster with kube-scheduler, 2 nodes x 2
 # GPUs; K rounds of two PodGroups a and b (minMember 4) whose 4 one-GPU pods each are created
@@ -175,6 +177,8 @@ free_port() {
 }
 peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo "?"; }
 TICKS=$(getconf CLK_TCK)
+# shellcheck source=bench/lib_server.sh
+. "$ROOT/bench/lib_server.sh"
 # cpu_s PID: user + system CPU seconds of the process so far.
 cpu_s() { awk -v t="$TICKS" '{ sub(/^.*\) /, ""); printf "%.1f", ($12 + $13) / t }' "/proc/$1/stat" 2>/dev/null || echo "?"; }
 
@@ -240,10 +244,10 @@ volcano() {
 # --- throughput ----------------------------------------------------------------------------------
 
 # measure VARIANT RUN: one measurement; sets RESULT="rate first_latency peak_rss cpu_seconds
-# bound timed_out stream_p50 stream_p99 stream_rate" (- where not measured).
+# bound timed_out stream_p50 stream_p99 stream_rate server_cpu_seconds" (- where not measured).
 measure() {
 	local v=$1 run=$2 dir sched=default-scheduler group=0 t0 line rate first rss cpu pid tmo=900
-	local bound timedout p50=- p99=- srate=- sline
+	local bound timedout p50=- p99=- srate=- sline a0 e0 a1 e1 server
 	dir=$ROOT/$WORK/$v-$run
 	rm -rf "$dir" && mkdir -p "$dir"
 	say "$v run $run: cluster"
@@ -261,6 +265,8 @@ measure() {
 		{ cat "$dir/create.out" >&2; exit 1; }
 	watch_start "$dir/watch.out" "$PODS" p "$tmo"
 	local wpid=$LAST_PID
+	read -r a0 e0 < <(server_cpu "$dir/cluster")
+	server_requests "$dir/requests.0"
 	say "$v run $run: binding"
 	t0=$(now)
 	case $v in
@@ -290,12 +296,17 @@ measure() {
 	line=$(cpu_s "$pid" 2>/dev/null)
 	[ "$line" = '?' ] || cpu=$line
 	wait "$wpid" 2>/dev/null || true
+	read -r a1 e1 < <(server_cpu "$dir/cluster")
+	server_requests "$dir/requests.1"
 	line=$(grep '^bound=' "$dir/watch.out") ||
 		{ echo "bench: $v: $(tail -n 1 "$dir/watch.out")" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
 	say "$v run $run: $line"
 	rate=$(field rate "$line")
 	first=$(field first "$line")
 	bound=$(field bound "$line")
+	server=$(calc %.1f "$a1 - $a0 + $e1 - $e0")
+	say "$v run $run: API server $(calc %.1f "$a1 - $a0") + etcd $(calc %.1f "$e1 - $e0") CPU s;" \
+		"requests (per pod bound): $(server_request_diff "$dir/requests.0" "$dir/requests.1" "$bound")"
 	timedout=$(field timeout "$line")
 	if [ "$timedout" = 0 ] && [ "$STREAM_PODS" -gt 0 ]; then
 		srate=${STREAM_RATE:-${RAW_RATE:-250}}
@@ -341,7 +352,7 @@ measure() {
 	[ "$v" != raw ] || rss=-
 	forget "$pid"
 	first=$([ "$bound" -gt 0 ] && calc %.2f "$first - $t0" || echo -)
-	RESULT="$rate $first $rss $cpu $bound $timedout $p50 $p99 $srate"
+	RESULT="$rate $first $rss $cpu $bound $timedout $p50 $p99 $srate $server"
 	if [ "$KEEP" = 1 ]; then
 		cluster/down.sh "$dir/cluster" >/dev/null 2>&1 || true
 	else
@@ -383,10 +394,10 @@ throughput() {
 	echo "== scheduling throughput: $PODS pods, $NODES nodes (8 CPU, 32 GiB, 110 pods), Volcano's and Caldera's in PodGroups of $GROUP, $RUNS run(s), medians"
 	[[ " $VARIANTS " != *" raw "* ]] || raw_rate=$(col raw 1)
 	[[ " $VARIANTS " != *" volcano "* ]] || vol_rate=$(col volcano 1)
-	printf '%-42s %8s %6s %6s %10s %15s %10s %9s %6s\n' "binder" "pods/s" "x raw" "x Volc" \
-		"1st bind" "stream p50/p99" "at pods/s" "peak RSS" "CPU s"
+	printf '%-42s %8s %6s %6s %10s %15s %10s %9s %6s %8s\n' "binder" "pods/s" "x raw" "x Volc" \
+		"1st bind" "stream p50/p99" "at pods/s" "peak RSS" "CPU s" "server s"
 	for v in $VARIANTS; do
-		for i in 1 2 3 4 5 6 7 8 9; do meds[$v,$i]=$(col "$v" "$i"); done
+		for i in 1 2 3 4 5 6 7 8 9 10; do meds[$v,$i]=$(col "$v" "$i"); done
 		med=${meds[$v,1]}
 		case $v in
 		raw) label="bind_raw, $BIND_THREADS threads (API server)" ;;
@@ -394,11 +405,11 @@ throughput() {
 		volcano) label="Volcano v1.7.0 vc-scheduler (qps/burst 2000)" ;;
 		caldera) label="Caldera vc-controller (qps/burst 2000)" ;;
 		esac
-		printf '%-42s %8.1f %6s %6s %9ss %15s %10s %9s %6s\n' "$label" "$med" \
+		printf '%-42s %8.1f %6s %6s %9ss %15s %10s %9s %6s %8s\n' "$label" "$med" \
 			"$([ -n "$raw_rate" ] && calc %.2f "$med / $raw_rate" || echo -)" \
 			"$([ -n "$vol_rate" ] && calc %.1f "$med / $vol_rate" || echo -)" \
 			"${meds[$v,2]}" "${meds[$v,7]:--}/${meds[$v,8]:--} s" "${meds[$v,9]:--}" \
-			"${meds[$v,3]:--}$([ -z "${meds[$v,3]}" ] || echo ' MiB')" "${meds[$v,4]}"
+			"${meds[$v,3]:--}$([ -z "${meds[$v,3]}" ] || echo ' MiB')" "${meds[$v,4]}" "${meds[$v,10]:--}"
 		printf '   runs (pods/s, bound, timed out):'
 		for ((r = 1; r <= RUNS; r++)); do
 			read -r -a f <<<"${result[$v,$r]}"
