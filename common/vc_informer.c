@@ -408,7 +408,7 @@ static int take_items(struct vc_informer *inf, const json_t *page, struct listin
 		if (!rc && inf->transform) {
 			json_t *t = NULL;
 
-			rc = inf->transform(inf->transform_ctx, stamped, &t);
+			rc = inf->transform(inf->transform_ctx, stamped, false, &t);
 			json_decref(stamped);
 			stamped = rc ? NULL : t;
 			if (!rc && !stamped)
@@ -749,7 +749,8 @@ static int on_event(void *ctx, enum vc_watch_event_type type, json_t *obj)
 	if (inf->transform) {
 		json_t *t = NULL;
 
-		rc = inf->transform(inf->transform_ctx, obj, &t);
+		/* The event's object is ours alone (vc_watch.c drops the event before it). */
+		rc = inf->transform(inf->transform_ctx, obj, true, &t);
 		if (rc || !t) {
 			VC_ERROR("informer transform failed", "resource=%s key=%s error=\"%s\"",
 				 inf->name, key, vc_strerror(rc ? rc : VC_EINVAL));
@@ -893,7 +894,7 @@ static json_t *copy_metadata(json_t *md)
 	return copy;
 }
 
-int vc_informer_strip_managed_fields(void *ctx, json_t *obj, json_t **out)
+int vc_informer_strip_managed_fields(void *ctx, json_t *obj, bool owned, json_t **out)
 {
 	json_t *copy, *v;
 	const char *k;
@@ -902,6 +903,11 @@ int vc_informer_strip_managed_fields(void *ctx, json_t *obj, json_t **out)
 	*out = NULL;
 	if (!json_is_object(obj))
 		return VC_EINVAL;
+	if (owned) {
+		(void)json_object_del(json_object_get(obj, "metadata"), "managedFields");
+		*out = json_incref(obj);
+		return 0;
+	}
 	copy = json_object();
 	if (!copy)
 		return VC_ENOMEM;

@@ -86,23 +86,29 @@ struct vc_informer_handler {
 
 /*
  * opts.transform (client-go's TransformFunc): the object to cache and hand to the handlers in
- * place of obj, as a new reference in *out (json_incref(obj) to keep it as it is). obj is
- * borrowed and must not be changed: copy what you change (json_copy makes a shallow copy). It
- * runs on the informer's thread for every listed object and every ADDED, MODIFIED and DELETED
- * event. Return 0, or a negative code: the list fails (and is retried after a backoff), or the
- * watch ends and the informer relists after a backoff.
+ * place of obj, as a new reference in *out (json_incref(obj) to keep it as it is). It runs on the
+ * informer's thread for every listed object and every ADDED, MODIFIED and DELETED event.
+ *
+ * owned is true for a watched event's object: it was parsed for this event and nothing else holds
+ * any part of it, so the transform may change it in place and hand it back (json_incref(obj)),
+ * which saves a copy of every object of every event. owned is false for a listed object: it shares
+ * its members with the List's item, so the transform must not change it (copy what you change:
+ * json_copy makes a shallow copy).
+ *
+ * Return 0, or a negative code: the list fails (and is retried after a backoff), or the watch ends
+ * and the informer relists after a backoff.
  */
-typedef int vc_informer_transform_fn(void *ctx, json_t *obj, json_t **out);
+typedef int vc_informer_transform_fn(void *ctx, json_t *obj, bool owned, json_t **out);
 
 /*
- * A transform that caches a compact copy of each object: a deep copy without
- * metadata.managedFields, which controllers never read and which holds about half of a typical
- * pod's memory in the cache (bench/README.md). The copy is deep so that nothing of the parsed
- * List stays referenced and its memory is released as a whole after a relist (with glibc the
- * informer then trims the heap). obj must be a JSON object (VC_EINVAL otherwise); VC_ENOMEM.
- * ctx is unused.
+ * A transform that caches a compact copy of each object: obj without metadata.managedFields,
+ * which controllers never read and which holds about half of a typical pod's memory in the cache
+ * (bench/README.md). A listed object is copied deeply, so that nothing of the parsed List stays
+ * referenced and its memory is released as a whole after a relist (with glibc the informer then
+ * trims the heap); an owned one (an event's) loses the field in place. obj must be a JSON object
+ * (VC_EINVAL otherwise); VC_ENOMEM. ctx is unused.
  */
-int vc_informer_strip_managed_fields(void *ctx, json_t *obj, json_t **out);
+int vc_informer_strip_managed_fields(void *ctx, json_t *obj, bool owned, json_t **out);
 
 /* opts.rand: a uniformly random 64-bit number (for the backoff's jitter). */
 typedef uint64_t vc_informer_rand_fn(void *ctx);

@@ -132,7 +132,7 @@ static void slim_statuses(json_t *arr)
 	}
 }
 
-int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
+int ctx_slim_pod(void *arg, json_t *obj, bool owned, json_t **out)
 {
 	static const char *const spec_keys[] = {
 		"schedulerName",
@@ -166,7 +166,7 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 		NULL,
 	};
 	json_t *spec, *status;
-	int rc = vc_informer_strip_managed_fields(arg, obj, out);
+	int rc = vc_informer_strip_managed_fields(arg, obj, owned, out);
 
 	if (rc)
 		return rc;
@@ -182,13 +182,13 @@ int ctx_slim_pod(void *arg, json_t *obj, json_t **out)
 	return 0;
 }
 
-int ctx_slim_selector(void *arg, json_t *obj, json_t **out)
+int ctx_slim_selector(void *arg, json_t *obj, bool owned, json_t **out)
 {
 	static const char *const top_keys[] = { "apiVersion", "kind", "metadata", "spec", NULL };
 	static const char *const meta_keys[] = { "name",   "namespace", "uid", "resourceVersion",
 						 "labels", NULL };
 	static const char *const spec_keys[] = { "selector", NULL };
-	int rc = vc_informer_strip_managed_fields(arg, obj, out);
+	int rc = vc_informer_strip_managed_fields(arg, obj, owned, out);
 
 	if (rc)
 		return rc;

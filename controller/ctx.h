@@ -60,16 +60,16 @@ struct vc_ctrl_ctx {
  * name, persistentVolumeClaim and an empty ephemeral) and the containers and init containers
  * reduced to name, resources, ports and restartPolicy; status keeps phase, conditions, reason,
  * startTime, nominatedNodeName and the container statuses reduced to name, ready, restartCount and
- * state (terminated: exitCode and reason). Metadata is kept whole. A transform for
- * vc_informer_opts; arg is unused.
+ * state (terminated: exitCode and reason). Metadata is kept whole but for managedFields. A
+ * transform for vc_informer_opts (an owned obj is reduced in place); arg is unused.
  */
-int ctx_slim_pod(void *arg, json_t *obj, json_t **out);
+int ctx_slim_pod(void *arg, json_t *obj, bool owned, json_t **out);
 
 /*
  * The transform of the placement informers: apiVersion, kind, metadata reduced to name,
  * namespace, uid, resourceVersion and labels, and spec reduced to selector.
  */
-int ctx_slim_selector(void *arg, json_t *obj, json_t **out);
+int ctx_slim_selector(void *arg, json_t *obj, bool owned, json_t **out);
 
 /*
  * Create the informers opts asks for (not started). kube and events are borrowed. Returns 0,

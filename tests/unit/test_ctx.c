@@ -49,6 +49,26 @@ static const char *slim_pod =
 	"\"containerStatuses\":[{\"name\":\"c\",\"restartCount\":2,\"ready\":false,"
 	"\"state\":{\"terminated\":{\"exitCode\":3,\"reason\":\"Error\"}}}]}}";
 
+/* fn on an owned copy of in reduces it in place, to exactly the bytes of want (fn's copy). */
+static void assert_owned_same(vc_informer_transform_fn *fn, json_t *in, const json_t *want)
+{
+	json_t *out = NULL;
+	char *a, *b;
+
+	assert_non_null(in);
+	assert_int_equal(fn(NULL, in, true, &out), 0);
+	assert_ptr_equal(out, in);
+	a = json_dumps(out, JSON_COMPACT);
+	b = json_dumps(want, JSON_COMPACT);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	json_decref(out);
+	json_decref(in);
+}
+
 static void test_slim_pod(void **state)
 {
 	json_t *in = json_loads(full_pod, 0, NULL), *want = json_loads(slim_pod, 0, NULL);
@@ -57,7 +77,7 @@ static void test_slim_pod(void **state)
 	(void)state;
 	assert_non_null(in);
 	assert_non_null(want);
-	assert_int_equal(ctx_slim_pod(NULL, in, &out), 0);
+	assert_int_equal(ctx_slim_pod(NULL, in, false, &out), 0);
 	assert_non_null(out);
 	if (!json_equal(out, want)) {
 		char *s = json_dumps(out, JSON_SORT_KEYS);
@@ -66,10 +86,13 @@ static void test_slim_pod(void **state)
 		free(s);
 		fail();
 	}
-	/* The input is left as it was (the informer's object is borrowed). */
+	/* The input is left as it was (a listed object is borrowed). */
 	assert_non_null(json_object_get(json_object_get(in, "spec"), "volumes"));
-	json_decref(out);
 	json_decref(in);
+	/* Owned (a watched event's object): reduced in place to the same bytes, keys in order. */
+	in = json_loads(full_pod, 0, NULL);
+	assert_owned_same(ctx_slim_pod, in, out);
+	json_decref(out);
 	json_decref(want);
 }
 
@@ -79,13 +102,15 @@ static void test_slim_pod_errors(void **state)
 	int n;
 
 	(void)state;
-	assert_int_equal(ctx_slim_pod(NULL, arr, &out), VC_EINVAL);
+	assert_int_equal(ctx_slim_pod(NULL, arr, false, &out), VC_EINVAL);
+	assert_null(out);
+	assert_int_equal(ctx_slim_pod(NULL, arr, true, &out), VC_EINVAL);
 	assert_null(out);
 	for (n = 0; n < 400; n++) {
 		int rc;
 
 		vc_alloc_fail_after(n);
-		rc = ctx_slim_pod(NULL, in, &out);
+		rc = ctx_slim_pod(NULL, in, false, &out);
 		vc_alloc_fail_after(-1);
 		if (!rc) {
 			json_decref(out);
@@ -118,9 +143,10 @@ static void test_slim_selector(void **state)
 	(void)state;
 	assert_non_null(in);
 	assert_non_null(want);
-	assert_int_equal(ctx_slim_selector(NULL, in, &out), 0);
+	assert_int_equal(ctx_slim_selector(NULL, in, false, &out), 0);
 	assert_true(json_equal(out, want));
 	assert_non_null(json_object_get(in, "status"));
+	assert_owned_same(ctx_slim_selector, json_deep_copy(in), out);
 	json_decref(out);
 	json_decref(in);
 	json_decref(want);

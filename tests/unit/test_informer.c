@@ -1176,7 +1176,7 @@ static void test_strip_managed_fields_copies(void **state)
 	int rc;
 
 	(void)state;
-	assert_int_equal(vc_informer_strip_managed_fields(NULL, o, &out), 0);
+	assert_int_equal(vc_informer_strip_managed_fields(NULL, o, false, &out), 0);
 	assert_true(json_equal(out, want));
 	/* A deep copy: nothing is shared with the original, which is untouched. */
 	assert_ptr_not_equal(json_object_get(out, "spec"), json_object_get(o, "spec"));
@@ -1185,16 +1185,17 @@ static void test_strip_managed_fields_copies(void **state)
 	assert_non_null(json_object_get(json_object_get(o, "metadata"), "managedFields"));
 	json_decref(out);
 	/* Nothing to strip: still a copy. */
-	assert_int_equal(vc_informer_strip_managed_fields(NULL, plain, &out), 0);
+	assert_int_equal(vc_informer_strip_managed_fields(NULL, plain, false, &out), 0);
 	assert_ptr_not_equal(out, plain);
 	assert_true(json_equal(out, plain));
 	json_decref(out);
-	assert_int_equal(vc_informer_strip_managed_fields(NULL, json_object_get(o, "kind"), &out),
-			 VC_EINVAL);
+	assert_int_equal(
+		vc_informer_strip_managed_fields(NULL, json_object_get(o, "kind"), false, &out),
+		VC_EINVAL);
 	assert_null(out);
 	for (n = 0;; n++) {
 		vc_alloc_fail_after(n);
-		rc = vc_informer_strip_managed_fields(NULL, o, &out);
+		rc = vc_informer_strip_managed_fields(NULL, o, false, &out);
 		vc_alloc_fail_reset();
 		if (rc == 0)
 			break;
@@ -1205,18 +1206,72 @@ static void test_strip_managed_fields_copies(void **state)
 	assert_true(json_equal(out, want));
 	json_decref(out);
 	assert_int_equal(o->refcount, 1);
+	/* Owned (an event's object): the same object, without the field, and no allocation. */
+	vc_alloc_fail_after(0);
+	rc = vc_informer_strip_managed_fields(NULL, o, true, &out);
+	vc_alloc_fail_reset();
+	assert_int_equal(rc, 0);
+	assert_ptr_equal(out, o);
+	assert_int_equal(o->refcount, 2);
+	assert_true(json_equal(o, want));
+	json_decref(out);
+	assert_int_equal(vc_informer_strip_managed_fields(NULL, plain, true, &out), 0);
+	assert_ptr_equal(out, plain);
+	json_decref(out);
+	assert_int_equal(
+		vc_informer_strip_managed_fields(NULL, json_object_get(o, "kind"), true, &out),
+		VC_EINVAL);
+	assert_null(out);
 	json_decref(o);
 	json_decref(want);
 	json_decref(plain);
 }
 
+/* Counts the listed (not owned) and watched (owned) objects it sees, keeping each as it is. */
+static int owned_calls, listed_calls;
+static int counting_transform(void *ctx, json_t *obj, bool owned, json_t **out)
+{
+	(void)ctx;
+	if (owned) {
+		/* Ours alone: the informer holds no other reference to it or to its members. */
+		assert_int_equal(obj->refcount, 1);
+		assert_int_equal(json_object_get(obj, "metadata")->refcount, 1);
+		owned_calls++;
+	} else {
+		listed_calls++;
+	}
+	*out = json_incref(obj);
+	return 0;
+}
+
+static void test_transform_owns_only_watched_objects(void **state)
+{
+	static const struct step steps[] = {
+		{ 'L', "rv=10 ns/a@1 ns/c@2", 0, 0 },
+		{ 'W', "+ns/b@11 ~ns/a@12 -ns/b@13", 0, 0 },
+	};
+	struct vc_informer_opts o = { .transform = counting_transform };
+	struct fixture *fx;
+
+	(void)state;
+	owned_calls = listed_calls = 0;
+	fx = fixture_new(steps, VC_ARRAY_SIZE(steps), &o);
+	run_script(fx);
+	assert_string_equal(fx->rec.log, "add ns/a@1\nadd ns/c@2\nadd ns/b@11\n"
+					 "update ns/a@1 -> ns/a@12\ndelete ns/b@13\n");
+	fixture_free(fx);
+	assert_int_equal(listed_calls, 2);
+	assert_int_equal(owned_calls, 3);
+}
+
 /* Fails for objects named "bad", as if memory ran out; keeps the others as they are. */
-static int failing_transform(void *ctx, json_t *obj, json_t **out)
+static int failing_transform(void *ctx, json_t *obj, bool owned, json_t **out)
 {
 	const char *name =
 		json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
 
 	(void)ctx;
+	(void)owned;
 	*out = NULL;
 	if (name && !strcmp(name, "bad"))
 		return VC_ENOMEM;
@@ -1357,33 +1412,27 @@ static void test_packed_cache_handlers(void **state)
 	"{\"data\":{\"v\":\"" rv "\"},\"metadata\":{\"name\":\"" n "\",\"namespace\":\"ns\"," \
 	"\"resourceVersion\":\"" rv "\"}}"
 	/*
-	 * Every object a handler gets is held by the informer alone (refs=1): the listed ones by
-	 * the relist's deltas (the List is gone by then), the watched ones by the event, and the
-	 * old ones are private parses.
+	 * Every object a handler gets is held by the informer alone: the listed ones by the
+	 * relist's deltas (the List is gone by then, refs=1), the watched ones by the event and the
+	 * transform's result, which is the event's object reduced in place (refs=2), and the old
+	 * ones are private parses (refs=1).
 	 */
-	assert_string_equal(
-		cap.log,
-		"add obj=" LISTED(
-			"a",
-			"1") " refs=1\n"
-			     "add obj=" LISTED(
-				     "b",
-				     "2") " refs=1\n"
-					  "add obj=" LISTED(
-						  "c",
-						  "3") " refs=1\n"
-						       "update same=0 old=" LISTED("a", "1") " refs=1 new=" WATCHED(
-							       "a",
-							       "12") " refs=1\n"
-								     "delete obj=" WATCHED(
-									     "b",
-									     "13") " refs=1\n"
-										   "add obj=" WATCHED(
-											   "d",
-											   "14") " refs=1\n"
-												 "tombstone obj=" LISTED(
-													 "c",
-													 "3") " refs=1\n");
+	static const char *const want[] = {
+		"add obj=" LISTED("a", "1") " refs=1",
+		"add obj=" LISTED("b", "2") " refs=1",
+		"add obj=" LISTED("c", "3") " refs=1",
+		"update same=0 old=" LISTED("a", "1") " refs=1 new=" WATCHED("a", "12") " refs=2",
+		"delete obj=" WATCHED("b", "13") " refs=2",
+		"add obj=" WATCHED("d", "14") " refs=2",
+		"tombstone obj=" LISTED("c", "3") " refs=1",
+	};
+	char wanted[2048];
+	size_t n = 0;
+
+	for (size_t i = 0; i < VC_ARRAY_SIZE(want); i++)
+		n += (size_t)snprintf(wanted + n, sizeof(wanted) - n, "%s\n", want[i]);
+	assert_true(n < sizeof(wanted));
+	assert_string_equal(cap.log, wanted);
 	vc_informer_get_stats(fx->inf, &st);
 	assert_int_equal(st.events, 3);
 	assert_int_equal(st.skipped, 1); /* the repeated ~ns/a@12: no parse, no handler call */
@@ -1658,6 +1707,7 @@ int main(void)
 		cmocka_unit_test_setup(test_new_bad_arguments_and_allocation_failures, clear_log),
 		cmocka_unit_test_setup(test_transform_strips_managed_fields, clear_log),
 		cmocka_unit_test_setup(test_strip_managed_fields_copies, clear_log),
+		cmocka_unit_test_setup(test_transform_owns_only_watched_objects, clear_log),
 		cmocka_unit_test_setup(test_transform_failure_relists_after_backoff, clear_log),
 		cmocka_unit_test_setup(test_last_rv_buffer, clear_log),
 		cmocka_unit_test_setup(test_relist_continue_expired_compares_whole, clear_log),
@@ -1677,6 +1727,7 @@ int main(void)
 		cmocka_unit_test_setup(test_add_handler_after_start_replays_cache, clear_log),
 		cmocka_unit_test_setup(test_periodic_resync, clear_log),
 		cmocka_unit_test_setup(test_transform_strips_managed_fields, clear_log),
+		cmocka_unit_test_setup(test_transform_owns_only_watched_objects, clear_log),
 		cmocka_unit_test_setup(test_packed_cache_handlers, clear_log),
 		cmocka_unit_test_setup(test_packed_resync_out_of_memory, clear_log),
 		cmocka_unit_test_setup(test_repeated_expiry_backs_off, clear_log),
