@@ -703,10 +703,13 @@ static int serve(struct app *app, const char *address, bool metrics, struct vc_h
  * Memory (bench/README.md: RSS with 10,000 pods cached). glibc gives each thread that
  * allocates an arena of its own, up to 8 per CPU, and each keeps the free memory of its busiest
  * moment: with ~100 threads (job workers, the request pool, binders, informers) that slack
- * costs more than the caches. Two arenas are enough for two CPUs' worth of running threads; the
- * environment's MALLOC_ARENA_MAX, when set, wins. glibc also hands the top of a heap back as
- * soon as 128 KB are free there and takes it again on the next request: under a stream of watch
- * events that was a quarter of the process's CPU (mprotect, page faults, page clearing). The
+ * costs more than the caches. One arena: with two, each held a heap of ~60 MB at the peak of
+ * 10,000 binds, about a third of it free memory that the other arena's threads could not use
+ * (peak RSS 132-133 MiB with two, 114-121 with one, for ~5% more CPU on the one lock;
+ * bench/README.md, "What the API server spends for a binder with informers"). The environment's
+ * MALLOC_ARENA_MAX, when set, wins. glibc also hands the top of a heap back as soon as 128 KB
+ * are free there and takes it again on the next request: under a stream of watch events that
+ * was a quarter of the process's CPU (mprotect, page faults, page clearing). The
  * heaps keep their free memory instead, and every TRIM_PERIOD_MS the free pages are handed back
  * at once. Every 5 s rather than 30 s: a burst (the first cycle over 10,000 pending pods, a pod
  * storm) frees tens of MB that otherwise stay resident until the next trim, and RSS then climbs
@@ -718,7 +721,7 @@ static void tune_malloc(void)
 {
 #ifdef __GLIBC__
 	if (!getenv("MALLOC_ARENA_MAX"))
-		(void)mallopt(M_ARENA_MAX, 2);
+		(void)mallopt(M_ARENA_MAX, 1);
 	if (!getenv("MALLOC_TRIM_THRESHOLD_"))
 		(void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (!getenv("MALLOC_TOP_PAD_"))
