@@ -46,7 +46,10 @@
 # per pod bound), then checks the floors (PASS/FAIL): Caldera's start -> first bind <= 1 s,
 # stream p99 <= 2 s with pods created at >= 0.95 x the raw bind rate, stream p99 <= 2 s with
 # pods created at >= 0.95 x the rate the raw stream's pods were created at, >= 0.95 x raw,
-# >= 10 x Volcano, peak RSS <= 128 MiB. With --runs R each variant is measured R times
+# >= 10 x Volcano, peak RSS <= 128 MiB. With raw and caldera, a "ceiling" line gives per run the
+# most that any binder sending Caldera's requests could reach against raw on this machine if it
+# took no CPU itself, and if it took only bind_raw's (the server's and the benchmark's watch's CPU
+# seconds for Caldera's binds over every CPU). With --runs R each variant is measured R times
 # (medians; ratios of medians of the same invocation).
 #
 # Gang deadlock (--deadlock-rounds K, default 10): one cluster with kube-scheduler, 2 nodes x 2
@@ -244,10 +247,11 @@ volcano() {
 # --- throughput ----------------------------------------------------------------------------------
 
 # measure VARIANT RUN: one measurement; sets RESULT="rate first_latency peak_rss cpu_seconds
-# bound timed_out stream_p50 stream_p99 stream_rate server_cpu_seconds" (- where not measured).
+# bound timed_out stream_p50 stream_p99 stream_rate server_cpu_seconds watch_cpu_seconds" (- where
+# not measured; the watch's CPU is its last sample, up to 0.5 s before it ended).
 measure() {
 	local v=$1 run=$2 dir sched=default-scheduler group=0 t0 line rate first rss cpu pid tmo=900
-	local bound timedout p50=- p99=- srate=- sline a0 e0 a1 e1 server
+	local bound timedout p50=- p99=- srate=- sline a0 e0 a1 e1 server wcpu=- w
 	dir=$ROOT/$WORK/$v-$run
 	rm -rf "$dir" && mkdir -p "$dir"
 	say "$v run $run: cluster"
@@ -282,12 +286,14 @@ measure() {
 	esac
 	pid=$LAST_PID
 	rss='?' cpu='?'
-	sample() { # while the watch WPID runs: the binder's peak RSS and CPU
+	sample() { # while the watch WPID runs: the binder's peak RSS and CPU, the watch's CPU
 		while kill -0 "$1" 2>/dev/null; do
 			[ "$v" = raw ] || kill -0 "$pid" 2>/dev/null ||
 				{ echo "bench: the $v binder died:" >&2; tail -n 20 "$dir/binder.log" >&2; exit 1; }
 			rss=$(peak_rss_mib "$pid")
 			cpu=$(cpu_s "$pid")
+			w=$(cpu_s "$1")
+			[ "$w" = '?' ] || wcpu=$w
 			sleep 0.5
 		done
 	}
@@ -352,7 +358,7 @@ measure() {
 	[ "$v" != raw ] || rss=-
 	forget "$pid"
 	first=$([ "$bound" -gt 0 ] && calc %.2f "$first - $t0" || echo -)
-	RESULT="$rate $first $rss $cpu $bound $timedout $p50 $p99 $srate $server"
+	RESULT="$rate $first $rss $cpu $bound $timedout $p50 $p99 $srate $server $wcpu"
 	if [ "$KEEP" = 1 ]; then
 		cluster/down.sh "$dir/cluster" >/dev/null 2>&1 || true
 	else
@@ -450,11 +456,37 @@ throughput() {
 		fi
 		[ -z "$raw_rate" ] || floor "Caldera >= 0.95 x raw bind rate" \
 			"${meds[$c,1]} >= 0.95 * $raw_rate" "$(calc %.2f "${meds[$c,1]} / $raw_rate")"
+		[ -z "$raw_rate" ] || ceiling
 		[ -z "$vol_rate" ] || floor "Caldera >= 10 x Volcano pods/s" \
 			"${meds[$c,1]} >= 10 * $vol_rate" "$(calc %.1f "${meds[$c,1]} / $vol_rate")"
 		floor "Caldera peak RSS <= 128 MiB ($PODS pods and PodGroups cached)" \
 			"${meds[$c,3]:-999999} <= 128" "${meds[$c,3]} MiB"
 	fi
+}
+
+# ceiling: per run, the most a binder with Caldera's API traffic could reach against that run's raw
+# rate on this machine: the API server's and etcd's CPU seconds for Caldera's binds plus the
+# benchmark's own watch, spread over every CPU, against the raw phase's time; first for a binder
+# that took no CPU itself, then for one that took only what bind_raw took for the same binds (its
+# TLS requests, no watches, no decisions). The kernel's share is left out: the true ceilings are
+# lower.
+ceiling() {
+	local r ncpu out="" raw_s need need1
+	ncpu=$(nproc)
+	for ((r = 1; r <= RUNS; r++)); do
+		read -r -a fr <<<"${result[raw,$r]}"
+		read -r -a fc <<<"${result[caldera,$r]}"
+		if [ "${fc[9]:--}" = - ] || [ "${fc[10]:--}" = - ] || [ "${fr[4]:-0}" = 0 ] ||
+			[ "${fr[3]:-?}" = '?' ]; then
+			out+=" -"
+			continue
+		fi
+		raw_s=$(calc %.3f "${fr[4]} / ${fr[0]}")
+		need=$(calc %.3f "(${fc[9]} + ${fc[10]}) / $ncpu")
+		need1=$(calc %.3f "(${fc[9]} + ${fc[10]} + ${fr[3]}) / $ncpu")
+		out+=" $(calc %.2f "$raw_s / $need") / $(calc %.2f "$raw_s / $need1") (server ${fc[9]}, watch ${fc[10]}, bind_raw ${fr[3]} CPU s, $ncpu CPUs; raw ${raw_s} s)"
+	done
+	echo "ceiling: x raw for a binder of no CPU / of bind_raw's CPU, per run:$out"
 }
 
 # --- gang deadlock rounds ------------------------------------------------------------------------
