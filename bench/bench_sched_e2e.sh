@@ -179,11 +179,14 @@ free_port() {
 	done
 }
 peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo "?"; }
-TICKS=$(getconf CLK_TCK)
 # shellcheck source=bench/lib_server.sh
 . "$ROOT/bench/lib_server.sh"
-# cpu_s PID: user + system CPU seconds of the process so far.
-cpu_s() { awk -v t="$TICKS" '{ sub(/^.*\) /, ""); printf "%.1f", ($12 + $13) / t }' "/proc/$1/stat" 2>/dev/null || echo "?"; }
+# cpu_s PID: user + system CPU seconds of the process so far (1 decimal), "?" once it is gone.
+cpu_s() {
+	local c
+	c=$(proc_cpu_s "$1" 2>/dev/null) || { echo "?"; return 0; }
+	calc %.1f "$c"
+}
 
 # cluster DIR [up.sh flags]: a fresh cluster with the CRDs; exports KUBECONFIG.
 cluster() {
