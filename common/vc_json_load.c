@@ -479,8 +479,8 @@ json_t *vc_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *e
 			error->position = (int)len;
 			memcpy(error->source, source, sizeof(source));
 			error->text[0] = '\0';
-			error->text[JSON_ERROR_TEXT_LENGTH - 1] =
-				'\0'; /* jansson's code: unknown */
+			/* Its last byte is json_error_code(): json_error_unknown. */
+			error->text[JSON_ERROR_TEXT_LENGTH - 1] = '\0';
 		}
 		return v;
 	}
